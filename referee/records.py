@@ -1,0 +1,105 @@
+"""The values that cross the referee's boundary: what to play (MatchSpec) and what happened (records).
+
+Tournaments build MatchSpecs and store the records; the referee turns one MatchSpec into one MatchRecord.
+Faults are data here: a seat's misbehaviour never leaves the referee as an exception.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from protocol import limits
+
+
+class FaultKind(str, enum.Enum):
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+    """The bot process exited or disconnected (including a crash before or during the handshake)."""
+    ILLEGAL_ACTION = "illegal_action"
+    PROTOCOL_ERROR = "protocol_error"
+    """Undecodable bytes, a message over a limit, a schema error, a wrong token, a flood."""
+
+
+class FaultPolicy(str, enum.Enum):
+    FORFEIT = "forfeit"
+    """The faulty seat ranks last in that game; a fallback policy plays its later decisions."""
+    SUBSTITUTE = "substitute"
+    """A random legal action is played for the fault; after `fault_budget` faults the seat forfeits."""
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    name: str
+    command: tuple[str, ...]
+    cwd: str | None = None
+
+
+@dataclass(frozen=True)
+class Limits:
+    move_time_ms: int = limits.DEFAULT_MOVE_TIME_MS
+    startup_time_s: float = limits.DEFAULT_STARTUP_TIME_S
+    time_bank_ms: int = limits.DEFAULT_TIME_BANK_MS
+    memory_mb: int = limits.DEFAULT_MEMORY_MB
+    log_cap_bytes: int = limits.DEFAULT_LOG_CAP_BYTES
+    fault_policy: FaultPolicy = FaultPolicy.FORFEIT
+    fault_budget: int = limits.DEFAULT_FAULT_BUDGET
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One game of a match: its deal seed and who sits where (seating[seat] = index into MatchSpec.bots)."""
+
+    index: int
+    seed: int
+    seating: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    match_id: str
+    game: str
+    bots: tuple[BotSpec, ...]
+    games: tuple[GameSpec, ...]
+    config: Mapping[str, Any] = field(default_factory=dict)
+    limits: Limits = Limits()
+    replay_dir: str | None = None
+    log_dir: str | None = None
+
+
+@dataclass(frozen=True)
+class Fault:
+    seat: int
+    bot: str
+    kind: FaultKind
+    detail: str
+
+
+@dataclass(frozen=True)
+class SeatTiming:
+    decisions: int
+    mean_ms: float
+    max_ms: float
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    match_id: str
+    index: int
+    game: str
+    seed: int
+    seats: tuple[str, ...]
+    """The bot name at each seat."""
+    ranks: tuple[int, ...]
+    scores: tuple[int, ...]
+    faults: tuple[Fault, ...]
+    timings: tuple[SeatTiming, ...]
+    replay_path: str | None = None
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    spec: MatchSpec
+    games: tuple[GameRecord, ...]

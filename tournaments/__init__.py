@@ -1,0 +1,1 @@
+"""Leagues: schedules, executors, the result store, ratings and the `referee` command line."""

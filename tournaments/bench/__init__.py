@@ -1,0 +1,1 @@
+"""Benchmarks behind `referee bench`: they measure, the CLI prints."""
