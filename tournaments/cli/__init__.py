@@ -11,6 +11,7 @@ from referee import __version__
 
 from .bench import bench
 from .games import games
+from .tournament import tournament
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -25,3 +26,4 @@ def main() -> None:
 
 main.add_command(games)
 main.add_command(bench)
+main.add_command(tournament)

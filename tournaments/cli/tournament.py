@@ -1,0 +1,10 @@
+"""`referee tournament ...`: leagues from TOML files, their tables, and ratings of results from elsewhere."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.group()
+def tournament() -> None:
+    """Run leagues, print their tables, rate results."""
