@@ -1,0 +1,228 @@
+"""The Python bot SDK: a bot is a decision function or an object with hooks; `run_bot` does the rest.
+
+    from protocol.sdk import run_bot
+
+    def choose(observation, legal_actions):
+        return legal_actions[0]
+
+    if __name__ == "__main__":
+        raise SystemExit(run_bot(choose, name="first"))
+
+An object bot has `act(observation, legal_actions) -> action` and, optionally, `on_game_start(info)`
+(a `GameStart`) and `on_game_over(result)` (the result map: {"scores": [...], "ranks": [...]}).
+
+`run_bot` reads REFEREE_ENDPOINT and REFEREE_TOKEN, connects one DEALER socket, says hello, answers every
+request with the same id, and returns a `SessionEnd` (an int, usable as exit status) on bye, on refused, or
+when the referee is gone. It sits on the per-decision hot path, so the loop does no work a request does not
+need: one recv, one unpackb, the bot's decision, one pack, one send.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import msgpack
+import zmq
+
+from protocol import limits
+
+Action = dict[str, Any]
+Observation = dict[str, Any]
+DecisionFunction = Callable[[Observation, list[Action]], Action]
+
+TICK_MS = 1000
+"""How often a waiting bot wakes to check that its parent (the referee) is still alive."""
+
+MIN_SILENCE_S = 120.0
+"""The shortest silence after which the SDK decides the referee is gone. Generous on purpose: between two
+requests a seat may wait for every other seat's decisions; the actual bound also grows with the limits
+announced in welcome (see `_silence_after_welcome`)."""
+
+SILENCE_PER_DECISION = 10
+"""After welcome, the silence bound is MIN_SILENCE_S plus this many worst-case decisions of other seats."""
+
+LINGER_MS = 200
+"""How long closing the socket may wait to flush a last reply."""
+
+
+class SessionEnd(enum.IntEnum):
+    """Why `run_bot` returned; the value is a sensible process exit status."""
+
+    BYE = 0
+    REFUSED = 2
+    REFEREE_GONE = 3
+    NO_ENDPOINT = 4
+
+
+@dataclass(frozen=True)
+class GameStart:
+    """What a bot learns when a game starts (the `game_start` message, plus the limits from `welcome`)."""
+
+    game: str
+    seat: int
+    players: int
+    config: Mapping[str, Any]
+    match_id: str
+    game_index: int
+    limits: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Bot(Protocol):
+    def act(self, observation: Observation, legal_actions: list[Action]) -> Action: ...
+
+
+@dataclass(frozen=True)
+class _Hooks:
+    act: DecisionFunction
+    on_game_start: Callable[[GameStart], object] | None
+    on_game_over: Callable[[dict[str, Any]], object] | None
+
+
+def _hooks_of(bot: Bot | DecisionFunction) -> _Hooks:
+    act = getattr(bot, "act", None)
+    if act is None:
+        if not callable(bot):
+            raise TypeError(f"a bot is a function (observation, legal_actions) -> action or has .act, not {bot!r}")
+        act = bot
+    return _Hooks(act, getattr(bot, "on_game_start", None), getattr(bot, "on_game_over", None))
+
+
+def _silence_after_welcome(welcome_limits: Mapping[str, Any]) -> float:
+    move_ms = welcome_limits.get("move_time_ms", limits.DEFAULT_MOVE_TIME_MS)
+    bank_ms = welcome_limits.get("time_bank_ms", limits.DEFAULT_TIME_BANK_MS)
+    return MIN_SILENCE_S + SILENCE_PER_DECISION * (move_ms + bank_ms) / 1000
+
+
+def _hello(name: str, version: str | None, token: str) -> dict[str, Any]:
+    hello: dict[str, Any] = {
+        "type": "hello",
+        "protocol": limits.PROTOCOL_VERSION,
+        "token": token,
+        "name": name[: limits.MAX_NAME_CHARS],
+    }
+    if version is not None:
+        hello["version"] = version[: limits.MAX_NAME_CHARS]
+    return hello
+
+
+def _say(text: str) -> None:
+    print(f"bot: {text}", file=sys.stderr, flush=True)
+
+
+class _Session:
+    """One connection to the referee; `run` is the message loop."""
+
+    def __init__(self, socket: zmq.Socket, hooks: _Hooks, silence_s: float) -> None:
+        self.socket = socket
+        self.hooks = hooks
+        self.silence_s = silence_s
+        self.limits: Mapping[str, Any] = {}
+        self.parent = os.getppid()
+        self.quiet_ticks = 0
+        self.packer = msgpack.Packer(use_bin_type=True)
+
+    def run(self) -> SessionEnd:
+        recv, unpackb, send, pack, act = (
+            self.socket.recv,
+            msgpack.unpackb,
+            self.socket.send,
+            self.packer.pack,
+            self.hooks.act,
+        )
+        while True:
+            try:
+                message = unpackb(recv(), raw=False)
+            except zmq.Again:
+                if self._referee_gone():
+                    return SessionEnd.REFEREE_GONE
+                continue
+            except (ValueError, msgpack.UnpackException) as error:
+                _say(f"ignored an undecodable message: {error}")
+                continue
+            self.quiet_ticks = 0
+            kind = message.get("type") if type(message) is dict else None
+            if kind == "request":
+                action = act(message["observation"], message["legal_actions"])
+                send(pack({"type": "action", "id": message["id"], "action": action}))
+            else:
+                end = self._handle(kind, message)
+                if end is not None:
+                    return end
+
+    def _referee_gone(self) -> bool:
+        self.quiet_ticks += 1
+        if os.getppid() != self.parent:
+            _say("the referee process is gone; exiting")
+            return True
+        if self.quiet_ticks * TICK_MS / 1000 >= self.silence_s:
+            _say(f"no word from the referee for {self.silence_s:.0f} s; exiting")
+            return True
+        return False
+
+    def _handle(self, kind: object, message: Any) -> SessionEnd | None:
+        if kind == "game_start":
+            if self.hooks.on_game_start is not None:
+                self.hooks.on_game_start(self._game_start(message))
+        elif kind == "game_over":
+            if self.hooks.on_game_over is not None:
+                self.hooks.on_game_over(message["result"])
+        elif kind == "welcome":
+            self.limits = message.get("limits", {})
+            self.silence_s = max(self.silence_s, _silence_after_welcome(self.limits))
+        elif kind == "bye":
+            return SessionEnd.BYE
+        elif kind == "refused":
+            _say(f"the referee refused this bot: {message.get('reason', 'no reason given')}")
+            return SessionEnd.REFUSED
+        else:
+            _say(f"ignored a message of unknown type {kind!r}")
+        return None
+
+    def _game_start(self, message: dict[str, Any]) -> GameStart:
+        return GameStart(
+            game=message["game"],
+            seat=message["seat"],
+            players=message["players"],
+            config=message.get("config", {}),
+            match_id=message.get("match_id", ""),
+            game_index=message.get("game_index", 0),
+            limits=self.limits,
+        )
+
+
+def run_bot(
+    bot: Bot | DecisionFunction,
+    name: str,
+    version: str | None = None,
+    *,
+    endpoint: str | None = None,
+    token: str | None = None,
+    silence_s: float = MIN_SILENCE_S,
+) -> SessionEnd:
+    """Play every game the referee asks for, then return why the session ended.
+
+    `endpoint` and `token` default to the environment (REFEREE_ENDPOINT, REFEREE_TOKEN). An exception raised
+    by the bot propagates: the process dies and the referee records a crash, which is the honest outcome.
+    """
+    hooks = _hooks_of(bot)
+    endpoint = endpoint or os.environ.get(limits.ENV_ENDPOINT)
+    token = token if token is not None else os.environ.get(limits.ENV_TOKEN, "")
+    if not endpoint:
+        _say(f"{limits.ENV_ENDPOINT} is not set: a bot is started by the referee (referee play GAME BOT ...)")
+        return SessionEnd.NO_ENDPOINT
+    context = zmq.Context()
+    socket = context.socket(zmq.DEALER)
+    socket.setsockopt(zmq.LINGER, LINGER_MS)
+    socket.setsockopt(zmq.RCVTIMEO, TICK_MS)
+    try:
+        socket.connect(endpoint)
+        socket.send(msgpack.packb(_hello(name, version, token), use_bin_type=True))
+        return _Session(socket, hooks, silence_s).run()
+    finally:
+        socket.close()
+        context.term()

@@ -1,0 +1,148 @@
+"""The Python SDK against a scripted referee speaking the wire contract."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_referee import REQUESTS, TOKEN, FakeReferee, ScriptError, wait_exit
+
+from protocol import limits
+from protocol.sdk import GameStart, SessionEnd, run_bot
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def referee(tmp_path: Path):
+    fake = FakeReferee(f"ipc://{tmp_path}/referee.ipc")
+    yield fake
+    fake.close()
+
+
+def in_thread(referee: FakeReferee, bot: Any, **kwargs: Any) -> Future:
+    pool = ThreadPoolExecutor(max_workers=1)
+    future = pool.submit(run_bot, bot, "test-bot", "9.9", endpoint=referee.endpoint, **kwargs)
+    pool.shutdown(wait=False)
+    return future
+
+
+def last_choice(observation: dict, legal_actions: list[dict]) -> dict:
+    return legal_actions[-1]
+
+
+class RecordingBot:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, Any]] = []
+
+    def on_game_start(self, info: GameStart) -> None:
+        self.events.append(("start", info))
+
+    def act(self, observation: dict, legal_actions: list[dict]) -> dict:
+        self.events.append(("act", observation))
+        return legal_actions[0]
+
+    def on_game_over(self, result: dict) -> None:
+        self.events.append(("over", result))
+
+
+def test_function_bot_answers_every_request_and_ends_on_bye(referee: FakeReferee) -> None:
+    session = in_thread(referee, last_choice, token=TOKEN)
+    actions = referee.play_script(games=2)
+    assert session.result(timeout=10) is SessionEnd.BYE
+    assert actions == [legal[-1] for _, legal in REQUESTS] * 2
+
+
+def test_hello_carries_protocol_token_name_and_version(referee: FakeReferee) -> None:
+    session = in_thread(referee, last_choice, token=TOKEN)
+    referee.play_script(games=1)
+    session.result(timeout=10)
+    assert referee.received[0] == {
+        "type": "hello",
+        "protocol": limits.PROTOCOL_VERSION,
+        "token": TOKEN,
+        "name": "test-bot",
+        "version": "9.9",
+    }
+
+
+def test_object_bot_hooks_see_game_start_observations_and_result(referee: FakeReferee) -> None:
+    bot = RecordingBot()
+    session = in_thread(referee, bot, token=TOKEN)
+    referee.play_script(games=2)
+    assert session.result(timeout=10) is SessionEnd.BYE
+    kinds = [kind for kind, _ in bot.events]
+    assert kinds == (["start"] + ["act"] * len(REQUESTS) + ["over"]) * 2
+    starts = [info for kind, info in bot.events if kind == "start"]
+    assert [(info.game, info.seat, info.players, info.game_index) for info in starts] == [
+        ("scout", 0, 3, 0),
+        ("scout", 1, 3, 1),
+    ]
+    assert starts[0].limits["max_message_bytes"] == limits.MAX_MESSAGE_BYTES
+    assert bot.events[2][1] == REQUESTS[1][0]
+    assert bot.events[1 + len(REQUESTS)][1] == {"scores": [3, 1, 2], "ranks": [1, 3, 2]}
+
+
+def test_unknown_and_undecodable_messages_are_ignored(referee: FakeReferee, capsys: pytest.CaptureFixture) -> None:
+    session = in_thread(referee, last_choice, token=TOKEN)
+    identity = referee.handshake()
+    referee.socket.send_multipart([identity, b"\xc1\xc1"])
+    referee.send(identity, {"type": "from_the_future", "x": 1})
+    assert referee.request(identity, 5, *REQUESTS[0]) == REQUESTS[0][1][-1]
+    referee.send(identity, {"type": "bye"})
+    assert session.result(timeout=10) is SessionEnd.BYE
+    assert "from_the_future" in capsys.readouterr().err
+
+
+def test_wrong_token_is_refused_with_a_message(referee: FakeReferee, capsys: pytest.CaptureFixture) -> None:
+    session = in_thread(referee, last_choice, token="not-the-token")
+    with pytest.raises(ScriptError, match="wrong token"):
+        referee.handshake()
+    assert session.result(timeout=10) is SessionEnd.REFUSED
+    assert "refused" in capsys.readouterr().err
+
+
+def test_silent_referee_is_given_up(tmp_path: Path) -> None:
+    end = run_bot(last_choice, "lonely", endpoint=f"ipc://{tmp_path}/nobody.ipc", token=TOKEN, silence_s=0.5)
+    assert end is SessionEnd.REFEREE_GONE
+
+
+def test_missing_endpoint_is_reported(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    monkeypatch.delenv(limits.ENV_ENDPOINT, raising=False)
+    assert run_bot(last_choice, "lost") is SessionEnd.NO_ENDPOINT
+    assert limits.ENV_ENDPOINT in capsys.readouterr().err
+
+
+def test_a_bot_that_is_not_a_bot_is_rejected() -> None:
+    with pytest.raises(TypeError, match="a bot is a function"):
+        run_bot(42, "nothing", endpoint="ipc:///nonexistent")  # type: ignore[arg-type]
+
+
+def start_random_bot(referee: FakeReferee, token: str | None = None) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "bots.python.random_bot"],
+        cwd=ROOT,
+        env=referee.environment(token),
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+def test_random_bot_program_plays_the_script_and_exits_zero(referee: FakeReferee) -> None:
+    bot = start_random_bot(referee)
+    actions = referee.play_script(games=3)
+    assert wait_exit(bot) == 0
+    assert len(actions) == 3 * len(REQUESTS)
+    assert referee.received[0]["name"] == "random"
+
+
+def test_random_bot_program_exits_when_refused(referee: FakeReferee) -> None:
+    bot = start_random_bot(referee, token="forged")
+    with pytest.raises(ScriptError):
+        referee.handshake()
+    assert wait_exit(bot) == SessionEnd.REFUSED
+    assert b"wrong token" in bot.stderr.read()
