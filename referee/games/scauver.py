@@ -1,0 +1,720 @@
+"""Scauver (Saïd Galdseid, 2024), 2 to 4 players, as referee/games/scauver.md states it.
+
+A game is a series of rounds. Each round: the dealer and the next player to the left post an amphora; five
+cards each; a simultaneous setup of three cards into two flanks; three laps of draw, bet decision, place;
+the last two cards, one per flank; a final bet; a simultaneous showdown where each player picks a link
+(or declares none); the lowest |left - right| x link value takes the pot. Players below the amphora are
+eliminated; the last one left wins (or the round cap ends the game and chips rank).
+
+Amounts in actions and observations are chips. Internally the phases are an enum and the per-seat data
+are plain lists indexed by seat, for speed (a random self-play must run at tens of thousands of decisions
+per second).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from itertools import combinations
+from typing import Any
+
+from ._scauver_links import CARD_ORDER, CARD_VALUE, FACE_DECK, NUMERIC_DECK, link_problem, link_strength, valid_links
+from .base import Action, Config, ConfigError, Game, GameInfo, GameState, Observation, Option, shared_ranks
+
+HAND_SIZE = 5
+SETUP_CARDS = 3
+LAPS = 3
+FLANK_LIMIT = 3
+"""During setup and the laps a flank holds at most 3 cards; the final placement brings both to 4."""
+FLANKS = ("left", "right")
+ROUND_CAP_MAX = 1_000_000
+
+SETUP_PATTERNS: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = tuple(
+    (
+        tuple(chosen[i] for i in range(SETUP_CARDS) if mask >> i & 1),
+        tuple(chosen[i] for i in range(SETUP_CARDS) if not mask >> i & 1),
+    )
+    for chosen in combinations(range(HAND_SIZE), SETUP_CARDS)
+    for mask in range(1 << SETUP_CARDS)
+)
+"""Every way to put 3 of the 5 hand cards (by hand index) into the left and right flanks: 10 x 8 = 80."""
+
+
+class Phase(Enum):
+    SETUP = "setup"
+    BET = "bet"
+    ANSWER = "answer"
+    PLACE = "place"
+    FINAL = "final"
+    FINAL_BET = "final_bet"
+    SHOWDOWN = "showdown"
+    OVER = "over"
+
+
+class Stage(int, Enum):
+    """Where the turn order of a round stands; the laps are stages 1 to 3."""
+
+    FINAL_PLACEMENT = 4
+    FINAL_BET = 5
+    SHOWDOWN = 6
+
+
+SIMULTANEOUS = frozenset({Phase.SETUP, Phase.SHOWDOWN})
+
+
+@dataclass(frozen=True)
+class RoundOutcome:
+    """How a round ended, shown to everyone in the next round's observations."""
+
+    round: int
+    dealer: int
+    pot: int
+    winners: tuple[int, ...]
+    won: tuple[int, ...]
+    by_fold: bool
+    fields: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
+    choices: tuple[Action | None, ...]
+    scores: tuple[int | None, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "round": self.round,
+            "dealer": self.dealer,
+            "pot": self.pot,
+            "winners": list(self.winners),
+            "won": list(self.won),
+            "by_fold": self.by_fold,
+            "fields": [{"left": list(left), "right": list(right)} for left, right in self.fields],
+            "choices": [None if choice is None else dict(choice) for choice in self.choices],
+            "scores": list(self.scores),
+        }
+
+
+OPTIONS = (
+    Option("starting_chips", 100, "chips each player starts with", minimum=1),
+    Option("amphora", 2, "chips of one amphora (the forced bet of the dealer and the player to the left)", minimum=1),
+    Option("bet_min_amphoras", 1, "smallest bet or raise, in amphoras", minimum=1),
+    Option("bet_max_amphoras", 4, "largest bet or raise, in amphoras", minimum=1),
+    Option("max_raises", 3, "raises allowed in one exchange", minimum=0),
+    Option("growth_every", 0, "tournament mode: the amphora grows every this many rounds (0: off)", minimum=0),
+    Option("growth_factor", 2, "tournament mode: the amphora is multiplied by this at each growth", minimum=2),
+    Option(
+        "round_cap",
+        200,
+        "the game ends after this many rounds; players still in rank by chips",
+        minimum=1,
+        maximum=ROUND_CAP_MAX,
+    ),
+    Option("numeric_deck", False, "8, 9, 10 (ids '8S', '9S', '10S') instead of J, Q, K; same values"),
+    Option("first_dealer", -1, "seat of the first dealer (-1: drawn from the seed)", minimum=-1, maximum=3),
+)
+
+
+class ScauverGame(Game):
+    info = GameInfo(
+        name="scauver",
+        title="Scauver",
+        min_players=2,
+        max_players=4,
+        options=OPTIONS,
+        summary="Bet, build two flanks, link vanguards of equal value; the lowest |left - right| x link wins.",
+    )
+
+    def _new_state(self, players: int, seed: int, config: Config, deal: Any) -> ScauverState:
+        if config["bet_min_amphoras"] > config["bet_max_amphoras"]:
+            raise ConfigError("option 'bet_min_amphoras' must not exceed 'bet_max_amphoras'")
+        if config["amphora"] > config["starting_chips"]:
+            raise ConfigError("option 'starting_chips' must be at least one 'amphora'")
+        if config["first_dealer"] >= players:
+            raise ConfigError(f"option 'first_dealer' must be -1 or a seat below {players}")
+        deck = NUMERIC_DECK if config["numeric_deck"] else FACE_DECK
+        return ScauverState(self, players, seed, config, deal, parse_deal(deal, players, deck))
+
+
+def parse_deal(deal: Any, players: int, deck: Sequence[str]) -> list[tuple[list[list[str]], list[str]]]:
+    """Check an explicit deal and return, per round, (hands by seat, first cards of the draw pile).
+
+    Format: {"rounds": [{"hands": [[5 cards] for every seat], "draws": [cards, in draw order]}, ...]}.
+    Rounds beyond the list, and the draw pile after the listed cards, are shuffled from the seed."""
+    if deal is None:
+        return []
+    if type(deal) is not dict or set(deal) != {"rounds"} or type(deal["rounds"]) is not list:
+        raise ConfigError('a Scauver deal is {"rounds": [{"hands": [...], "draws": [...]}, ...]}')
+    known = set(deck)
+    rounds = []
+    for number, entry in enumerate(deal["rounds"], start=1):
+        where = f"deal round {number}"
+        if type(entry) is not dict or set(entry) - {"hands", "draws"} or "hands" not in entry:
+            raise ConfigError(f"{where}: a map with 'hands' and optional 'draws'")
+        hands, draws = entry["hands"], entry.get("draws", [])
+        if type(hands) is not list or len(hands) != players or type(draws) is not list:
+            raise ConfigError(f"{where}: 'hands' lists {players} hands and 'draws' is a list")
+        if any(type(hand) is not list or len(hand) != HAND_SIZE for hand in hands):
+            raise ConfigError(f"{where}: every hand holds {HAND_SIZE} cards")
+        cards = [card for hand in hands for card in hand] + draws
+        unknown = [card for card in cards if card not in known]
+        if unknown:
+            raise ConfigError(f"{where}: {unknown[0]!r} is not a card of this deck")
+        if len(set(cards)) != len(cards):
+            raise ConfigError(f"{where}: a card is dealt twice")
+        rounds.append(([list(hand) for hand in hands], list(draws)))
+    return rounds
+
+
+class ScauverState(GameState):
+    def __init__(
+        self,
+        game: ScauverGame,
+        players: int,
+        seed: int,
+        config: Config,
+        deal: Any,
+        dealt_rounds: list[tuple[list[list[str]], list[str]]],
+    ) -> None:
+        self._init_common(game, players, seed, config, deal)
+        self._deck_cards = NUMERIC_DECK if config["numeric_deck"] else FACE_DECK
+        self._dealt_rounds = dealt_rounds
+        self._total_chips = config["starting_chips"] * players
+        self.chips = [config["starting_chips"]] * players
+        self.eliminated_before: list[int | None] = [None] * players
+        first = config["first_dealer"]
+        self.dealer = first if first >= 0 else random.Random(seed).randrange(players)
+        self.round_number = 0
+        self.last_outcome: RoundOutcome | None = None
+        self.phase = Phase.OVER
+        self._cache: dict[int, list[Action]] = {}
+        self._start_round(first_round=True)
+
+    # Rounds.
+
+    def amphora_for(self, round_number: int) -> int:
+        every = self.config["growth_every"]
+        growths = (round_number - 1) // every if every else 0
+        return self.config["amphora"] * self.config["growth_factor"] ** growths
+
+    def _start_round(self, first_round: bool = False) -> None:
+        number = self.round_number + 1
+        amphora = self.amphora_for(number)
+        players = self.players
+        for seat in range(players):
+            if self.eliminated_before[seat] is None and self.chips[seat] < amphora:
+                self.eliminated_before[seat] = number
+        active = [seat for seat in range(players) if self.eliminated_before[seat] is None]
+        if len(active) <= 1:
+            self.phase = Phase.OVER
+            return
+        self.round_number = number
+        if not first_round:
+            self.dealer = self._next_active(self.dealer)
+        dealer = self.dealer
+        self.order = [(dealer + 1 + i) % players for i in range(players)]
+        self.order = [seat for seat in self.order if self.eliminated_before[seat] is None]
+        self.amphora = amphora
+        self.cap = min(self.chips[seat] for seat in active)
+        self.in_round = [self.eliminated_before[seat] is None for seat in range(players)]
+        self.put = [0] * players
+        self.pot = 0
+        self.betting: list[dict[str, Any]] = []
+        for seat in (dealer, self.order[0]):
+            self._pay(seat, amphora)
+            self.betting.append({"seat": seat, "kind": "amphora", "amount": amphora})
+        self._deal(number, active)
+        self.left: list[list[str]] = [[] for _ in range(players)]
+        self.right: list[list[str]] = [[] for _ in range(players)]
+        self.choices: list[Action | None] = [None] * players
+        self.waiting = list(active)
+        self.stage = 0
+        self.turn_index = -1
+        self.turn = -1
+        self.level = 0
+        self.exchange_put = [0] * players
+        self.raises = 0
+        self.bettor: int | None = None
+        self.answering: list[int] = []
+        self.phase = Phase.SETUP
+
+    def _next_active(self, seat: int) -> int:
+        for step in range(1, self.players + 1):
+            candidate = (seat + step) % self.players
+            if self.eliminated_before[candidate] is None:
+                return candidate
+        raise AssertionError("no active seat")
+
+    def _deal(self, number: int, active: list[int]) -> None:
+        """Five cards to each player in the round; `deck` is the draw pile, drawn from its end."""
+        shuffler = random.Random((self.seed << 20) | number)
+        self.hands: list[list[str]] = [[] for _ in range(self.players)]
+        if number <= len(self._dealt_rounds):
+            hands, draws = self._dealt_rounds[number - 1]
+            used = {card for hand in hands for card in hand} | set(draws)
+            rest = [card for card in self._deck_cards if card not in used]
+            shuffler.shuffle(rest)
+            for seat in active:
+                self.hands[seat] = sorted(hands[seat], key=CARD_ORDER.__getitem__)
+            self.deck = (draws + rest)[::-1]
+            return
+        pile = list(self._deck_cards)
+        shuffler.shuffle(pile)
+        for seat in active:
+            self.hands[seat] = sorted(pile[-HAND_SIZE:], key=CARD_ORDER.__getitem__)
+            del pile[-HAND_SIZE:]
+        self.deck = pile
+
+    def _pay(self, seat: int, amount: int) -> None:
+        self.chips[seat] -= amount
+        self.put[seat] += amount
+        self.pot += amount
+
+    def _players_in(self) -> list[int]:
+        return [seat for seat in self.order if self.in_round[seat]]
+
+    # Turn order: laps (stages 1-3), final placement, final bet, showdown.
+
+    def _next_turn(self) -> None:
+        order = self.order
+        index = self.turn_index
+        while True:
+            index += 1
+            if index >= len(order):
+                index = 0
+                self.stage += 1
+                if self.stage == Stage.SHOWDOWN:
+                    self._begin_showdown()
+                    return
+            if self.in_round[order[index]]:
+                break
+        self.turn_index = index
+        self.turn = seat = order[index]
+        if self.stage <= LAPS:
+            self.hands[seat].append(self.deck.pop())
+            self.hands[seat].sort(key=CARD_ORDER.__getitem__)
+            self.phase = Phase.BET
+        elif self.stage == Stage.FINAL_PLACEMENT:
+            self.phase = Phase.FINAL
+        else:
+            self.phase = Phase.FINAL_BET
+
+    def _begin_showdown(self) -> None:
+        self.stage = Stage.SHOWDOWN
+        self.turn = -1
+        self.waiting = self._players_in()
+        self.phase = Phase.SHOWDOWN
+
+    def _after_exchange(self) -> None:
+        self.answering = []
+        self.bettor = None
+        self.level = 0
+        self.exchange_put = [0] * self.players
+        if self.stage == Stage.FINAL_BET:
+            self._begin_showdown()
+        elif self.in_round[self.turn]:
+            self.phase = Phase.PLACE
+        else:
+            self._next_turn()
+
+    def _fold(self, seat: int) -> bool:
+        """Take `seat` out of the round; True if that ended the round (one player left)."""
+        self.in_round[seat] = False
+        remaining = self._players_in()
+        if len(remaining) == 1:
+            self._award([remaining[0]], by_fold=True, scores=[None] * self.players)
+            return True
+        return False
+
+    def _award(self, winners: list[int], by_fold: bool, scores: list[int | None]) -> None:
+        pot = self.pot
+        share, odd = divmod(pot, len(winners))
+        won = [0] * self.players
+        for seat in winners:
+            won[seat] = share
+        won[min(winners, key=self.order.index)] += odd
+        for seat in winners:
+            self.chips[seat] += won[seat]
+        self.pot = 0
+        self.last_outcome = RoundOutcome(
+            round=self.round_number,
+            dealer=self.dealer,
+            pot=pot,
+            winners=tuple(sorted(winners)),
+            won=tuple(won),
+            by_fold=by_fold,
+            fields=tuple((tuple(self.left[seat]), tuple(self.right[seat])) for seat in range(self.players)),
+            choices=tuple(self.choices),
+            scores=tuple(scores),
+        )
+        if self.round_number >= self.config["round_cap"]:
+            self.phase = Phase.OVER
+        else:
+            self._start_round()
+
+    def _showdown(self) -> None:
+        keys: dict[int, tuple[Any, ...]] = {}
+        scores: list[int | None] = [None] * self.players
+        for seat in self._players_in():
+            left, right = self.left[seat], self.right[seat]
+            difference = abs(sum(CARD_VALUE[card] for card in left) - sum(CARD_VALUE[card] for card in right))
+            choice = self.choices[seat]
+            if choice is None or choice["kind"] == "no_link":
+                keys[seat] = (1, difference)
+                continue
+            strength = link_strength(choice["left"], choice["right"])
+            scores[seat] = score = difference * strength.size
+            keys[seat] = (0, score, -strength.size, -strength.length, tuple(-value for value in strength.height))
+        best = min(keys.values())
+        self._award([seat for seat, key in keys.items() if key == best], by_fold=False, scores=scores)
+
+    # Betting sizes.
+
+    def _headroom(self) -> int:
+        """The highest exchange level every player still in could match within the table-stakes cap."""
+        cap, put, exchange_put, in_round = self.cap, self.put, self.exchange_put, self.in_round
+        return min(cap - put[seat] + exchange_put[seat] for seat in self.order if in_round[seat])
+
+    def _sizes(self, base: int) -> list[int]:
+        amphora = self.amphora
+        headroom = self._headroom() - base
+        low, high = self.config["bet_min_amphoras"], self.config["bet_max_amphoras"]
+        return [k * amphora for k in range(low, high + 1) if k * amphora <= headroom]
+
+    # The interface.
+
+    @property
+    def round(self) -> int:
+        return self.round_number
+
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def to_move(self) -> list[int]:
+        phase = self.phase
+        if phase is Phase.ANSWER:
+            return [self.answering[0]]
+        if phase in SIMULTANEOUS:
+            return list(self.waiting)
+        if phase is Phase.OVER:
+            return []
+        return [self.turn]
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        cached = self._cache.get(seat)
+        if cached is None:
+            if seat not in self.to_move():
+                return []
+            cached = self._cache[seat] = self._list_actions(seat)
+        return list(cached)
+
+    def _list_actions(self, seat: int) -> list[Action]:
+        phase = self.phase
+        if phase is Phase.SETUP:
+            hand = self.hands[seat]
+            return [
+                {"kind": "setup", "left": [hand[i] for i in left], "right": [hand[i] for i in right]}
+                for left, right in SETUP_PATTERNS
+            ]
+        if phase is Phase.BET or phase is Phase.FINAL_BET:
+            actions: list[Action] = [{"kind": "check"}]
+            actions += [{"kind": "bet", "amount": amount} for amount in self._sizes(0)]
+            actions.append({"kind": "fold"})
+            return actions
+        if phase is Phase.ANSWER:
+            actions = [{"kind": "call"}, {"kind": "fold"}]
+            if self.raises < self.config["max_raises"]:
+                actions += [{"kind": "raise", "amount": amount} for amount in self._sizes(self.level)]
+            return actions
+        if phase is Phase.PLACE:
+            flanks = [
+                flank
+                for flank, cards in zip(FLANKS, (self.left[seat], self.right[seat]), strict=True)
+                if len(cards) < FLANK_LIMIT
+            ]
+            return [{"kind": "place", "card": card, "flank": flank} for card in self.hands[seat] for flank in flanks]
+        if phase is Phase.FINAL:
+            first, second = self.hands[seat]
+            return [
+                {"kind": "final", "left": first, "right": second},
+                {"kind": "final", "left": second, "right": first},
+            ]
+        links = valid_links(self.left[seat], self.right[seat])
+        if not links:
+            return [{"kind": "no_link"}]
+        return [{"kind": "vanguards", "left": left, "right": right} for left, right in links]
+
+    def _illegal_reason(self, seat: int, action: Action) -> str | None:
+        kind = action["kind"]
+        phase = self.phase
+        if phase is Phase.SETUP:
+            return self._setup_problem(seat, action) if kind == "setup" else f"now is the setup, not {kind!r}"
+        if phase is Phase.SHOWDOWN:
+            return self._showdown_problem(seat, action)
+        if phase is Phase.PLACE:
+            return self._place_problem(seat, action) if kind == "place" else f"now is a placement, not {kind!r}"
+        if phase is Phase.FINAL:
+            return self._final_problem(seat, action) if kind == "final" else f"now is the final placement, not {kind!r}"
+        if phase is Phase.ANSWER:
+            if kind in ("call", "fold"):
+                return _extra_keys(action, ())
+            if kind == "raise":
+                if self.raises >= self.config["max_raises"]:
+                    return f"no more raises in this exchange (the cap is {self.config['max_raises']})"
+                return self._amount_problem(action, self.level)
+            return f"a bet is pending: call, fold or raise, not {kind!r}"
+        if kind in ("check", "fold"):
+            return _extra_keys(action, ())
+        if kind == "bet":
+            return self._amount_problem(action, 0)
+        return f"now is a bet decision: check, bet or fold, not {kind!r}"
+
+    def _amount_problem(self, action: Action, base: int) -> str | None:
+        extra = _extra_keys(action, ("amount",))
+        if extra:
+            return extra
+        amount = action.get("amount")
+        if type(amount) is not int:
+            return f"'amount' must be an integer number of chips, not {amount!r}"
+        sizes = self._sizes(base)
+        if amount not in sizes:
+            return f"{action['kind']} amount {amount} is not offered now; the sizes are {sizes} chips"
+        return None
+
+    def _setup_problem(self, seat: int, action: Action) -> str | None:
+        extra = _extra_keys(action, ("left", "right"))
+        if extra:
+            return extra
+        left, right = action.get("left"), action.get("right")
+        if type(left) is not list or type(right) is not list:
+            return "'left' and 'right' must be lists of cards"
+        cards = left + right
+        if len(cards) != SETUP_CARDS:
+            return f"the setup places exactly {SETUP_CARDS} cards, not {len(cards)}"
+        if len(left) > FLANK_LIMIT or len(right) > FLANK_LIMIT:
+            return f"a flank holds at most {FLANK_LIMIT} cards"
+        return _cards_problem(cards, self.hands[seat], "your hand")
+
+    def _place_problem(self, seat: int, action: Action) -> str | None:
+        extra = _extra_keys(action, ("card", "flank"))
+        if extra:
+            return extra
+        flank = action.get("flank")
+        if flank not in FLANKS:
+            return f"'flank' must be 'left' or 'right', not {flank!r}"
+        if len(self.left[seat] if flank == "left" else self.right[seat]) >= FLANK_LIMIT:
+            return f"the {flank} flank already holds {FLANK_LIMIT} cards"
+        return _cards_problem([action.get("card")], self.hands[seat], "your hand")
+
+    def _final_problem(self, seat: int, action: Action) -> str | None:
+        extra = _extra_keys(action, ("left", "right"))
+        if extra:
+            return extra
+        cards = [action.get("left"), action.get("right")]
+        problem = _cards_problem(cards, self.hands[seat], "your hand")
+        if problem is None and len(self.hands[seat]) != len(cards):
+            return "the final placement places both hand cards"
+        return problem
+
+    def _showdown_problem(self, seat: int, action: Action) -> str | None:
+        kind = action["kind"]
+        if kind == "no_link":
+            extra = _extra_keys(action, ())
+            if extra:
+                return extra
+            if valid_links(self.left[seat], self.right[seat]):
+                return "a valid link exists: no_link is declared only when none is possible"
+            return None
+        if kind != "vanguards":
+            return f"now is the showdown: vanguards or no_link, not {kind!r}"
+        extra = _extra_keys(action, ("left", "right"))
+        if extra:
+            return extra
+        left, right = action.get("left"), action.get("right")
+        if type(left) is not list or type(right) is not list:
+            return "'left' and 'right' must be lists of cards"
+        problem = _cards_problem(left, self.left[seat], "your left flank") or _cards_problem(
+            right, self.right[seat], "your right flank"
+        )
+        return problem or link_problem(left, right)
+
+    def _apply(self, seat: int, action: Action) -> None:
+        self._cache = {}
+        kind = action["kind"]
+        phase = self.phase
+        if phase is Phase.SETUP:
+            self._apply_setup(seat, action)
+        elif phase is Phase.SHOWDOWN:
+            self.choices[seat] = _canonical_choice(action)
+            self.waiting.remove(seat)
+            if not self.waiting:
+                self._showdown()
+        elif kind == "place":
+            card = action["card"]
+            self.hands[seat].remove(card)
+            (self.left[seat] if action["flank"] == "left" else self.right[seat]).append(card)
+            self._next_turn()
+        elif kind == "final":
+            self.hands[seat].clear()
+            self.left[seat].append(action["left"])
+            self.right[seat].append(action["right"])
+            self._next_turn()
+        else:
+            self._apply_bet(seat, action)
+
+    def _apply_setup(self, seat: int, action: Action) -> None:
+        hand = self.hands[seat]
+        for card in action["left"]:
+            hand.remove(card)
+            self.left[seat].append(card)
+        for card in action["right"]:
+            hand.remove(card)
+            self.right[seat].append(card)
+        self.waiting.remove(seat)
+        if not self.waiting:
+            self.stage = 1
+            self._next_turn()
+
+    def _apply_bet(self, seat: int, action: Action) -> None:
+        kind = action["kind"]
+        entry: dict[str, Any] = {"seat": seat, "kind": kind}
+        self.betting.append(entry)
+        if kind == "check":
+            if self.phase is Phase.BET:
+                self.phase = Phase.PLACE
+            else:
+                self._next_turn()
+        elif kind == "fold":
+            answering = self.phase is Phase.ANSWER
+            if answering:
+                self.answering.pop(0)
+            if self._fold(seat):
+                return
+            if not answering:
+                self._next_turn()
+            elif not self.answering:
+                self._after_exchange()
+        elif kind == "call":
+            entry["amount"] = owed = self.level - self.exchange_put[seat]
+            self._pay(seat, owed)
+            self.exchange_put[seat] = self.level
+            self.answering.pop(0)
+            if not self.answering:
+                self._after_exchange()
+        else:
+            amount = action["amount"]
+            entry["amount"] = amount
+            if kind == "bet":
+                self.level = amount
+                self.exchange_put = [0] * self.players
+                self.raises = 0
+                self.bettor = seat
+                self.phase = Phase.ANSWER
+            else:
+                self.level += amount
+                self.raises += 1
+            self._pay(seat, self.level - self.exchange_put[seat])
+            self.exchange_put[seat] = self.level
+            order = self.order
+            at = order.index(seat)
+            self.answering = [s for s in order[at + 1 :] + order[:at] if self.in_round[s]]
+
+    def clone(self) -> ScauverState:
+        twin = object.__new__(ScauverState)
+        twin.__dict__.update(self.__dict__)
+        twin.history = list(self.history)
+        for name in (
+            "chips",
+            "eliminated_before",
+            "in_round",
+            "put",
+            "betting",
+            "choices",
+            "waiting",
+            "exchange_put",
+            "answering",
+            "deck",
+            "order",
+        ):
+            setattr(twin, name, list(getattr(self, name)))
+        for name in ("hands", "left", "right"):
+            setattr(twin, name, [list(cards) for cards in getattr(self, name)])
+        twin._cache = {}
+        return twin
+
+    def result(self) -> dict[str, list[int]]:
+        never = self.config["round_cap"] + 2
+        weight = self._total_chips + 1
+        standing = [(self.eliminated_before[seat] or never) * weight + self.chips[seat] for seat in range(self.players)]
+        return {"scores": list(self.chips), "ranks": shared_ranks(standing)}
+
+    # Observation.
+
+    def observation(self, seat: int) -> Observation:
+        players = range(self.players)
+        hidden_setup = self.phase is Phase.SETUP
+        fields: list[dict[str, list[str]]] = [
+            {"left": [], "right": []}
+            if hidden_setup and other != seat
+            else {"left": list(self.left[other]), "right": list(self.right[other])}
+            for other in players
+        ]
+        return {
+            "seat": seat,
+            "players": self.players,
+            "round": self.round_number,
+            "phase": self.phase.value,
+            "to_move": self.to_move(),
+            "dealer": self.dealer,
+            "amphora": self.amphora,
+            "cap": self.cap,
+            "hand": list(self.hands[seat]),
+            "hand_sizes": [len(self.hands[other]) for other in players],
+            "fields": fields,
+            "chips": list(self.chips),
+            "pot": self.pot,
+            "put": list(self.put),
+            "bet": self._bet_view() if self.phase is Phase.ANSWER else None,
+            "betting": [dict(entry) for entry in self.betting],
+            "in_round": list(self.in_round),
+            "eliminated": [self.eliminated_before[other] is not None for other in players],
+            "lap": self.stage if 1 <= self.stage <= LAPS else 0,
+            "turn": self.turn,
+            "deck_left": len(self.deck),
+            "my_choice": self.choices[seat] if self.phase is Phase.SHOWDOWN else None,
+            "last_round": self.last_outcome.as_dict() if self.last_outcome else None,
+        }
+
+    def _bet_view(self) -> dict[str, Any]:
+        return {
+            "bettor": self.bettor,
+            "level": self.level,
+            "exchange_put": list(self.exchange_put),
+            "raises": self.raises,
+            "to_call": [self.level - put for put in self.exchange_put],
+        }
+
+
+def _extra_keys(action: Action, allowed: tuple[str, ...]) -> str | None:
+    extra = set(action) - {"kind", *allowed}
+    return f"unexpected keys {sorted(extra)} in a {action['kind']!r} action" if extra else None
+
+
+def _cards_problem(cards: list[Any], available: list[str], where: str) -> str | None:
+    """Why `cards` are not distinct cards taken from `available`, or None."""
+    if len(set(map(repr, cards))) != len(cards):
+        return f"a card is named twice in {cards!r}"
+    for card in cards:
+        if type(card) is not str or card not in available:
+            return f"{card!r} is not in {where}"
+    return None
+
+
+def _canonical_choice(action: Action) -> Action:
+    if action["kind"] == "no_link":
+        return {"kind": "no_link"}
+    return {
+        "kind": "vanguards",
+        "left": sorted(action["left"], key=CARD_ORDER.__getitem__),
+        "right": sorted(action["right"], key=CARD_ORDER.__getitem__),
+    }
+
+
+GAME = ScauverGame()
