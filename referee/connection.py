@@ -1,0 +1,144 @@
+"""The match's one ROUTER socket, the poll loop over it and the bots' exit notifications, and the binding of
+ZeroMQ identities to bots by secret token.
+
+Waiting is always bounded by a deadline on the referee's monotonic clock. Bot processes are watched
+through their pidfds in the same poll, so a crash is noticed at once, not at the next timeout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import secrets
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import zmq
+
+from protocol import limits
+
+MAX_FRAME_BYTES = 16 * limits.MAX_MESSAGE_BYTES
+"""ZeroMQ drops the connection of a peer that sends more than this (larger frames are never buffered).
+Frames between MAX_MESSAGE_BYTES and this reach the referee and are a protocol fault of the sender."""
+
+
+class Transport(enum.StrEnum):
+    IPC = "ipc"
+    TCP = "tcp"
+
+
+class HandshakeRefused(ValueError):
+    """A hello that cannot bind its connection; the reason is sent back in `refused`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Incoming:
+    identity: bytes
+    frames: list[bytes]
+
+
+def new_token() -> str:
+    return secrets.token_hex(16)
+
+
+class Router:
+    """The ROUTER socket bound by the referee, and a poller over it and the bots' pidfds."""
+
+    def __init__(self, transport: Transport, workdir: Path) -> None:
+        self._context = zmq.Context()
+        self.socket = self._context.socket(zmq.ROUTER)
+        self.socket.setsockopt(zmq.LINGER, 0)
+        self.socket.setsockopt(zmq.MAXMSGSIZE, MAX_FRAME_BYTES)
+        if transport is Transport.TCP:
+            self.socket.bind("tcp://127.0.0.1:*")
+        else:
+            self.socket.bind(f"ipc://{workdir / 'referee.sock'}")
+        self.endpoint: str = self.socket.getsockopt_string(zmq.LAST_ENDPOINT)
+        self._poller = zmq.Poller()
+        self._poller.register(self.socket, zmq.POLLIN)
+
+    def watch(self, fd: int) -> None:
+        self._poller.register(fd, zmq.POLLIN)
+
+    def unwatch(self, fd: int) -> None:
+        with contextlib.suppress(KeyError):
+            self._poller.unregister(fd)
+
+    def wait(self, deadline: float) -> tuple[bool, list[int]]:
+        """Block until a message arrives, a watched process exits, or `deadline` (monotonic) passes.
+        Returns (a message is waiting, the fds of processes that exited)."""
+        timeout_ms = max(0, int((deadline - time.monotonic()) * 1000) + 1)
+        message = False
+        exited = []
+        for item, _ in self._poller.poll(timeout_ms):
+            if item is self.socket:
+                message = True
+            else:
+                exited.append(item)
+        return message, exited
+
+    def receive(self) -> Iterator[Incoming]:
+        """Every message waiting now."""
+        socket = self.socket
+        while True:
+            try:
+                frames = socket.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            yield Incoming(frames[0], frames[1:])
+
+    def send(self, identity: bytes, frame: bytes) -> None:
+        with contextlib.suppress(zmq.ZMQError):
+            self.socket.send_multipart((identity, frame), zmq.NOBLOCK)
+
+    def close(self) -> None:
+        self.socket.close(0)
+        self._context.term()
+
+
+class Bindings:
+    """Which bot (by index in the match) owns which token and which ZeroMQ identity."""
+
+    def __init__(self) -> None:
+        self._token_owner: dict[str, int] = {}
+        self._identity_owner: dict[bytes, int] = {}
+        self._owner_identity: dict[int, bytes] = {}
+
+    def issue(self, owner: int) -> str:
+        """A fresh secret token for `owner` (its previous token and binding, if any, are revoked)."""
+        self.revoke(owner)
+        token = new_token()
+        self._token_owner[token] = owner
+        return token
+
+    def revoke(self, owner: int) -> None:
+        for token in [token for token, holder in self._token_owner.items() if holder == owner]:
+            del self._token_owner[token]
+        identity = self._owner_identity.pop(owner, None)
+        if identity is not None:
+            del self._identity_owner[identity]
+
+    def bind(self, identity: bytes, protocol: int, token: str) -> int:
+        """Bind `identity` to the owner of `token`; raises HandshakeRefused saying why not."""
+        if protocol != limits.PROTOCOL_VERSION:
+            raise HandshakeRefused(
+                f"protocol {protocol} is not supported (this referee speaks only {limits.PROTOCOL_VERSION})"
+            )
+        owner = self._token_owner.get(token)
+        if owner is None:
+            raise HandshakeRefused("unknown token")
+        if owner in self._owner_identity:
+            raise HandshakeRefused("this token is already bound to another connection")
+        if identity in self._identity_owner:
+            raise HandshakeRefused("this connection is already bound")
+        self._owner_identity[owner] = identity
+        self._identity_owner[identity] = owner
+        return owner
+
+    def owner(self, identity: bytes) -> int | None:
+        return self._identity_owner.get(identity)
+
+    def identity(self, owner: int) -> bytes | None:
+        return self._owner_identity.get(owner)

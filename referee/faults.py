@@ -1,0 +1,68 @@
+"""The fault policy: what a seat's fault does to its game, and how forfeits change the ranks.
+
+- forfeit: the first fault forfeits the game; a fallback policy plays the seat's later decisions.
+- substitute: a random legal action is played for the faulted decision and the fault counted; the seat
+  forfeits at its `fault_budget`-th fault of the game.
+- A crash forfeits the game under either policy (there is no bot left to ask).
+
+In both policies the faulted decision itself is played by the fallback: a random legal action drawn from a
+generator seeded by the game seed and the seat, so a replay of the game is exact.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from referee.games import Action, shared_ranks
+from referee.records import Fault, FaultKind, FaultPolicy
+
+
+@dataclass(slots=True)
+class SeatStatus:
+    """What the referee knows about one seat during one game."""
+
+    seat: int
+    bot: str
+    bank_left_ms: int
+    forfeited: bool = False
+    fault_count: int = 0
+    stale_messages: int = 0
+    decision_ms: list[float] = field(default_factory=list)
+
+
+class FaultBook:
+    """The faults of one game, and the policy that turns them into forfeits."""
+
+    def __init__(self, policy: FaultPolicy, budget: int, seats: Sequence[SeatStatus], seed: int) -> None:
+        self._policy = policy
+        self._budget = budget
+        self._seats = seats
+        self._fallbacks = [random.Random(f"fallback:{seed}:{seat.seat}") for seat in seats]
+        self.faults: list[Fault] = []
+
+    def record(self, seat: int, kind: FaultKind, detail: str) -> None:
+        status = self._seats[seat]
+        self.faults.append(Fault(seat, status.bot, kind, detail))
+        status.fault_count += 1
+        if kind is FaultKind.CRASH or self._policy is FaultPolicy.FORFEIT or status.fault_count >= self._budget:
+            status.forfeited = True
+
+    def fallback_action(self, seat: int, legal_actions: Sequence[Action]) -> Action:
+        return self._fallbacks[seat].choice(legal_actions)
+
+    def forfeited(self) -> list[bool]:
+        return [status.forfeited for status in self._seats]
+
+
+def forfeit_ranks(ranks: Sequence[int], forfeited: Sequence[bool]) -> list[int]:
+    """The game's ranks with every forfeited seat moved to last place.
+
+    Seats that did not forfeit keep their order among themselves (ties stay ties); all seats that forfeited
+    share the last rank, below every other seat, whatever they scored: [1, 2, 3, 4] with seat 0 forfeiting
+    gives [4, 1, 2, 3]; with seats 0 and 2 forfeiting, [3, 1, 3, 2]. Scores are left as the game counted them.
+    """
+    worst = len(ranks) + 1
+    standing = [0 if lost else worst - rank for rank, lost in zip(ranks, forfeited, strict=True)]
+    return shared_ranks(standing)

@@ -1,0 +1,321 @@
+"""One match: a series of games between the same bot processes, each game played decision by decision over
+the protocol, with the referee's clocks, the fault policy and a replay per game.
+
+    record = run_match(spec, on_game=print)
+
+Bot misbehaviour never escapes as an exception: it becomes a Fault in the GameRecord (see referee.faults for
+the policy and referee.session for crashed bots). Exceptions that do escape are the caller's errors (an
+unknown game, a bad config or seating: MatchSpecError) and they still leave no bot process running.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from protocol import codec, limits
+from referee import replay
+from referee.connection import Incoming, Transport
+from referee.faults import FaultBook, SeatStatus, forfeit_ranks
+from referee.games import Game, GameState, IllegalAction, load_game
+from referee.games.base import Config
+from referee.records import FaultKind, GameRecord, GameSpec, MatchRecord, MatchSpec, SeatTiming
+from referee.session import Participant, Session
+
+
+class MatchSpecError(ValueError):
+    """A MatchSpec that cannot be played (seating that does not fit the game or the bots)."""
+
+
+class RequestState(enum.Enum):
+    SENT = "sent"
+    ANSWERED = "answered"
+    TIMED_OUT = "timed_out"
+    ILLEGAL = "illegal"
+    REJECTED = "rejected"
+    """Answered by a protocol violation."""
+    ABANDONED = "abandoned"
+    """The bot crashed while the request was open."""
+
+
+@dataclass(eq=False, slots=True)
+class Request:
+    id: int
+    seat: int
+    sent_at: float
+    deadline: float
+    state: RequestState = RequestState.SENT
+
+
+class GameRunner:
+    """Plays one game of a match through the session's bots."""
+
+    def __init__(self, session: Session, game: Game, config: Config, spec: GameSpec, next_id: int) -> None:
+        self.session = session
+        self.match = session.spec
+        self.game = game
+        self.config = config
+        self.spec = spec
+        self.next_id = next_id
+        self.seated: list[Participant] = [session.participants[index] for index in spec.seating]
+        self.seat_of = {participant.index: seat for seat, participant in enumerate(self.seated)}
+        bank = self.match.limits.time_bank_ms
+        self.seats = [SeatStatus(seat, p.spec.name, bank) for seat, p in enumerate(self.seated)]
+        self.book = FaultBook(self.match.limits.fault_policy, self.match.limits.fault_budget, self.seats, spec.seed)
+        self.moves: list[replay.Move] = []
+        self.fault_at: list[int] = []
+        self.pending: dict[int, Request] = {}
+        self.state: GameState
+
+    # The game.
+
+    def play(self) -> GameRecord:
+        self.state = self.game.new_game(len(self.seated), self.spec.seed, self.config)
+        self._start()
+        while not self.state.is_over():
+            self._decide(self.state.to_move())
+        return self._finish()
+
+    def _start(self) -> None:
+        for seat, participant in enumerate(self.seated):
+            if participant.down is not None:
+                self._fault(seat, participant.down.kind, f"not running: {participant.down.detail}")
+                continue
+            message = codec.game_start(
+                self.game.name, seat, len(self.seated), self.config, self.match.match_id, self.spec.index
+            )
+            self.session.send(participant, codec.encode(message))
+
+    def _decide(self, movers: list[int]) -> None:
+        state = self.state
+        move_ms = self.match.limits.move_time_ms
+        for seat in movers:
+            participant = self.seated[seat]
+            status = self.seats[seat]
+            if status.forfeited or participant.down is not None:
+                self._play_fallback(seat)
+                continue
+            request_id = self.next_id
+            self.next_id += 1
+            frame = codec.encode_request(
+                request_id, state.observation(seat), state.legal_actions(seat), move_ms, status.bank_left_ms
+            )
+            sent_at = time.monotonic()
+            self.session.send(participant, frame)
+            deadline = sent_at + (move_ms + status.bank_left_ms) / 1000
+            self.pending[participant.index] = Request(request_id, seat, sent_at, deadline)
+        while self.pending:
+            self._wait_once()
+
+    def _wait_once(self) -> None:
+        deadline = min(request.deadline for request in self.pending.values())
+        message_ready, exited = self.session.router.wait(deadline)
+        for fd in exited:
+            self._on_exit(self.session.process_exited(fd))
+        if message_ready:
+            for incoming in self.session.router.receive():
+                self._on_message(incoming)
+        now = time.monotonic()
+        for participant_index, request in list(self.pending.items()):
+            if request.deadline <= now and self.pending.get(participant_index) is request:
+                status = self.seats[request.seat]
+                allowed_ms = self.match.limits.move_time_ms + status.bank_left_ms
+                status.bank_left_ms = 0
+                request.state = RequestState.TIMED_OUT
+                detail = f"no answer to request {request.id} within {allowed_ms} ms"
+                self._fault(request.seat, FaultKind.TIMEOUT, detail, request)
+
+    # Events.
+
+    def _on_exit(self, participant: Participant) -> None:
+        status = participant.process.describe_exit() if participant.process else "exited"
+        self.session.mark_crashed(participant, f"the bot {status}")
+        seat = self.seat_of.get(participant.index)
+        if seat is None or self.seats[seat].forfeited:
+            return
+        request = self.pending.get(participant.index)
+        if request is not None:
+            request.state = RequestState.ABANDONED
+        self._fault(seat, FaultKind.CRASH, f"the bot {status} during game {self.spec.index}", request)
+
+    def _on_message(self, incoming: Incoming) -> None:
+        participant = self.session.owner(incoming.identity)
+        if participant is None:
+            self.session.unbound_messages += 1
+            return
+        seat = self.seat_of[participant.index]
+        status = self.seats[seat]
+        if status.forfeited:
+            status.stale_messages += 1
+            return
+        request = self.pending.get(participant.index)
+        if len(incoming.frames) != 1:
+            self._reject(seat, request, f"a message is one frame, not {len(incoming.frames)}")
+            return
+        try:
+            message = codec.decode_bot_message(incoming.frames[0])
+        except codec.ProtocolViolation as error:
+            self._reject(seat, request, str(error))
+            return
+        if type(message) is not codec.ActionReply:
+            self._reject(seat, request, "hello after the handshake")
+        elif request is None or message.id != request.id:
+            self._on_stale(seat, status, request)
+        else:
+            self._on_action(seat, status, request, message.action)
+
+    def _on_action(self, seat: int, status: SeatStatus, request: Request, action: dict[str, Any]) -> None:
+        elapsed_ms = (time.monotonic() - request.sent_at) * 1000
+        try:
+            self.state.apply(seat, action)
+        except IllegalAction as error:
+            request.state = RequestState.ILLEGAL
+            self._fault(seat, FaultKind.ILLEGAL_ACTION, f"request {request.id}: {error.reason}", request)
+            return
+        request.state = RequestState.ANSWERED
+        del self.pending[self.seated[seat].index]
+        overrun = elapsed_ms - self.match.limits.move_time_ms
+        if overrun > 0:
+            status.bank_left_ms = max(0, status.bank_left_ms - math.ceil(overrun))
+        status.decision_ms.append(elapsed_ms)
+        self.moves.append(replay.Move(seat, action, elapsed_ms, True))
+
+    def _on_stale(self, seat: int, status: SeatStatus, request: Request | None) -> None:
+        status.stale_messages += 1
+        if status.stale_messages > limits.DEFAULT_STALE_REPLY_LIMIT:
+            detail = f"a flood of {status.stale_messages} stale or unsolicited messages"
+            self._fault(seat, FaultKind.PROTOCOL_ERROR, detail, request)
+
+    def _reject(self, seat: int, request: Request | None, detail: str) -> None:
+        if request is not None:
+            request.state = RequestState.REJECTED
+        self._fault(seat, FaultKind.PROTOCOL_ERROR, detail, request)
+
+    # Faults and fallbacks.
+
+    def _fault(self, seat: int, kind: FaultKind, detail: str, request: Request | None = None) -> None:
+        """Record the fault; a decision left open by it is played by the fallback."""
+        self.fault_at.append(len(self.moves))
+        self.book.record(seat, kind, detail)
+        if request is not None:
+            del self.pending[self.seated[seat].index]
+            self._play_fallback(seat)
+
+    def _play_fallback(self, seat: int) -> None:
+        action = self.book.fallback_action(seat, self.state.legal_actions(seat))
+        self.state.apply(seat, action)
+        self.moves.append(replay.Move(seat, action, None, False))
+
+    # The end.
+
+    def _finish(self) -> GameRecord:
+        result = self.state.result()
+        forfeited = self.book.forfeited()
+        ranks = forfeit_ranks(result["ranks"], forfeited)
+        for seat, participant in enumerate(self.seated):
+            if participant.down is None:
+                self.session.send(participant, codec.encode(codec.game_over(result, seat)))
+        replay_path = self._write_replay(result, forfeited, ranks)
+        return GameRecord(
+            match_id=self.match.match_id,
+            index=self.spec.index,
+            game=self.game.name,
+            seed=self.spec.seed,
+            seats=tuple(status.bot for status in self.seats),
+            ranks=tuple(ranks),
+            scores=tuple(result["scores"]),
+            faults=tuple(self.book.faults),
+            timings=tuple(_timing(status.decision_ms) for status in self.seats),
+            replay_path=replay_path,
+        )
+
+    def _write_replay(self, result: dict[str, Any], forfeited: list[bool], ranks: list[int]) -> str | None:
+        if self.match.replay_dir is None:
+            return None
+        path = Path(self.match.replay_dir) / f"{self.match.match_id}-{self.spec.index:04d}.json"
+        replay.write(path, self.replay_data(result, forfeited, ranks))
+        return str(path)
+
+    def replay_data(self, result: dict[str, Any], forfeited: list[bool], ranks: list[int]) -> dict[str, Any]:
+        limits_in_force = self.match.limits
+        seated = enumerate(self.seated)
+        return {
+            "format": replay.FORMAT,
+            "version": replay.VERSION,
+            "match_id": self.match.match_id,
+            "game_index": self.spec.index,
+            "game": self.game.name,
+            "players": len(self.seated),
+            "seed": self.spec.seed,
+            "config": self.config,
+            "deal": self.state.deal,
+            "seats": [{"seat": seat, "bot": p.spec.name, "command": list(p.spec.command)} for seat, p in seated],
+            "limits": {
+                "move_time_ms": limits_in_force.move_time_ms,
+                "time_bank_ms": limits_in_force.time_bank_ms,
+                "startup_time_s": limits_in_force.startup_time_s,
+                "fault_policy": limits_in_force.fault_policy.value,
+                "fault_budget": limits_in_force.fault_budget,
+            },
+            "actions": [move.to_json() for move in self.moves],
+            "faults": [
+                {"seat": f.seat, "bot": f.bot, "kind": f.kind.value, "detail": f.detail, "before_action": at}
+                for f, at in zip(self.book.faults, self.fault_at, strict=True)
+            ],
+            "result": result,
+            "forfeited": forfeited,
+            "ranks": ranks,
+        }
+
+
+def _timing(decision_ms: list[float]) -> SeatTiming:
+    if not decision_ms:
+        return SeatTiming(0, 0.0, 0.0)
+    return SeatTiming(len(decision_ms), sum(decision_ms) / len(decision_ms), max(decision_ms))
+
+
+def check_spec(spec: MatchSpec, game: Game) -> None:
+    """Raise MatchSpecError unless every game of the spec seats a valid table of the match's bots."""
+    info = game.info
+    for game_spec in spec.games:
+        seating = game_spec.seating
+        if not info.min_players <= len(seating) <= info.max_players:
+            raise MatchSpecError(
+                f"{info.name} is for {info.min_players} to {info.max_players} players, "
+                f"game {game_spec.index} seats {len(seating)}"
+            )
+        if len(set(seating)) != len(seating) or not all(0 <= index < len(spec.bots) for index in seating):
+            raise MatchSpecError(f"game {game_spec.index} seats {list(seating)}, not distinct bots of the match")
+
+
+def run_match(
+    spec: MatchSpec,
+    on_game: Callable[[GameRecord], None] | None = None,
+    *,
+    transport: Transport = Transport.IPC,
+) -> MatchRecord:
+    """Start the bots, play every game of `spec` in order, and stop the bots; `on_game` sees each game's
+    record as soon as it is over (to store it, or to show progress)."""
+    game = load_game(spec.game)
+    config = game.resolve_config(spec.config)
+    check_spec(spec, game)
+    records: list[GameRecord] = []
+    with tempfile.TemporaryDirectory(prefix="referee-") as workdir, Session(spec, transport, Path(workdir)) as session:
+        session.start()
+        next_id = 1
+        for game_spec in spec.games:
+            session.restart_crashed()
+            runner = GameRunner(session, game, config, game_spec, next_id)
+            record = runner.play()
+            next_id = runner.next_id
+            records.append(record)
+            if on_game is not None:
+                on_game(record)
+        session.finish()
+    return MatchRecord(spec, tuple(records))

@@ -1,0 +1,145 @@
+"""Bot programs as subprocesses that cannot hurt the referee and cannot outlive their match.
+
+Each bot runs in its own session and process group, with stdin closed, a memory limit (RLIMIT_DATA, which
+counts memory actually written to, so runtimes that reserve large address ranges such as V8 or Go still
+start), an optional CPU limit, and stdout+stderr in one pipe that a thread drains into a log file capped at
+`log_cap_bytes`: a bot that prints megabytes never blocks and never fills the disk. `kill` ends the whole
+process group and every other process of the bot's session, forked children included.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import signal
+import subprocess
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+_DRAIN_CHUNK = 64 * 1024
+_REAP_SECONDS = 2.0
+
+
+class BotStartError(OSError):
+    """The bot's program could not be started at all (missing file, not executable, ...)."""
+
+
+def _limit_resources(memory_bytes: int | None, cpu_seconds: int | None) -> None:
+    """Runs in the child between fork and exec."""
+    if memory_bytes is not None:
+        resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
+    if cpu_seconds is not None:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+
+
+def _drain(read_fd: int, log_path: Path, cap_bytes: int) -> None:
+    """Copy the bot's output into the log until the pipe closes; past the cap, read and discard."""
+    written = 0
+    with open(log_path, "ab", buffering=0) as log:
+        while True:
+            try:
+                chunk = os.read(read_fd, _DRAIN_CHUNK)
+            except OSError:
+                break
+            if not chunk:
+                break
+            if written < cap_bytes:
+                room = cap_bytes - written
+                log.write(chunk[:room])
+                written += min(room, len(chunk))
+                if written >= cap_bytes:
+                    log.write(f"\n[log truncated at {cap_bytes} bytes]\n".encode())
+    os.close(read_fd)
+
+
+def session_members(session_id: int) -> list[int]:
+    """Pids of every live process in the session `session_id` (found in /proc, so no psutil is needed)."""
+    members = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        # After the command name: state ppid pgrp session ...
+        if int(fields[3]) == session_id and fields[0] != b"Z":
+            members.append(int(entry.name))
+    return members
+
+
+class BotProcess:
+    """One running bot program. `pidfd` becomes readable when the process exits (for zmq.Poller)."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], log_path: Path, drain: threading.Thread) -> None:
+        self._popen = popen
+        self.log_path = log_path
+        self._drain = drain
+        self.pid = popen.pid
+        self.pidfd = os.pidfd_open(popen.pid)
+        self._killed = False
+
+    @classmethod
+    def start(
+        cls,
+        command: Sequence[str],
+        env: Mapping[str, str],
+        log_path: Path,
+        log_cap_bytes: int,
+        memory_mb: int | None = None,
+        cpu_seconds: int | None = None,
+        cwd: str | None = None,
+    ) -> BotProcess:
+        memory_bytes = memory_mb * 1024 * 1024 if memory_mb else None
+        read_fd, write_fd = os.pipe()
+        try:
+            popen = subprocess.Popen(
+                list(command),
+                stdin=subprocess.DEVNULL,
+                stdout=write_fd,
+                stderr=write_fd,
+                env=dict(env),
+                cwd=cwd,
+                start_new_session=True,
+                preexec_fn=lambda: _limit_resources(memory_bytes, cpu_seconds),
+            )
+        except (OSError, subprocess.SubprocessError) as error:
+            os.close(read_fd)
+            raise BotStartError(f"cannot start {' '.join(command)!r}: {error}") from error
+        finally:
+            os.close(write_fd)
+        drain = threading.Thread(
+            target=_drain, args=(read_fd, log_path, log_cap_bytes), name=f"bot-log-{popen.pid}", daemon=True
+        )
+        drain.start()
+        return cls(popen, log_path, drain)
+
+    def exited(self) -> bool:
+        return self._popen.poll() is not None
+
+    def describe_exit(self) -> str:
+        code = self._popen.poll()
+        if code is None:
+            return "is still running"
+        if code < 0:
+            with contextlib.suppress(ValueError):
+                return f"was killed by {signal.Signals(-code).name}"
+        return f"exited with status {code}"
+
+    def kill(self) -> None:
+        """Kill the process group and every other member of the bot's session; reap; close the log."""
+        if self._killed:
+            return
+        self._killed = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
+        for pid in session_members(self.pid):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._popen.wait(_REAP_SECONDS)
+        self._drain.join(_REAP_SECONDS)
+        os.close(self.pidfd)

@@ -1,0 +1,116 @@
+"""Replays: one JSON file per game with all it takes to re-simulate the game exactly and to show it.
+
+    {"format": "card-referee-replay", "version": 1, "match_id", "game_index", "game", "players", "seed",
+     "config", "deal", "seats": [{"seat", "bot", "command"}], "limits": {...},
+     "actions": [{"seat", "action", "ms", "by": "bot"|"fallback"}],
+     "faults": [{"seat", "bot", "kind", "detail", "before_action"}],
+     "result": {"scores", "ranks"}  (as the game counted them), "forfeited": [bool], "ranks": [final ranks]}
+
+`ms` is the bot's decision time on the referee's clock (null for fallback actions). `before_action` is the
+index in `actions` the fault came before. The deal is the one the seed made; verification re-deals from the
+seed (run_match never deals explicitly) and replays every action through the rules engine.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.faults import forfeit_ranks
+from referee.games import GameError, GameState, load_game
+
+FORMAT = "card-referee-replay"
+VERSION = 1
+
+
+class ReplayError(ValueError):
+    """A file that is not a readable replay of this format."""
+
+
+class ReplayMismatch(ValueError):
+    """A replay whose actions, result or ranks do not re-simulate as recorded."""
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    seat: int
+    action: dict[str, Any]
+    ms: float | None
+    by_bot: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "action": self.action,
+            "ms": None if self.ms is None else round(self.ms, 3),
+            "by": "bot" if self.by_bot else "fallback",
+        }
+
+
+def write(path: Path, replay: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(replay, separators=(",", ":")))
+    temporary.replace(path)
+
+
+_REQUIRED = ("game", "players", "seed", "config", "seats", "actions", "faults", "result", "forfeited", "ranks")
+
+
+def load(path: Path | str) -> dict[str, Any]:
+    try:
+        replay = json.loads(Path(path).read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ReplayError(f"cannot read replay {str(path)!r}: {error}") from None
+    if type(replay) is not dict or replay.get("format") != FORMAT:
+        raise ReplayError(f"{str(path)!r} is not a {FORMAT} file")
+    if replay.get("version") != VERSION:
+        raise ReplayError(f"{str(path)!r} is replay version {replay.get('version')!r}; this referee reads {VERSION}")
+    missing = [key for key in _REQUIRED if key not in replay]
+    if missing:
+        raise ReplayError(f"{str(path)!r} lacks {', '.join(missing)}")
+    return replay
+
+
+def _history(replay: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+    try:
+        return [(move["seat"], move["action"]) for move in replay["actions"]]
+    except (TypeError, KeyError) as error:
+        raise ReplayError(f"malformed action list: {error}") from None
+
+
+def simulate(replay: dict[str, Any]) -> GameState:
+    """The final state of the replayed game; raises ReplayMismatch if an action does not apply."""
+    try:
+        game = load_game(replay["game"])
+        state = game.new_game(replay["players"], replay["seed"], replay["config"])
+        for number, (seat, action) in enumerate(_history(replay)):
+            try:
+                state.apply(seat, action)
+            except GameError as error:
+                raise ReplayMismatch(f"action {number} (seat {seat}) does not apply: {error}") from None
+    except (GameError, TypeError) as error:
+        if isinstance(error, ReplayMismatch):
+            raise
+        raise ReplayError(f"cannot set the game up: {error}") from None
+    return state
+
+
+def verify(replay: dict[str, Any]) -> GameState:
+    """Re-simulate the replay and check that it ends as recorded; raises ReplayMismatch if not."""
+    state = simulate(replay)
+    if not state.is_over():
+        raise ReplayMismatch(f"the game is not over after its {len(replay['actions'])} actions")
+    result = state.result()
+    if result != replay["result"]:
+        raise ReplayMismatch(f"the game ends with {result}, the replay says {replay['result']}")
+    ranks = forfeit_ranks(result["ranks"], replay["forfeited"])
+    if ranks != replay["ranks"]:
+        raise ReplayMismatch(f"the final ranks are {ranks}, the replay says {replay['ranks']}")
+    faulted = {fault["seat"] for fault in replay["faults"]}
+    unexplained = [seat for seat, lost in enumerate(replay["forfeited"]) if lost and seat not in faulted]
+    if unexplained:
+        raise ReplayMismatch(f"seats {unexplained} forfeited without a recorded fault")
+    return state

@@ -1,0 +1,212 @@
+"""The bot processes of one match: spawning them, the handshake, restarts, and the shutdown that leaves no
+process behind.
+
+A bot that fails its handshake (crash, silence past the startup limit, refused hello) is down for the rest of
+the match: every later game records a fault for its seat and forfeits it. A bot that completed its handshake
+and later crashed is restarted (with a fresh token and handshake) before the next game; if that restart
+fails its handshake, it stays down for the rest of the match.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from protocol import codec, limits
+from referee.connection import Bindings, HandshakeRefused, Router, Transport
+from referee.process import BotProcess, BotStartError
+from referee.records import BotSpec, FaultKind, MatchSpec
+
+_BYE_GRACE_S = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Downtime:
+    """Why a bot cannot play: the fault kind charged to its seat in each game it misses."""
+
+    kind: FaultKind
+    detail: str
+
+
+@dataclass(eq=False, slots=True)
+class Participant:
+    index: int
+    spec: BotSpec
+    log_path: Path
+    process: BotProcess | None = None
+    hello_name: str | None = None
+    down: Downtime | None = None
+    restartable: bool = False
+    starts: int = 0
+
+
+class Session:
+    """Use as a context manager: every process is killed on the way out, whatever happened."""
+
+    def __init__(self, spec: MatchSpec, transport: Transport, workdir: Path) -> None:
+        self.spec = spec
+        self.router = Router(transport, workdir)
+        self.bindings = Bindings()
+        log_dir = Path(spec.log_dir) if spec.log_dir else workdir
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self.participants = [
+            Participant(index, bot, log_dir / f"{spec.match_id}-bot{index}.log") for index, bot in enumerate(spec.bots)
+        ]
+        self._by_pidfd: dict[int, Participant] = {}
+        self.unbound_messages = 0
+        self._closed = False
+        self.welcome = codec.encode(
+            codec.welcome(spec.limits.move_time_ms, spec.limits.time_bank_ms, spec.limits.startup_time_s)
+        )
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # Starting and handshaking.
+
+    def start(self) -> None:
+        self._start_and_handshake(self.participants)
+
+    def restart_crashed(self) -> None:
+        crashed = [p for p in self.participants if p.down is not None and p.restartable]
+        if crashed:
+            self._start_and_handshake(crashed)
+
+    def _spawn(self, participant: Participant) -> None:
+        token = self.bindings.issue(participant.index)
+        env = {**os.environ, limits.ENV_ENDPOINT: self.router.endpoint, limits.ENV_TOKEN: token}
+        participant.starts += 1
+        participant.down = None
+        participant.hello_name = None
+        try:
+            process = BotProcess.start(
+                participant.spec.command,
+                env,
+                participant.log_path,
+                self.spec.limits.log_cap_bytes,
+                memory_mb=self.spec.limits.memory_mb,
+                cwd=participant.spec.cwd,
+            )
+        except BotStartError as error:
+            participant.down = Downtime(FaultKind.CRASH, str(error))
+            return
+        participant.process = process
+        self._by_pidfd[process.pidfd] = participant
+        self.router.watch(process.pidfd)
+
+    def _start_and_handshake(self, group: list[Participant]) -> None:
+        for participant in group:
+            self._spawn(participant)
+        waiting = {p.index: p for p in group if p.down is None}
+        refusals: list[str] = []
+        deadline = time.monotonic() + self.spec.limits.startup_time_s
+        while waiting and time.monotonic() < deadline:
+            message_ready, exited = self.router.wait(deadline)
+            for fd in exited:
+                participant = self.process_exited(fd)
+                if participant.index in waiting:
+                    del waiting[participant.index]
+                    exit_status = participant.process.describe_exit() if participant.process else "exited"
+                    self._fail_handshake(participant, refusals, f"the bot {exit_status} during the handshake")
+            if message_ready:
+                self._handle_hellos(waiting, refusals)
+        for participant in waiting.values():
+            self._fail_handshake(
+                participant, refusals, f"no hello within the startup limit of {self.spec.limits.startup_time_s} s"
+            )
+        for participant in group:
+            participant.restartable = participant.down is None
+
+    def _handle_hellos(self, waiting: dict[int, Participant], refusals: list[str]) -> None:
+        for incoming in self.router.receive():
+            if self.bindings.owner(incoming.identity) is not None or len(incoming.frames) != 1:
+                self.unbound_messages += 1
+                continue
+            try:
+                message = codec.decode_bot_message(incoming.frames[0])
+                if not isinstance(message, codec.Hello):
+                    raise HandshakeRefused("the first message must be hello")
+                owner = self.bindings.bind(incoming.identity, message.protocol, message.token)
+            except (codec.ProtocolViolation, HandshakeRefused) as error:
+                refusals.append(str(error))
+                self.router.send(incoming.identity, codec.encode(codec.refused(str(error))))
+                continue
+            participant = self.participants[owner]
+            participant.hello_name = message.name
+            self.router.send(incoming.identity, self.welcome)
+            waiting.pop(owner, None)
+
+    def _fail_handshake(self, participant: Participant, refusals: list[str], detail: str) -> None:
+        """A bot that never bound: a refused hello is the likeliest cause when there was one (connections
+        carry no seat before their token is accepted, so the refusal is charged to a bot that never bound)."""
+        if refusals:
+            participant.down = Downtime(FaultKind.PROTOCOL_ERROR, f"hello refused ({refusals.pop(0)}); {detail}")
+        elif participant.process is not None and participant.process.exited():
+            participant.down = Downtime(FaultKind.CRASH, detail)
+        else:
+            participant.down = Downtime(FaultKind.TIMEOUT, detail)
+        self.stop(participant)
+
+    # Running.
+
+    def process_exited(self, pidfd: int) -> Participant:
+        """The participant whose process just exited (its pidfd became readable); no longer watched."""
+        participant = self._by_pidfd.pop(pidfd)
+        self.router.unwatch(pidfd)
+        return participant
+
+    def send(self, participant: Participant, frame: bytes) -> None:
+        identity = self.bindings.identity(participant.index)
+        if identity is not None:
+            self.router.send(identity, frame)
+
+    def owner(self, identity: bytes) -> Participant | None:
+        index = self.bindings.owner(identity)
+        return None if index is None else self.participants[index]
+
+    def mark_crashed(self, participant: Participant, detail: str) -> None:
+        participant.down = Downtime(FaultKind.CRASH, detail)
+        self.stop(participant)
+
+    def ready(self) -> Iterable[Participant]:
+        return (p for p in self.participants if p.down is None)
+
+    # Stopping.
+
+    def stop(self, participant: Participant) -> None:
+        """Kill the participant's processes and forget its binding (a restart binds anew)."""
+        self.bindings.revoke(participant.index)
+        process = participant.process
+        if process is None:
+            return
+        self._by_pidfd.pop(process.pidfd, None)
+        self.router.unwatch(process.pidfd)
+        process.kill()
+        participant.process = None
+
+    def finish(self) -> None:
+        """Say bye to every bot still up, give them a moment to exit, then kill whatever is left."""
+        for participant in self.ready():
+            self.send(participant, codec.BYE_FRAME)
+        deadline = time.monotonic() + _BYE_GRACE_S
+        while self._by_pidfd and time.monotonic() < deadline:
+            _, exited = self.router.wait(deadline)
+            for fd in exited:
+                self.process_exited(fd)
+        self.close()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for participant in self.participants:
+            with contextlib.suppress(OSError):
+                self.stop(participant)
+        self.router.close()
