@@ -11,6 +11,8 @@ from referee import __version__
 
 from .bench import bench
 from .games import games
+from .play import play
+from .replay import replay
 from .tournament import tournament
 
 
@@ -25,5 +27,7 @@ def main() -> None:
 
 
 main.add_command(games)
+main.add_command(play)
+main.add_command(replay)
 main.add_command(bench)
 main.add_command(tournament)

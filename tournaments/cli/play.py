@@ -1,0 +1,239 @@
+"""`referee play GAME BOT BOT ...`: one match between bot programs, printed game by game."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import secrets
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import click
+from tabulate import tabulate
+
+from protocol import limits
+from referee.botspec import UnknownBot, resolve_bot, unique_names
+from referee.connection import Transport
+from referee.games import GameError, list_games, load_game
+from referee.games.base import MAX_SEED
+from referee.match import MatchSpecError, run_match
+from referee.process import BotStartError
+from referee.records import FaultPolicy, GameRecord, Limits, MatchSpec
+from referee.seating import rotated_games
+
+from .options import echo_json, json_option, tablefmt_option
+
+
+def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """KEY=VALUE pairs; a VALUE that parses as JSON is taken as such (numbers, true/false), else as a string."""
+    config: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--option")
+        try:
+            config[key] = json.loads(text)
+        except json.JSONDecodeError:
+            config[key] = text
+    return config
+
+
+def _game_json(record: GameRecord) -> dict[str, Any]:
+    return {
+        "index": record.index,
+        "seed": record.seed,
+        "seats": list(record.seats),
+        "ranks": list(record.ranks),
+        "scores": list(record.scores),
+        "faults": [{"seat": f.seat, "kind": f.kind.value, "detail": f.detail} for f in record.faults],
+        "timing": [
+            {"decisions": t.decisions, "mean_ms": round(t.mean_ms, 3), "max_ms": round(t.max_ms, 3)}
+            for t in record.timings
+        ],
+        "replay": record.replay_path,
+    }
+
+
+def _print_game(record: GameRecord, total: int, tablefmt: str) -> None:
+    click.echo(f"game {record.index + 1}/{total}  seed {record.seed}")
+    rows = [
+        (seat, bot, rank, score, timing.decisions, f"{timing.mean_ms:.2f}", f"{timing.max_ms:.2f}")
+        for seat, (bot, rank, score, timing) in enumerate(
+            zip(record.seats, record.ranks, record.scores, record.timings, strict=True)
+        )
+    ]
+    headers = ["seat", "bot", "rank", "score", "decisions", "mean ms", "max ms"]
+    click.echo(tabulate(rows, headers=headers, tablefmt=tablefmt))
+    for fault in record.faults:
+        click.echo(f"  fault: seat {fault.seat} ({fault.bot}) {fault.kind.value}: {fault.detail}")
+    if record.replay_path:
+        click.echo(f"  replay: {record.replay_path}")
+    click.echo()
+
+
+def _terminate_cleanly(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """SIGTERM unwinds like Ctrl-C, so that the match's bot processes are killed on the way out."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminate_cleanly)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@click.command()
+@click.argument("game", type=click.Choice(list_games()))
+@click.argument("bots", metavar="BOT BOT ...", nargs=-1, required=True)
+@click.option(
+    "--games",
+    "-n",
+    "game_count",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Games in the match (deals are repeated once per seat rotation).",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, MAX_SEED),
+    default=None,
+    help="Seed of the deals [default: drawn from a secure source and printed].",
+)
+@click.option(
+    "--move-time",
+    type=click.IntRange(min=1),
+    default=limits.DEFAULT_MOVE_TIME_MS,
+    show_default=True,
+    metavar="MS",
+    help="Time limit of one decision.",
+)
+@click.option(
+    "--startup-time",
+    type=click.FloatRange(min=0.1),
+    default=limits.DEFAULT_STARTUP_TIME_S,
+    show_default=True,
+    metavar="S",
+    help="Time limit of a bot's start and handshake.",
+)
+@click.option(
+    "--time-bank",
+    type=click.IntRange(min=0),
+    default=limits.DEFAULT_TIME_BANK_MS,
+    show_default=True,
+    metavar="MS",
+    help="Extra time per game from which decision overruns are drawn.",
+)
+@click.option(
+    "--fault-policy",
+    type=click.Choice([policy.value for policy in FaultPolicy]),
+    default=FaultPolicy.FORFEIT.value,
+    show_default=True,
+    help="forfeit: a faulty seat loses the game; substitute: a random action is played instead.",
+)
+@click.option(
+    "--fault-budget",
+    type=click.IntRange(min=1),
+    default=limits.DEFAULT_FAULT_BUDGET,
+    show_default=True,
+    help="Faults in a game after which a seat forfeits under --fault-policy substitute.",
+)
+@click.option(
+    "--memory",
+    "memory_mb",
+    type=click.IntRange(min=16),
+    default=limits.DEFAULT_MEMORY_MB,
+    show_default=True,
+    metavar="MB",
+    help="Memory limit of each bot process.",
+)
+@click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE", help="A game option (repeatable).")
+@click.option("--replay-dir", type=click.Path(file_okay=False), default=None, help="Write a replay of every game here.")
+@click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="Keep the bots' logs here.")
+@click.option(
+    "--transport",
+    type=click.Choice([t.value for t in Transport]),
+    default=Transport.IPC.value,
+    show_default=True,
+    help="How bots connect: ipc (local socket file) or tcp (127.0.0.1).",
+)
+@json_option
+@tablefmt_option
+def play(
+    game: str,
+    bots: tuple[str, ...],
+    game_count: int,
+    seed: int | None,
+    move_time: int,
+    startup_time: float,
+    time_bank: int,
+    fault_policy: str,
+    fault_budget: int,
+    memory_mb: int,
+    options: tuple[str, ...],
+    replay_dir: str | None,
+    log_dir: str | None,
+    transport: str,
+    as_json: bool,
+    tablefmt: str,
+) -> None:
+    """Play a match of GAME between the BOTs, one seat each, and print every game.
+
+    A BOT is a built-in name (random, heuristic, scout-heuristic, scauver-heuristic), a path to a program
+    or a .py script, or a command line in quotes ("node bots/js/random_bot.js"). Seats rotate from game to
+    game. Bot faults are reported, not fatal: the exit status is 0 whenever the match was played.
+    """
+    info = load_game(game).info
+    if not info.min_players <= len(bots) <= info.max_players:
+        raise click.UsageError(f"{game} is for {info.min_players} to {info.max_players} players, not {len(bots)} bots")
+    try:
+        specs = unique_names([resolve_bot(bot, game) for bot in bots])
+    except UnknownBot as error:
+        raise click.ClickException(str(error)) from error
+    base_seed = secrets.randbelow(MAX_SEED) if seed is None else seed
+    spec = MatchSpec(
+        match_id=f"{game}-{base_seed}",
+        game=game,
+        bots=specs,
+        games=rotated_games(len(specs), game_count, base_seed),
+        config=_parse_options(options),
+        limits=Limits(
+            move_time_ms=move_time,
+            startup_time_s=startup_time,
+            time_bank_ms=time_bank,
+            memory_mb=memory_mb,
+            fault_policy=FaultPolicy(fault_policy),
+            fault_budget=fault_budget,
+        ),
+        replay_dir=replay_dir,
+        log_dir=log_dir,
+    )
+    if not as_json:
+        click.echo(f"{game}: {', '.join(s.name for s in specs)}; {game_count} game(s), seed {base_seed}\n")
+
+    def on_game(record: GameRecord) -> None:
+        if as_json:
+            if game_count > 1:
+                click.echo(f"game {record.index + 1}/{game_count} played", err=True)
+        else:
+            _print_game(record, game_count, tablefmt)
+
+    with _sigterm_unwinds():
+        try:
+            record = run_match(spec, on_game, transport=Transport(transport))
+        except (GameError, MatchSpecError, BotStartError) as error:
+            raise click.ClickException(str(error)) from error
+    if as_json:
+        echo_json(
+            {"game": game, "match_id": spec.match_id, "seed": base_seed, "games": [_game_json(g) for g in record.games]}
+        )
+    sys.stdout.flush()
