@@ -1,0 +1,203 @@
+"""A league's schedule: which tables meet, and the games each match plays. Deterministic from the league.
+
+Tables: a round robin meets every `players`-subset of the pool; a gauntlet puts the challenger at every
+table and fills the other seats with every subset of the rest. When a league sets `max_tables` and there are
+more tables than that, a balanced sample is drawn instead, in which every pair of bots meets about equally
+often (and every bot plays about equally often).
+
+Games: every table plays the same deals (one seed per deal, shared by all tables, like duplicate bridge),
+and each deal once per seat rotation, so every bot holds every seat's cards of every deal. The order around
+the table before rotating is shuffled per deal, so neighbours change from deal to deal.
+
+Match ids depend only on what the match is (game, seats, config, seed and the names at the table), never on
+the rest of the pool or the file's order: adding a bot only adds matches, and a resumed run finds the ones
+already played. Raising deals_per_match only adds games to existing matches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from referee.games.base import MAX_SEED
+from referee.records import GameSpec
+
+from .league import League, ScheduleKind
+
+Table = tuple[str, ...]
+"""The bot names at one table, sorted."""
+
+_RETRIES = 20
+_SWAP_ATTEMPTS_PER_TABLE = 200
+_MAX_SWAP_ATTEMPTS = 100_000
+
+
+def derive_seed(*parts: object) -> int:
+    """A seed in [0, MAX_SEED] that depends on every part and nothing else (stable across runs and machines)."""
+    digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).digest()
+    return int.from_bytes(digest[:8], "big") & MAX_SEED
+
+
+def league_tables(league: League) -> list[Table]:
+    """The tables of the league, in a stable order."""
+    names = [bot.name for bot in league.bots]
+    rng = random.Random(derive_seed("tables", league.seed))
+    if league.schedule is ScheduleKind.GAUNTLET:
+        assert league.challenger is not None
+        pool = [name for name in names if name != league.challenger]
+        return [tuple(sorted((league.challenger, *rest))) for rest in _subsets(pool, league.players - 1, league, rng)]
+    return _subsets(names, league.players, league, rng)
+
+
+def _subsets(names: Sequence[str], size: int, league: League, rng: random.Random) -> list[Table]:
+    total = math.comb(len(names), size)
+    if league.max_tables is None or total <= league.max_tables:
+        return [tuple(sorted(table)) for table in itertools.combinations(sorted(names), size)]
+    return balanced_sample(sorted(names), size, league.max_tables, rng)
+
+
+def balanced_sample(names: Sequence[str], size: int, count: int, rng: random.Random) -> list[Table]:
+    """`count` distinct tables of `size` names in which pairs meet, and names play, about equally often.
+
+    Greedy: each table starts from a name that has played least and adds the name that has met the
+    table's members least (then played least); random tie-breaks come from `rng`. Then a local search
+    swaps single members while that lowers the sum of squared meeting and playing counts. Above half of
+    all tables, the tables left out are the balanced sample (all tables together are perfectly even).
+    """
+    total = math.comb(len(names), size)
+    if count > total:
+        raise ValueError(f"cannot draw {count} distinct tables of {size} from {len(names)} names")
+    if 2 * count > total:
+        left_out = set(balanced_sample(names, size, total - count, rng)) if count < total else set()
+        return [table for table in itertools.combinations(sorted(names), size) if table not in left_out]
+    appearances: Counter[str] = Counter()
+    meetings: Counter[tuple[str, str]] = Counter()
+    chosen: list[Table] = []
+    seen: set[Table] = set()
+    for _ in range(count):
+        table = _next_table(names, size, appearances, meetings, seen, rng)
+        chosen.append(table)
+        seen.add(table)
+        appearances.update(table)
+        meetings.update(itertools.combinations(table, 2))
+    _improve(chosen, names, appearances, meetings, seen, rng)
+    return chosen
+
+
+def _improve(
+    tables: list[Table],
+    names: Sequence[str],
+    appearances: Counter[str],
+    meetings: Counter[tuple[str, str]],
+    seen: set[Table],
+    rng: random.Random,
+) -> None:
+    """Replace one member of a random table by an outsider whenever that makes the counts more even."""
+    for _ in range(min(_SWAP_ATTEMPTS_PER_TABLE * len(tables), _MAX_SWAP_ATTEMPTS)):
+        position = rng.randrange(len(tables))
+        table = tables[position]
+        leaving = rng.choice(table)
+        joining = rng.choice(names)
+        if joining in table:
+            continue
+        others = [name for name in table if name != leaving]
+        change = 2 * (appearances[joining] - appearances[leaving] + 1) + sum(
+            2 * (meetings[_pair(joining, other)] - meetings[_pair(leaving, other)] + 1) for other in others
+        )
+        replacement = tuple(sorted((*others, joining)))
+        if change > 0 or replacement in seen:
+            continue
+        seen.discard(table)
+        seen.add(replacement)
+        tables[position] = replacement
+        appearances[leaving] -= 1
+        appearances[joining] += 1
+        for other in others:
+            meetings[_pair(leaving, other)] -= 1
+            meetings[_pair(joining, other)] += 1
+
+
+def _next_table(
+    names: Sequence[str],
+    size: int,
+    appearances: Counter[str],
+    meetings: Counter[tuple[str, str]],
+    seen: set[Table],
+    rng: random.Random,
+) -> Table:
+    for _ in range(_RETRIES):
+        order = list(names)
+        rng.shuffle(order)
+        members = [min(order, key=lambda name: appearances[name])]
+        while len(members) < size:
+            candidates = [name for name in order if name not in members]
+            members.append(
+                min(
+                    candidates,
+                    key=lambda name: (sum(meetings[_pair(name, member)] for member in members), appearances[name]),
+                )
+            )
+        table = tuple(sorted(members))
+        if table not in seen:
+            return table
+    while True:
+        table = tuple(sorted(rng.sample(list(names), size)))
+        if table not in seen:
+            return table
+
+
+def _pair(first: str, second: str) -> tuple[str, str]:
+    return (first, second) if first < second else (second, first)
+
+
+def match_id(league: League, table: Table) -> str:
+    """A stable id: the game, the seats and a digest of what makes the match (not the rest of the pool)."""
+    digest = hashlib.sha256(
+        json.dumps(
+            [league.game, league.players, league.seed, dict(league.config), list(table)], sort_keys=True
+        ).encode()
+    ).hexdigest()
+    return f"{league.game}-{league.players}p-{digest[:16]}"
+
+
+def deal_seed(league: League, deal: int) -> int:
+    """The seed of deal number `deal`; the same at every table of the league."""
+    return derive_seed("deal", league.seed, deal)
+
+
+def game_specs(league: League, table: Table) -> tuple[GameSpec, ...]:
+    """The games of the match at `table`: every deal once per rotation of the seats.
+
+    Game `deal * players + rotation` seats bot `order[(seat + rotation) % players]` at each seat, where
+    `order` is the deal's shuffled order of the table (indices into `table`).
+    """
+    players = league.players
+    specs = []
+    for deal in range(league.deals_per_match):
+        order = list(range(players))
+        random.Random(derive_seed("order", match_id(league, table), deal)).shuffle(order)
+        seed = deal_seed(league, deal)
+        for rotation in range(players):
+            seating = tuple(order[(seat + rotation) % players] for seat in range(players))
+            specs.append(GameSpec(index=deal * players + rotation, seed=seed, seating=seating))
+    return tuple(specs)
+
+
+@dataclass(frozen=True)
+class ScheduledMatch:
+    match_id: str
+    table: Table
+    games: tuple[GameSpec, ...]
+
+
+def league_schedule(league: League) -> list[ScheduledMatch]:
+    """Every match of the league with all its games."""
+    return [
+        ScheduledMatch(match_id(league, table), table, game_specs(league, table)) for table in league_tables(league)
+    ]
