@@ -1,0 +1,728 @@
+"""SCOUT (Kei Kajino, Oink Games) for 2 to 5 players, as referee/games/scout.md states it.
+
+Read top to bottom: constants and the deck per table, the strength of a set, the deal (seeded or
+explicit), the game, the state (turns, round ends, scoring) and the observation.
+
+Speed matters here (every search bot and league runs this loop), so the state is compact: a card is one
+int `top << 4 | bottom`, a hand and the Active Set are tuples of such ints, and a set's strength is one
+int that orders sets exactly as the rulebook does.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from .base import (
+    Action,
+    Config,
+    ConfigError,
+    Game,
+    GameInfo,
+    GameState,
+    Observation,
+    Option,
+    shared_ranks,
+)
+
+# Constants ---------------------------------------------------------------------------------------------
+
+LOWEST, HIGHEST = 1, 10
+TWO_PLAYER_CHIPS = 3
+ENDS = ("left", "right")
+
+# Strength of a set: length first, then a match over a run, then the smallest number (1..10 < 16).
+LENGTH_WEIGHT = 32
+MATCH_BONUS = 16
+SINGLE_BASE = LENGTH_WEIGHT + MATCH_BONUS
+NO_NEIGHBOUR = -LENGTH_WEIGHT  # a number no card has, nor any card's number plus or minus one
+NOTHING = 0  # the strength of an empty table, and of a card sequence that is not a valid set
+
+
+def card_code(top: int, bottom: int) -> int:
+    return top << 4 | bottom
+
+
+ROTATED = tuple((code & 15) << 4 | code >> 4 for code in range(256))
+
+
+def card_pair(code: int) -> list[int]:
+    """A card as the interface shows it: [top, bottom]."""
+    return [code >> 4, code & 15]
+
+
+@dataclass(frozen=True)
+class Table:
+    """What the player count fixes: the deck in play (cards as (low, high)), hand size and rounds."""
+
+    players: int
+    deck: tuple[tuple[int, int], ...]
+    hand_size: int
+    rounds: int
+
+    @property
+    def two_players(self) -> bool:
+        """Paid chips, an extra turn after a Scout, no Scout & Show, one shuffle for both rounds."""
+        return self.players == 2
+
+
+def _deck_without(removed: Sequence[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    return tuple(
+        (low, high)
+        for low in range(LOWEST, HIGHEST + 1)
+        for high in range(low + 1, HIGHEST + 1)
+        if (low, high) not in removed
+    )
+
+
+TABLES = {
+    2: Table(2, _deck_without([(9, 10)]), hand_size=11, rounds=2),
+    3: Table(3, _deck_without([(low, HIGHEST) for low in range(LOWEST, HIGHEST)]), hand_size=12, rounds=3),
+    4: Table(4, _deck_without([(9, 10)]), hand_size=11, rounds=4),
+    5: Table(5, _deck_without([]), hand_size=9, rounds=5),
+}
+
+
+class Phase(Enum):
+    ORIENT = "orient"
+    PLAY = "play"
+    OVER = "over"
+
+
+class RoundEnd(Enum):
+    HAND_EMPTIED = "hand_emptied"  # condition I: a Show emptied the shower's hand
+    ALL_SCOUTED = "all_scouted"  # condition II: every other seat only Scouted since the owner's Show
+    CANNOT_ACT = "cannot_act"  # two players: the seat to move can neither Show nor Scout
+
+
+# Sets and their strength -------------------------------------------------------------------------------
+
+
+def set_strength(tops: Sequence[int]) -> int:
+    """The strength of `tops` (numbers in use, hand order) as a set, or NOTHING if it is not a valid set.
+
+    A stronger set has a higher strength; a Show is legal when its strength exceeds the Active Set's."""
+    size = len(tops)
+    if size == 0:
+        return NOTHING
+    first = tops[0]
+    if size == 1:
+        return SINGLE_BASE + first
+    step = tops[1] - first
+    if not -1 <= step <= 1:
+        return NOTHING
+    for index in range(2, size):
+        if tops[index] - tops[index - 1] != step:
+            return NOTHING
+    if step == 0:
+        return size * LENGTH_WEIGHT + MATCH_BONUS + first
+    return size * LENGTH_WEIGHT + (first if step == 1 else tops[-1])
+
+
+def _longest_sets(tops: Sequence[int]) -> list[int]:
+    """For each start, the length of the longest valid set starting there (1 at least)."""
+    size = len(tops)
+    longest = [1] * size
+    previous_step = 2
+    for index in range(size - 2, -1, -1):
+        step = tops[index + 1] - tops[index]
+        if -1 <= step <= 1:
+            longest[index] = longest[index + 1] + 1 if step == previous_step else 2
+            previous_step = step
+        else:
+            previous_step = 2
+    return longest
+
+
+def _strength_at(tops: Sequence[int], start: int, length: int) -> int:
+    """The strength of the valid set tops[start:start + length] (known valid)."""
+    first = tops[start]
+    if length == 1:
+        return SINGLE_BASE + first
+    step = tops[start + 1] - first
+    if step == 0:
+        return length * LENGTH_WEIGHT + MATCH_BONUS + first
+    return length * LENGTH_WEIGHT + (first if step == 1 else first - length + 1)
+
+
+def show_ranges(tops: Sequence[int], to_beat: int) -> list[tuple[int, int, int]]:
+    """The Shows in `tops` stronger than `to_beat`, as (start, shortest, longest): every length from shortest
+    to longest at that start beats it (length dominates strength, so the beating lengths are contiguous)."""
+    ranges = []
+    shortest = to_beat // LENGTH_WEIGHT or 1
+    for start, longest in enumerate(_longest_sets(tops)):
+        if longest < shortest:
+            continue
+        if to_beat and _strength_at(tops, start, shortest) <= to_beat:
+            if longest > shortest:
+                ranges.append((start, shortest + 1, longest))
+        else:
+            ranges.append((start, shortest, longest))
+    return ranges
+
+
+def show_spans(tops: Sequence[int], to_beat: int) -> list[tuple[int, int]]:
+    """Every (start, length) of a set in `tops` stronger than `to_beat`, by start then length."""
+    return [(start, length) for start, low, high in show_ranges(tops, to_beat) for length in range(low, high + 1)]
+
+
+def best_strength(tops: Sequence[int]) -> int:
+    """The strength of the strongest set in `tops` (NOTHING for an empty hand)."""
+    best = NOTHING
+    for start, longest in enumerate(_longest_sets(tops)):
+        strength = _strength_at(tops, start, longest)
+        if strength > best:
+            best = strength
+    return best
+
+
+@dataclass(frozen=True)
+class InsertProfile:
+    """What a hand offers around each gap, so that "can a Show follow inserting number v at gap p?" costs
+    O(1) per (v, p): the strongest set untouched by the gap, and the runs and matches that end just left
+    of it or start just right of it (which the new card may join)."""
+
+    tops: tuple[int, ...]
+    untouched: tuple[int, ...]  # per gap 0..len: strongest set entirely left or entirely right of it
+    same_end: tuple[int, ...]
+    up_end: tuple[int, ...]
+    down_end: tuple[int, ...]
+    same_start: tuple[int, ...]
+    up_start: tuple[int, ...]
+    down_start: tuple[int, ...]
+
+    @classmethod
+    def of(cls, tops: tuple[int, ...]) -> InsertProfile:
+        size = len(tops)
+        same_end, up_end, down_end = [1] * size, [1] * size, [1] * size
+        for index in range(1, size):
+            step = tops[index] - tops[index - 1]
+            if step == 0:
+                same_end[index] = same_end[index - 1] + 1
+            elif step == 1:
+                up_end[index] = up_end[index - 1] + 1
+            elif step == -1:
+                down_end[index] = down_end[index - 1] + 1
+        same_start, up_start, down_start = [1] * size, [1] * size, [1] * size
+        for index in range(size - 2, -1, -1):
+            step = tops[index + 1] - tops[index]
+            if step == 0:
+                same_start[index] = same_start[index + 1] + 1
+            elif step == 1:
+                up_start[index] = up_start[index + 1] + 1
+            elif step == -1:
+                down_start[index] = down_start[index + 1] + 1
+        left_best = [NOTHING] * (size + 1)
+        for index, top in enumerate(tops):
+            ending_here = max(
+                same_end[index] * LENGTH_WEIGHT + MATCH_BONUS + top,
+                up_end[index] * (LENGTH_WEIGHT - 1) + top + 1,
+                down_end[index] * LENGTH_WEIGHT + top,
+            )
+            left_best[index + 1] = max(left_best[index], ending_here)
+        right_best = [NOTHING] * (size + 1)
+        for index in range(size - 1, -1, -1):
+            top = tops[index]
+            starting_here = max(
+                same_start[index] * LENGTH_WEIGHT + MATCH_BONUS + top,
+                up_start[index] * LENGTH_WEIGHT + top,
+                down_start[index] * (LENGTH_WEIGHT - 1) + top + 1,
+            )
+            right_best[index] = max(right_best[index + 1], starting_here)
+        untouched = tuple(max(left, right) for left, right in zip(left_best, right_best, strict=True))
+        return cls(
+            tops,
+            untouched,
+            tuple(same_end),
+            tuple(up_end),
+            tuple(down_end),
+            tuple(same_start),
+            tuple(up_start),
+            tuple(down_start),
+        )
+
+    def can_show_after_insert(self, top: int, gap: int, to_beat: int) -> bool:
+        """Whether the hand with a card of number `top` inserted at `gap` holds a set stronger than `to_beat`."""
+        if self.untouched[gap] > to_beat:
+            return True
+        tops = self.tops
+        left = tops[gap - 1] if gap else NO_NEIGHBOUR
+        right = tops[gap] if gap < len(tops) else NO_NEIGHBOUR
+        same = 1 + (self.same_end[gap - 1] if left == top else 0) + (self.same_start[gap] if right == top else 0)
+        if same * LENGTH_WEIGHT + MATCH_BONUS + top > to_beat:
+            return True
+        below = self.up_end[gap - 1] if left == top - 1 else 0
+        above = self.up_start[gap] if right == top + 1 else 0
+        if (below + 1 + above) * LENGTH_WEIGHT + top - below > to_beat:
+            return True
+        above = self.down_end[gap - 1] if left == top + 1 else 0
+        below = self.down_start[gap] if right == top - 1 else 0
+        return (above + 1 + below) * LENGTH_WEIGHT + top - below > to_beat
+
+
+def round_score(captured: int, chips: int, in_hand: int, exempt: bool) -> int:
+    """+1 per captured card, +1 per Scout chip (two players: unspent chip), -1 per card in hand unless exempt."""
+    return captured + chips - (0 if exempt else in_hand)
+
+
+# The deal ----------------------------------------------------------------------------------------------
+
+Hand = tuple[int, ...]
+Deal = tuple[tuple[Hand, ...], ...]  # per round, per seat: the hand as dealt (before the orient decision)
+
+
+def _shuffled(table: Table, rng: random.Random) -> list[int]:
+    cards = [card_code(low, high) if rng.getrandbits(1) else card_code(high, low) for low, high in table.deck]
+    rng.shuffle(cards)
+    return cards
+
+
+def deal_from_seed(table: Table, seed: int) -> Deal:
+    """Every round's hands from `seed`: each card's orientation is drawn, then the deck shuffled; seat s gets
+    the s-th block of hand_size cards. Two players: one shuffle; round 1 the first 22 cards, round 2 the rest."""
+    rng = random.Random(seed)
+    size, players = table.hand_size, table.players
+    if table.two_players:
+        cards = _shuffled(table, rng)
+        decks = [cards[: size * players], cards[size * players :]]
+    else:
+        decks = [_shuffled(table, rng) for _ in range(table.rounds)]
+    return tuple(tuple(tuple(deck[seat * size : (seat + 1) * size]) for seat in range(players)) for deck in decks)
+
+
+def parse_deal(table: Table, deal: Any) -> Deal:
+    """An explicit deal {"rounds": [[hand of seat 0, ...], ...]} (hand: [[top, bottom], ...] as dealt), checked:
+    one entry per round and seat, hand_size cards each, cards of the deck in play, none twice in a round
+    (two players: none twice in the game, the two rounds using the 44 cards)."""
+    if not isinstance(deal, dict) or set(deal) != {"rounds"}:
+        raise ConfigError('an explicit SCOUT deal is a map {"rounds": [[hand of seat 0, ...], ...]}')
+    rounds = deal["rounds"]
+    if not isinstance(rounds, list | tuple) or len(rounds) != table.rounds:
+        raise ConfigError(f"an explicit deal for {table.players} players has {table.rounds} rounds")
+    deck = set(table.deck)
+    seen_in_game: set[tuple[int, int]] = set()
+    parsed = []
+    for number, hands in enumerate(rounds, 1):
+        if not isinstance(hands, list | tuple) or len(hands) != table.players:
+            raise ConfigError(f"round {number} of the deal must hold {table.players} hands")
+        seen = seen_in_game if table.two_players else set()
+        parsed.append(tuple(_parse_hand(table, deck, seen, hand, number, seat) for seat, hand in enumerate(hands)))
+    return tuple(parsed)
+
+
+def _parse_hand(
+    table: Table, deck: set[tuple[int, int]], seen: set[tuple[int, int]], hand: Any, number: int, seat: int
+) -> Hand:
+    where = f"round {number}, seat {seat}"
+    if not isinstance(hand, list | tuple) or len(hand) != table.hand_size:
+        raise ConfigError(f"{where}: a hand is a list of {table.hand_size} cards [top, bottom]")
+    codes = []
+    for card in hand:
+        if not isinstance(card, list | tuple) or len(card) != 2 or any(type(number) is not int for number in card):
+            raise ConfigError(f"{where}: a card is [top, bottom], two ints, not {card!r:.50}")
+        top, bottom = card
+        pair = (min(top, bottom), max(top, bottom))
+        if pair not in deck:
+            raise ConfigError(f"{where}: {card!r} is not a card of the {table.players}-player deck")
+        if pair in seen:
+            raise ConfigError(f"{where}: the card {list(pair)} is dealt twice")
+        seen.add(pair)
+        codes.append(card_code(top, bottom))
+    return tuple(codes)
+
+
+def deal_as_data(deal: Deal) -> dict[str, list[list[list[list[int]]]]]:
+    """A deal in the explicit-deal format (so a seeded deal can be replayed as an explicit one)."""
+    return {"rounds": [[[card_pair(code) for code in hand] for hand in hands] for hands in deal]}
+
+
+# The game ----------------------------------------------------------------------------------------------
+
+
+class ScoutGame(Game):
+    info = GameInfo(
+        name="scout",
+        title="SCOUT",
+        min_players=2,
+        max_players=5,
+        options=(
+            Option(
+                "first_player",
+                0,
+                "seat that starts round 1; each later round starts one seat to the left",
+                minimum=0,
+                maximum=4,
+            ),
+        ),
+        summary="Kei Kajino's shedding game: Show stronger sets or Scout a card; as many rounds as players.",
+    )
+
+    def _new_state(self, players: int, seed: int, config: Config, deal: Any) -> ScoutState:
+        if config["first_player"] >= players:
+            raise ConfigError(f"first_player must be a seat of the table (0 to {players - 1})")
+        table = TABLES[players]
+        dealt = deal_from_seed(table, seed) if deal is None else parse_deal(table, deal)
+        state = ScoutState()
+        state._init_common(self, players, seed, config, deal)
+        state._start(table, dealt)
+        return state
+
+
+# The state ---------------------------------------------------------------------------------------------
+
+# Every action once, as templates: legal_actions hands out copies (copying a dict is twice as fast as
+# building it), so a caller that mutates an action cannot change the tables.
+_MAX_HAND = max(len(table.deck) for table in TABLES.values())
+_ORIENTS = tuple({"kind": "orient", "flip": flip} for flip in (False, True))
+_SHOWS = tuple(
+    tuple({"kind": "show", "start": start, "length": length} for length in range(_MAX_HAND + 1))
+    for start in range(_MAX_HAND)
+)
+_SCOUTS = {
+    (end, flip, and_show): tuple(
+        {"kind": "scout", "end": end, "flip": flip, "insert": gap, "and_show": and_show} for gap in range(_MAX_HAND + 1)
+    )
+    for end in ENDS
+    for flip in (False, True)
+    for and_show in (False, True)
+}
+
+
+class ScoutState(GameState):
+    """One game of SCOUT. Seats act only through `apply`; everything else reads."""
+
+    _table: Table
+    _dealt: Deal
+    _round_index: int
+    _phase: Phase
+    _starter: int
+    _current: int
+    _hands: list[Hand]
+    _active: Hand
+    _active_strength: int
+    _owner: int | None
+    _captured: list[Hand]
+    _chips: list[int]
+    _scout_show_used: list[bool]
+    _must_show: bool
+    _scouts_in_row: int
+    _orient_choices: list[bool | None]
+    _public: list[dict[str, Any]]
+    _totals: list[int]
+    _finished_rounds: list[dict[str, Any]]
+    _legal_cache: list[Action] | None
+
+    def _start(self, table: Table, dealt: Deal) -> None:
+        self._table = table
+        self._dealt = dealt
+        self._totals = [0] * table.players
+        self._finished_rounds = []
+        self._round_index = 0
+        self._deal_round()
+
+    def _deal_round(self) -> None:
+        table, players = self._table, self._table.players
+        self._phase = Phase.ORIENT
+        self._starter = (self.config["first_player"] + self._round_index) % players
+        self._current = self._starter
+        self._hands = list(self._dealt[self._round_index])
+        self._active = ()
+        self._active_strength = NOTHING
+        self._owner = None
+        self._captured = [()] * players
+        self._chips = [TWO_PLAYER_CHIPS if table.two_players else 0] * players
+        self._scout_show_used = [False] * players
+        self._must_show = False
+        self._scouts_in_row = 0
+        self._orient_choices = [None] * players
+        self._public = []
+        self._legal_cache = None
+
+    # Reading the state.
+
+    @property
+    def round(self) -> int:
+        return self._round_index + 1
+
+    @property
+    def dealt(self) -> dict[str, Any]:
+        """The deal of this game (seeded or explicit) in the explicit-deal format."""
+        return deal_as_data(self._dealt)
+
+    def is_over(self) -> bool:
+        return self._phase is Phase.OVER
+
+    def to_move(self) -> list[int]:
+        phase = self._phase
+        if phase is Phase.PLAY:
+            return [self._current]
+        if phase is Phase.ORIENT:
+            return [seat for seat, choice in enumerate(self._orient_choices) if choice is None]
+        return []
+
+    def result(self) -> dict[str, list[int]]:
+        """Totals and shared ranks (of the rounds finished so far, if the game is not over)."""
+        return {"scores": list(self._totals), "ranks": shared_ranks(self._totals)}
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        phase = self._phase
+        if phase is Phase.PLAY:
+            if seat != self._current:
+                return []
+            templates = self._legal_cache
+            if templates is None:
+                templates = self._legal_cache = self._play_templates(seat)
+            return list(map(dict.copy, templates))
+        if phase is Phase.ORIENT and self._orient_choices[seat] is None:
+            return list(map(dict.copy, _ORIENTS))
+        return []
+
+    def _play_templates(self, seat: int) -> list[Action]:
+        """The legal actions of the seat to move, as shared templates: Shows, Scouts, then Scout & Shows."""
+        hand = self._hands[seat]
+        tops = [code >> 4 for code in hand]
+        actions: list[Action] = []
+        for start, shortest, longest in show_ranges(tops, self._active_strength):
+            actions += _SHOWS[start][shortest : longest + 1]
+        active = self._active
+        if self._must_show or not active or (self._table.two_players and not self._chips[seat]):
+            return actions
+        offer_scout_show = not self._table.two_players and not self._scout_show_used[seat]
+        profile = InsertProfile.of(tuple(tops)) if offer_scout_show else None
+        gaps = len(hand) + 1
+        ends = ENDS[: 1 if len(active) == 1 else 2]
+        for end in ends:
+            for flip in (False, True):
+                actions += _SCOUTS[end, flip, False][:gaps]
+        if profile is None:
+            return actions
+        for end in ends:
+            card = active[0] if end == "left" else active[-1]
+            remaining = set_strength([code >> 4 for code in (active[1:] if end == "left" else active[:-1])])
+            for flip in (False, True):
+                top = (ROTATED[card] if flip else card) >> 4
+                scout_shows = _SCOUTS[end, flip, True]
+                actions += [
+                    scout_shows[gap] for gap in range(gaps) if profile.can_show_after_insert(top, gap, remaining)
+                ]
+        return actions
+
+    # Checking an action (the seat is known to be to move).
+
+    def _illegal_reason(self, seat: int, action: Action) -> str | None:
+        kind = action["kind"]
+        if self._phase is Phase.ORIENT:
+            if kind != "orient" or len(action) != 2 or type(action.get("flip")) is not bool:
+                return 'at the start of a round every seat orients its hand: {"kind": "orient", "flip": bool}'
+            return None
+        if kind == "show":
+            return self._show_problem(seat, action)
+        if kind == "scout":
+            return self._scout_problem(seat, action)
+        return f"{kind!r} is not an action now: a seat shows or scouts"
+
+    def _show_problem(self, seat: int, action: Action) -> str | None:
+        start, length = action.get("start"), action.get("length")
+        if len(action) != 3 or type(start) is not int or type(length) is not int:
+            return 'a Show is {"kind": "show", "start": int, "length": int}'
+        hand = self._hands[seat]
+        if start < 0 or length < 1 or start + length > len(hand):
+            return f"cards {start}..{start + length - 1} are not in a hand of {len(hand)} cards"
+        strength = set_strength([code >> 4 for code in hand[start : start + length]])
+        if strength == NOTHING:
+            return "those cards are neither a match nor a run"
+        if strength <= self._active_strength:
+            return "that set does not beat the Active Set"
+        return None
+
+    def _scout_problem(self, seat: int, action: Action) -> str | None:
+        end, flip, gap, and_show = action.get("end"), action.get("flip"), action.get("insert"), action.get("and_show")
+        if len(action) != 5 or type(flip) is not bool or type(gap) is not int or type(and_show) is not bool:
+            return 'a Scout is {"kind": "scout", "end": "left"|"right", "flip": bool, "insert": int, "and_show": bool}'
+        active, hand = self._active, self._hands[seat]
+        if self._must_show:
+            return "after a Scout & Show's Scout the same seat must Show"
+        if not active:
+            return "there is no Active Set to scout from"
+        if end not in ENDS:
+            return 'end is "left" or "right"'
+        if end == "right" and len(active) == 1:
+            return 'the Active Set has one card: it is taken with end "left"'
+        if not 0 <= gap <= len(hand):
+            return f"insert is a position from 0 to {len(hand)}"
+        if self._table.two_players:
+            if not self._chips[seat]:
+                return "no Scout chip left to pay with"
+            if and_show:
+                return "two players play without Scout & Show"
+            return None
+        if and_show:
+            return self._scout_show_problem(seat, end, flip, gap)
+        return None
+
+    def _scout_show_problem(self, seat: int, end: str, flip: bool, gap: int) -> str | None:
+        if self._scout_show_used[seat]:
+            return "Scout & Show is once per round, and this seat has used it"
+        active = self._active
+        card = active[0] if end == "left" else active[-1]
+        remaining = active[1:] if end == "left" else active[:-1]
+        hand = self._hands[seat]
+        new_hand = hand[:gap] + (ROTATED[card] if flip else card,) + hand[gap:]
+        if best_strength([code >> 4 for code in new_hand]) <= set_strength([code >> 4 for code in remaining]):
+            return "no Show could follow that Scout, so Scout & Show is not offered"
+        return None
+
+    # Applying a legal action.
+
+    def _apply(self, seat: int, action: Action) -> None:
+        self._legal_cache = None
+        kind = action["kind"]
+        if kind == "show":
+            self._show(seat, action["start"], action["length"])
+        elif kind == "scout":
+            self._scout(seat, action["end"], action["flip"], action["insert"], action["and_show"])
+        else:
+            self._orient(seat, action["flip"])
+
+    def _orient(self, seat: int, flip: bool) -> None:
+        choices = self._orient_choices
+        choices[seat] = flip
+        if None in choices:
+            return
+        for who, flipped in enumerate(choices):
+            if flipped:
+                self._hands[who] = tuple(ROTATED[code] for code in reversed(self._hands[who]))
+            self._public.append({"seat": who, "kind": "orient", "flip": flipped})
+        self._phase = Phase.PLAY
+
+    def _show(self, seat: int, start: int, length: int) -> None:
+        hand = self._hands[seat]
+        shown = hand[start : start + length]
+        captured = len(self._active)
+        if captured:
+            self._captured[seat] += self._active
+        self._hands[seat] = hand[:start] + hand[start + length :]
+        self._active = shown
+        self._active_strength = set_strength([code >> 4 for code in shown])
+        self._owner = seat
+        self._must_show = False
+        self._scouts_in_row = 0
+        self._public.append(
+            {
+                "seat": seat,
+                "kind": "show",
+                "start": start,
+                "length": length,
+                "cards": [card_pair(code) for code in shown],
+                "captured": captured,
+            }
+        )
+        if not self._hands[seat]:
+            self._end_round(RoundEnd.HAND_EMPTIED, None)
+            return
+        self._current = (seat + 1) % self.players
+        self._check_cannot_act()
+
+    def _scout(self, seat: int, end: str, flip: bool, gap: int, and_show: bool) -> None:
+        active = self._active
+        if end == "left":
+            card, self._active = active[0], active[1:]
+        else:
+            card, self._active = active[-1], active[:-1]
+        self._active_strength = set_strength([code >> 4 for code in self._active])
+        if flip:
+            card = ROTATED[card]
+        hand = self._hands[seat]
+        self._hands[seat] = hand[:gap] + (card,) + hand[gap:]
+        self._public.append(
+            {
+                "seat": seat,
+                "kind": "scout",
+                "end": end,
+                "flip": flip,
+                "insert": gap,
+                "and_show": and_show,
+                "card": card_pair(card),
+            }
+        )
+        if self._table.two_players:
+            self._chips[seat] -= 1
+            self._check_cannot_act()
+            return
+        assert self._owner is not None
+        self._chips[self._owner] += 1
+        if and_show:
+            self._scout_show_used[seat] = True
+            self._must_show = True
+            return
+        self._scouts_in_row += 1
+        if self._scouts_in_row == self.players - 1:
+            self._end_round(RoundEnd.ALL_SCOUTED, self._owner)
+        else:
+            self._current = (seat + 1) % self.players
+
+    def _check_cannot_act(self) -> None:
+        """Two players: the round ends when the seat to move has no chip and no Show beats the Active Set."""
+        if not self._table.two_players or self._chips[self._current] or not self._active:
+            return
+        if best_strength([code >> 4 for code in self._hands[self._current]]) <= self._active_strength:
+            self._end_round(RoundEnd.CANNOT_ACT, self._owner)
+
+    def _end_round(self, how: RoundEnd, exempt: int | None) -> None:
+        scores = [
+            round_score(len(self._captured[seat]), self._chips[seat], len(self._hands[seat]), seat == exempt)
+            for seat in range(self.players)
+        ]
+        self._totals = [total + score for total, score in zip(self._totals, scores, strict=True)]
+        self._finished_rounds.append({"round": self.round, "scores": scores, "end": how.value, "exempt": exempt})
+        if self._round_index + 1 == self._table.rounds:
+            self._phase = Phase.OVER
+            return
+        self._round_index += 1
+        self._deal_round()
+
+    def clone(self) -> ScoutState:
+        copy = object.__new__(ScoutState)
+        copy.__dict__.update(self.__dict__)
+        copy.history = list(self.history)
+        copy._hands = list(self._hands)
+        copy._captured = list(self._captured)
+        copy._chips = list(self._chips)
+        copy._scout_show_used = list(self._scout_show_used)
+        copy._orient_choices = list(self._orient_choices)
+        copy._public = list(self._public)
+        copy._totals = list(self._totals)
+        copy._finished_rounds = list(self._finished_rounds)
+        return copy
+
+    # The observation.
+
+    def observation(self, seat: int) -> Observation:
+        """All that `seat` may know: its own hand (both numbers of each card), the table, every seat's counts,
+        and the public history of this round. Never a card of another seat's hand that was not shown."""
+        return {
+            "seat": seat,
+            "players": self.players,
+            "round": self._round_index + 1,
+            "rounds": self._table.rounds,
+            "round_starter": self._starter,
+            "phase": self._phase.value,
+            "to_move": self.to_move(),
+            "must_show": self._must_show,
+            "hand": [[code >> 4, code & 15] for code in self._hands[seat]],
+            "active_set": [[code >> 4, code & 15] for code in self._active],
+            "active_owner": self._owner,
+            "hand_sizes": [len(hand) for hand in self._hands],
+            "captured": [len(pile) for pile in self._captured],
+            "chips": list(self._chips),
+            "scout_show_used": list(self._scout_show_used),
+            "scores": list(self._totals),
+            "finished_rounds": list(self._finished_rounds),
+            "history": list(self._public),
+        }
+
+
+GAME = ScoutGame()
