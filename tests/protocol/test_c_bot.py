@@ -2,45 +2,11 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from fake_referee import REQUESTS, FakeReferee, ScriptError, wait_exit
-
-ROOT = Path(__file__).resolve().parents[2]
-BOT_DIR = ROOT / "bots" / "c"
-
-
-def missing_toolchain() -> str | None:
-    for tool in ("make", "cc", "pkg-config"):
-        if shutil.which(tool) is None:
-            return f"{tool} is not installed"
-    probe = subprocess.run(["pkg-config", "--exists", "libzmq"], check=False)
-    if probe.returncode != 0:
-        return "libzmq is not installed (apt-get install libzmq3-dev)"
-    probe = subprocess.run("pkg-config --exists msgpack-c || pkg-config --exists msgpack", shell=True, check=False)
-    if probe.returncode != 0:
-        return "msgpack-c is not installed (apt-get install libmsgpack-dev)"
-    return None
-
-
-@pytest.fixture(scope="module")
-def c_bot() -> Path:
-    reason = missing_toolchain()
-    if reason is not None:
-        pytest.skip(f"cannot build the C bot: {reason}")
-    build = subprocess.run(["make", "-C", str(BOT_DIR)], capture_output=True, text=True, check=False)
-    assert build.returncode == 0, build.stdout + build.stderr
-    return BOT_DIR / "random_bot"
-
-
-@pytest.fixture
-def referee(tmp_path: Path):
-    fake = FakeReferee(f"ipc://{tmp_path}/referee.ipc")
-    yield fake
-    fake.close()
 
 
 def start(bot: Path, referee: FakeReferee, token: str | None = None) -> subprocess.Popen:

@@ -2,51 +2,31 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 from fake_referee import REQUESTS, FakeReferee, ScriptError, wait_exit
 
-ROOT = Path(__file__).resolve().parents[2]
-BOT_DIR = ROOT / "bots" / "js"
 
-pytestmark = [
-    pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed"),
-    pytest.mark.skipif(
-        not (BOT_DIR / "node_modules" / "zeromq").is_dir(),
-        reason="the JS bot's packages are not installed (npm ci --prefix bots/js)",
-    ),
-]
-
-
-@pytest.fixture
-def referee(tmp_path: Path):
-    fake = FakeReferee(f"ipc://{tmp_path}/referee.ipc")
-    yield fake
-    fake.close()
-
-
-def start(referee: FakeReferee, token: str | None = None) -> subprocess.Popen:
+def start(js_bot: list[str], referee: FakeReferee, token: str | None = None) -> subprocess.Popen:
     return subprocess.Popen(
-        ["node", str(BOT_DIR / "random_bot.js")],
+        js_bot,
         env=referee.environment(token),
         stdin=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
 
 
-def test_js_bot_plays_the_script_and_exits_on_bye(referee: FakeReferee) -> None:
-    bot = start(referee)
+def test_js_bot_plays_the_script_and_exits_on_bye(js_bot: list[str], referee: FakeReferee) -> None:
+    bot = start(js_bot, referee)
     actions = referee.play_script(games=2, extra_messages=[{"type": "from_the_future"}])
     assert wait_exit(bot) == 0
     assert len(actions) == 2 * len(REQUESTS)
     assert referee.received[0]["name"] == "js-random"
 
 
-def test_js_bot_ignores_junk_and_copies_large_ids_and_nested_actions(referee: FakeReferee) -> None:
-    bot = start(referee)
+def test_js_bot_ignores_junk_and_copies_large_ids_and_nested_actions(js_bot: list[str], referee: FakeReferee) -> None:
+    bot = start(js_bot, referee)
     identity = referee.handshake()
     referee.socket.send_multipart([identity, b"\xc1 not msgpack"])
     referee.send(identity, {"no_type": True})
@@ -58,8 +38,8 @@ def test_js_bot_ignores_junk_and_copies_large_ids_and_nested_actions(referee: Fa
     assert b"ignored" in bot.stderr.read()
 
 
-def test_js_bot_exits_when_refused(referee: FakeReferee) -> None:
-    bot = start(referee, token="forged")
+def test_js_bot_exits_when_refused(js_bot: list[str], referee: FakeReferee) -> None:
+    bot = start(js_bot, referee, token="forged")
     with pytest.raises(ScriptError):
         referee.handshake()
     assert wait_exit(bot) == 2

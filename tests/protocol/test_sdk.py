@@ -17,13 +17,6 @@ from protocol.sdk import GameStart, SessionEnd, run_bot
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def referee(tmp_path: Path):
-    fake = FakeReferee(f"ipc://{tmp_path}/referee.ipc")
-    yield fake
-    fake.close()
-
-
 def in_thread(referee: FakeReferee, bot: Any, **kwargs: Any) -> Future:
     pool = ThreadPoolExecutor(max_workers=1)
     future = pool.submit(run_bot, bot, "test-bot", "9.9", endpoint=referee.endpoint, **kwargs)

@@ -1,0 +1,47 @@
+"""Fixtures shared across test packages: the bots in other languages, built or installed once per run."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+C_BOT_DIR = ROOT / "bots" / "c"
+JS_BOT_DIR = ROOT / "bots" / "js"
+
+
+def _missing_c_toolchain() -> str | None:
+    for tool in ("make", "cc", "pkg-config"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed"
+    if subprocess.run(["pkg-config", "--exists", "libzmq"], check=False).returncode != 0:
+        return "libzmq is not installed (apt-get install libzmq3-dev)"
+    if subprocess.run(["pkg-config", "--exists", "msgpack-c"], check=False).returncode != 0 and (
+        subprocess.run(["pkg-config", "--exists", "msgpack"], check=False).returncode != 0
+    ):
+        return "msgpack-c is not installed (apt-get install libmsgpack-dev)"
+    return None
+
+
+@pytest.fixture(scope="session")
+def c_bot() -> Path:
+    """The C random bot, built by its Makefile (skips only when the compiler or libraries are missing)."""
+    reason = _missing_c_toolchain()
+    if reason is not None:
+        pytest.skip(f"cannot build the C bot: {reason}")
+    build = subprocess.run(["make", "-C", str(C_BOT_DIR)], capture_output=True, text=True, check=False)
+    assert build.returncode == 0, build.stdout + build.stderr
+    return C_BOT_DIR / "random_bot"
+
+
+@pytest.fixture(scope="session")
+def js_bot() -> list[str]:
+    """The command of the Node.js random bot (skips when node or its npm packages are missing)."""
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    if not (JS_BOT_DIR / "node_modules" / "zeromq").is_dir():
+        pytest.skip("the JS bot's packages are not installed (npm ci --prefix bots/js)")
+    return ["node", str(JS_BOT_DIR / "random_bot.js")]
