@@ -23,6 +23,8 @@
     command = "heuristic"          # a BOT as on `referee play`: built-in name, path or command line
     cwd = "bots/mine"              # optional working directory, relative to this file
 
+Relative paths in a bot's command are relative to its cwd if it has one, else to the league file's folder.
+
 Every mistake is a LeagueFileError naming the file, the key, what is wrong and what to do.
 """
 
@@ -38,8 +40,9 @@ from pathlib import Path
 from typing import Any
 
 from protocol import limits as protocol_limits
+from referee.botspec import BUILT_IN_MODULES, GAME_HEURISTIC, UnknownBot, resolve_bot
 from referee.games import GameError, load_game
-from referee.records import FaultPolicy, Limits
+from referee.records import BotSpec, FaultPolicy, Limits
 
 
 class LeagueFileError(ValueError):
@@ -65,6 +68,8 @@ class LeagueBot:
     name: str
     command: str
     """A BOT string: a built-in name, a path to an executable or script, or a command line (shell words)."""
+    spec: BotSpec
+    """The command resolved (built-ins to their module, relative paths made absolute), named `name`."""
     cwd: str | None = None
     """Absolute working directory of the bot process, if the file gave one."""
 
@@ -150,7 +155,7 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
     info = game.info
     players = reader.integer(data, "players", required=True, minimum=info.min_players, maximum=info.max_players)
     seed = reader.integer(data, "seed", required=True, minimum=0, maximum=2**63 - 1)
-    bots = reader.bots(data.get("bots"))
+    bots = reader.bots(data.get("bots"), game_name)
     schedule, challenger = reader.schedule(data, {bot.name for bot in bots})
     _check_pool_size(reader, bots, players)
     config = reader.table(data, "config")
@@ -183,6 +188,21 @@ def _check_pool_size(reader: _Reader, bots: tuple[LeagueBot, ...], players: int)
             f"{len(bots)} bot(s) cannot fill a table of {players} seats",
             f"list at least {players} bots (the same command may appear under several names)",
         )
+
+
+def _anchored(command: str, base: Path) -> str:
+    """`command` with a relative program path made absolute against `base` (built-in names stay as they are)."""
+    if command in BUILT_IN_MODULES or command == GAME_HEURISTIC:
+        return command
+    if (base / command).exists():
+        return str(base / command)
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return command
+    if words and not Path(words[0]).is_absolute() and ("/" in words[0] or (base / words[0]).is_file()):
+        return shlex.join([str(base / words[0]), *words[1:]])
+    return command
 
 
 class _Reader:
@@ -294,7 +314,7 @@ class _Reader:
             raise self.error("limits." + key, f"must be an integer of at least {minimum}, not {value!r}")
         return value
 
-    def bots(self, raw: Any) -> tuple[LeagueBot, ...]:
+    def bots(self, raw: Any, game: str) -> tuple[LeagueBot, ...]:
         if raw is None:
             raise self.error(
                 "bots", "is missing", 'add one [[bots]] table per bot with name = "..." and command = "..."'
@@ -308,15 +328,21 @@ class _Reader:
             name = self.required_string(entry, "name", prefix)
             if any(bot.name == name for bot in bots):
                 raise self.error(prefix + "name", f"{name!r} is used twice", "give each bot a unique name")
-            cwd = self.string(entry, "cwd", prefix)
-            bots.append(
-                LeagueBot(
-                    name=name,
-                    command=self._command(entry.get("command"), prefix + "command"),
-                    cwd=None if cwd is None else str(self.path.parent / cwd),
-                )
-            )
+            relative_cwd = self.string(entry, "cwd", prefix)
+            cwd = None if relative_cwd is None else str(self.path.parent / relative_cwd)
+            command = self._command(entry.get("command"), prefix + "command")
+            spec = self._spec(name, command, cwd, game, prefix + "command")
+            bots.append(LeagueBot(name=name, command=command, spec=spec, cwd=cwd))
         return tuple(bots)
+
+    def _spec(self, name: str, command: str, cwd: str | None, game: str, key: str) -> BotSpec:
+        try:
+            resolved = resolve_bot(_anchored(command, Path(cwd) if cwd else self.path.parent), game)
+        except UnknownBot as error:
+            raise self.error(
+                key, str(error), "give a built-in bot, a path relative to the league file (or to cwd), or a command"
+            ) from None
+        return BotSpec(name, resolved.command, cwd)
 
     def _command(self, value: Any, key: str) -> str:
         if isinstance(value, list) and value and all(isinstance(word, str) and word for word in value):

@@ -1,0 +1,128 @@
+"""The store: games committed once, resume finds what is missing, a changed league is refused."""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from referee.records import Fault, FaultKind, GameRecord, GameSpec, SeatTiming
+from tournaments.league import load_league
+from tournaments.schedule import ScheduledMatch, league_schedule
+from tournaments.store import LeagueStore, StoreError, StoreMismatch
+
+
+def record_of(match: ScheduledMatch, spec: GameSpec, faults: tuple[Fault, ...] = ()) -> GameRecord:
+    seats = tuple(match.table[index] for index in spec.seating)
+    ranks = tuple(1 + seat for seat in range(len(seats)))
+    return GameRecord(
+        match_id=match.match_id,
+        index=spec.index,
+        game="scout",
+        seed=spec.seed,
+        seats=seats,
+        ranks=ranks,
+        scores=tuple(10 - rank for rank in ranks),
+        faults=faults,
+        timings=tuple(SeatTiming(decisions=5, mean_ms=1.5, max_ms=3.0) for _ in seats),
+    )
+
+
+def test_each_game_is_stored_once(write_league, tmp_path: Path) -> None:
+    league = load_league(write_league(deals_per_match=2))
+    schedule = league_schedule(league)
+    with LeagueStore(tmp_path / "league.sqlite") as store:
+        store.bind(league)
+        store.add_matches(schedule)
+        match = schedule[0]
+        fault = Fault(seat=1, bot=match.table[match.games[0].seating[1]], kind=FaultKind.TIMEOUT, detail="slow")
+        assert store.add_game(record_of(match, match.games[0], (fault,)))
+        assert not store.add_game(record_of(match, match.games[0], (fault,)))
+        assert store.game_count() == 1
+        assert store.fault_counts() == {fault.bot: 1}
+        (stored,) = store.games()
+        assert stored.ranks == {match.table[index]: seat + 1 for seat, index in enumerate(match.games[0].seating)}
+    db = sqlite3.connect(tmp_path / "league.sqlite")
+    counts = [db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table in ("seats", "faults", "timings")]
+    assert counts == [3, 1, 3]
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_missing_lists_only_unplayed_games(write_league, tmp_path: Path) -> None:
+    league = load_league(write_league(deals_per_match=2))
+    schedule = league_schedule(league)
+    with LeagueStore(tmp_path / "db.sqlite") as store:
+        store.bind(league)
+        store.add_matches(schedule)
+        assert store.missing(schedule) == schedule
+        for spec in schedule[0].games:
+            store.add_game(record_of(schedule[0], spec))
+        for spec in schedule[1].games[:2]:
+            store.add_game(record_of(schedule[1], spec))
+        missing = store.missing(schedule)
+    assert [match.match_id for match in missing] == [match.match_id for match in schedule[1:]]
+    assert missing[0].games == schedule[1].games[2:]
+    assert missing[1:] == schedule[2:]
+
+
+def test_resume_after_adding_a_bot_schedules_only_its_matches(write_league, tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite"
+    small = load_league(write_league(file_name="small", bots=["a", "b", "c", "d"]))
+    with LeagueStore(db) as store:
+        store.bind(small)
+        store.add_matches(league_schedule(small))
+        for match in league_schedule(small):
+            for spec in match.games:
+                store.add_game(record_of(match, spec))
+    larger = load_league(write_league(file_name="larger", bots=["a", "b", "c", "d", "e"]))
+    with LeagueStore(db) as store:
+        assert store.bind(larger) == []
+        schedule = league_schedule(larger)
+        store.add_matches(schedule)
+        missing = store.missing(schedule)
+    assert len(missing) == 6 and all("e" in match.table for match in missing)
+
+
+@pytest.mark.parametrize(
+    ("change", "label"),
+    [({"players": 4}, "players"), ({"game": "scauver", "players": 2}, "game"), ({"seed": 8}, "seed")],
+)
+def test_incompatible_league_is_refused(write_league, tmp_path: Path, change: dict, label: str) -> None:
+    db = tmp_path / "db.sqlite"
+    with LeagueStore(db) as store:
+        store.bind(load_league(write_league(file_name="first")))
+    changed = load_league(write_league(file_name="second", **change))
+    with LeagueStore(db) as store, pytest.raises(StoreMismatch, match=f"{label} = .*another --db"):
+        store.bind(changed)
+
+
+def test_changed_config_is_refused(write_league, tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite"
+    with LeagueStore(db) as store:
+        store.bind(load_league(write_league(file_name="first")))
+        store.bind(load_league(write_league(file_name="renamed", name="new name")))
+        assert store.league_name() == "new name"
+    league = load_league(write_league(file_name="second", game="scauver", players=2))
+    other = tmp_path / "other.sqlite"
+    with LeagueStore(other) as store:
+        store.bind(league)
+    config_changed = dataclasses.replace(league, config={**league.config, "changed": 1})
+    with LeagueStore(other) as store, pytest.raises(StoreMismatch, match="config"):
+        store.bind(config_changed)
+
+
+def test_changed_bot_command_is_noted(write_league, tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite"
+    with LeagueStore(db) as store:
+        store.bind(load_league(write_league(file_name="first")))
+        notes = store.bind(load_league(write_league(file_name="second", command="heuristic")))
+    assert len(notes) == 4 and "now runs 'heuristic'" in notes[0]
+
+
+def test_a_file_that_is_not_a_database(tmp_path: Path) -> None:
+    path = tmp_path / "text.sqlite"
+    path.write_text("not a database, just text " * 100)
+    with pytest.raises(StoreError, match="cannot be used as a league store"):
+        LeagueStore(path)
