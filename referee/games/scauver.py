@@ -299,7 +299,7 @@ class ScauverState(GameState):
     def _begin_showdown(self) -> None:
         self.stage = Stage.SHOWDOWN
         self.turn = -1
-        self.waiting = self._players_in()
+        self.waiting = sorted(self._players_in())
         self.phase = Phase.SHOWDOWN
 
     def _after_exchange(self) -> None:
