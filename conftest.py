@@ -1,4 +1,7 @@
-"""Fixtures shared across test packages: the bots in other languages, built or installed once per run."""
+"""Fixtures shared across test packages: the bots in other languages, built or installed once per run.
+
+At the project root on purpose: a conftest.py in tests/ would put tests/ on sys.path, where tests/referee and
+tests/protocol would shadow the real packages as namespace packages."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parent
 C_BOT_DIR = ROOT / "bots" / "c"
 JS_BOT_DIR = ROOT / "bots" / "js"
 
