@@ -10,7 +10,7 @@ pair, equal ranks draw (half a point each). Elo is the maximum-likelihood fit of
 
 Degenerate cases, never an exception and never an infinity:
 - A pool is the set of bots linked by games; Elo compares only within a pool (mean 0 in each). `pool` numbers
-  them, largest first.
+  them from 1, largest first.
 - Within a pool the maximum may not exist (a bot, or a group of bots, that never lost a point to the rest of
   the pool, or never took one). Then, as BayesElo's prior does, every pairing that met in that pool gets
   `prior_draws` virtual draws, which makes the ratings finite, and each bot is marked: AT_LEAST (the true
@@ -83,6 +83,7 @@ class BotRating:
     ci95: tuple[float, float] | None
     """2.5% and 97.5% bootstrap quantiles of the Elo; None without a bootstrap."""
     pool: int
+    """Which pool (bots linked by games), numbered from 1, the largest first."""
     games: int
     pairings: int
     """Pairwise results: a game at k seats gives each of its bots k - 1."""
@@ -314,7 +315,7 @@ def _bot_ratings(
                 elo=strengths[bot] * ELO_PER_NAT,
                 estimate=estimates[bot],
                 ci95=_interval([sample[bot] for sample in samples]) if samples else None,
-                pool=pool_of[bot],
+                pool=pool_of[bot] + 1,
                 games=bot_stats.games,
                 pairings=bot_stats.pairings,
                 points=bot_stats.points,

@@ -119,7 +119,7 @@ def test_pools_that_never_met_are_rated_separately():
     assert sorted(len(values) for values in pools.values()) == [2, 3]
     for values in pools.values():
         assert sum(values) == pytest.approx(0, abs=1e-9)
-    assert [bot.pool for bot in ratings.bots] == [0, 0, 0, 1, 1]
+    assert [bot.pool for bot in ratings.bots] == [1, 1, 1, 2, 2]
     assert ratings.bots[2].los_next is None
     assert ratings.bots[1].los_next is not None
 
@@ -198,7 +198,7 @@ def test_fit_balances_points_and_keeps_mean_zero(raw):
     if not games:
         return
     ratings = rate(games, bootstrap=5)
-    for pool in range(ratings.pools):
+    for pool in range(1, ratings.pools + 1):
         values = [bot.elo for bot in ratings.bots if bot.pool == pool]
         assert sum(values) == pytest.approx(0, abs=1e-6)
     elo = elo_of(ratings)

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import click
 
+from .rate import rate_command
+
 
 @click.group()
 def tournament() -> None:
     """Run leagues, print their tables, rate results."""
+
+
+tournament.add_command(rate_command)

@@ -1,0 +1,57 @@
+"""`referee tournament rate FILE`: an Elo table of game results from elsewhere (JSON lines)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..ratings import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS, rate
+from ..results_file import ResultsFileError, decode_lines, parse_results, read_results
+from ..tables import crosstable, ratings_json, ratings_table
+from .options import echo_json, json_option, tablefmt_option
+
+
+@click.command(name="rate")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--crosstable", "with_crosstable", is_flag=True, help="Also print the pairwise points of every pair.")
+@click.option(
+    "--bootstrap",
+    type=click.IntRange(min=0),
+    default=DEFAULT_BOOTSTRAP,
+    show_default=True,
+    help="Resamples of whole games for the 95% intervals and LOS (0: none).",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
+@click.option(
+    "--prior-draws",
+    type=click.FloatRange(min=0, min_open=True),
+    default=DEFAULT_PRIOR_DRAWS,
+    show_default=True,
+    help="Virtual draws per pairing, only in a pool whose ratings would be infinite (the bots are marked).",
+)
+@json_option
+@tablefmt_option
+def rate_command(
+    file: str, with_crosstable: bool, bootstrap: int, seed: int, prior_draws: float, as_json: bool, tablefmt: str
+) -> None:
+    """Rate game results from FILE (JSON lines; - reads standard input), as Ordo or BayesElo rate a PGN.
+
+    One game a line: {"ranks": {"bot": 1, "other": 2, ...}} (rank 1 best, equal ranks tie) or
+    {"scores": {"bot": 31, "other": 12, ...}} (higher is better). Games of more than two seats are split into
+    pairwise results by rank. Elo is the maximum-likelihood Bradley-Terry fit, mean 0.
+    """
+    try:
+        games = parse_results(decode_lines(sys.stdin.buffer.read())) if file == "-" else read_results(file)
+    except ResultsFileError as error:
+        raise click.ClickException(f"{file}: {error}") from error
+    except OSError as error:
+        raise click.ClickException(f"cannot read {file}: {error.strerror}") from error
+    ratings = rate(games, bootstrap=bootstrap, seed=seed, prior_draws=prior_draws)
+    if as_json:
+        echo_json(ratings_json(ratings, with_crosstable=with_crosstable))
+        return
+    click.echo(ratings_table(ratings, tablefmt=tablefmt))
+    if with_crosstable and ratings.bots:
+        click.echo()
+        click.echo(crosstable(ratings, tablefmt=tablefmt))
