@@ -1,0 +1,67 @@
+"""Helpers for referee tests: fixture bot paths, small match specs, and checks that no process of a match is
+left alive."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from referee.botspec import resolve_bot, unique_names
+from referee.records import BotSpec, FaultPolicy, Limits, MatchSpec
+from referee.seating import rotated_games
+
+FIXTURE_BOTS = Path(__file__).resolve().parents[1] / "fixtures" / "bots"
+
+TEST_LIMITS = Limits(move_time_ms=400, startup_time_s=10.0, log_cap_bytes=64 * 1024)
+
+
+def fixture_bot(name: str) -> BotSpec:
+    return BotSpec(name, (sys.executable, str(FIXTURE_BOTS / f"{name}.py")))
+
+
+def match_spec(
+    game: str,
+    bots: Sequence[BotSpec | str],
+    games: int = 1,
+    seed: int = 1,
+    limits: Limits = TEST_LIMITS,
+    **extra: object,
+) -> MatchSpec:
+    specs = unique_names([bot if isinstance(bot, BotSpec) else resolve_bot(bot, game) for bot in bots])
+    return MatchSpec(
+        match_id=f"test-{game}-{seed}",
+        game=game,
+        bots=specs,
+        games=rotated_games(len(specs), games, seed),
+        limits=limits,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def substitute(limits: Limits = TEST_LIMITS, budget: int = 3) -> Limits:
+    return Limits(
+        move_time_ms=limits.move_time_ms,
+        startup_time_s=limits.startup_time_s,
+        log_cap_bytes=limits.log_cap_bytes,
+        fault_policy=FaultPolicy.SUBSTITUTE,
+        fault_budget=budget,
+    )
+
+
+def alive(pid: int) -> bool:
+    """True if `pid` is a live process (zombies count as dead: they run nothing)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != b"Z"
+
+
+def recorded_pids(directory: Path) -> list[int]:
+    return [int(path.read_text()) for path in directory.glob("*.pid")]

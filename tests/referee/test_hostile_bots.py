@@ -1,0 +1,118 @@
+"""Hostile bots: each fixture bot breaks the protocol in exactly one way. For each, the match completes, the
+fault (if the misbehaviour is one) is charged to the right seat with the right kind, the other seats' game
+goes on, every replay verifies, and afterwards no process of the match is alive."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from referee_helpers import alive, fixture_bot, match_spec, recorded_pids, substitute
+
+from referee import replay
+from referee.match import run_match
+from referee.process import session_members
+from referee.records import FaultKind, GameRecord
+
+GAME = "scauver"
+
+# fixture bot -> the fault kind it must be charged with (None: no fault, its misbehaviour is tolerated).
+HOSTILE = {
+    "never_answers": FaultKind.TIMEOUT,
+    "late_once": FaultKind.TIMEOUT,
+    "crash_at_start": FaultKind.CRASH,
+    "crash_mid_game": FaultKind.CRASH,
+    "exits_mid_game": FaultKind.CRASH,
+    "not_msgpack": FaultKind.PROTOCOL_ERROR,
+    "no_type": FaultKind.PROTOCOL_ERROR,
+    "huge_message": FaultKind.PROTOCOL_ERROR,
+    "illegal_action": FaultKind.ILLEGAL_ACTION,
+    "stale_id": FaultKind.TIMEOUT,
+    "double_reply": None,
+    "flood": FaultKind.PROTOCOL_ERROR,
+    "wrong_token": FaultKind.PROTOCOL_ERROR,
+    "loud_stderr": None,
+    "forks_sleeper": None,
+}
+
+
+def _hostile_seat(record: GameRecord, name: str) -> int:
+    return record.seats.index(name)
+
+
+def _check_no_survivors(pid_dir: Path) -> None:
+    pids = recorded_pids(pid_dir)
+    assert pids, "the fixture bot recorded no pid"
+    survivors = [pid for pid in pids if alive(pid)]
+    assert not survivors, f"processes of the match still alive: {survivors}"
+    for pid in pids:
+        assert not session_members(pid)
+
+
+@pytest.mark.parametrize("bot", list(HOSTILE), ids=list(HOSTILE))
+def test_hostile_bot_is_contained(bot: str, pid_dir: Path, tmp_path: Path) -> None:
+    spec = match_spec(
+        GAME,
+        [fixture_bot(bot), "random", "random"],
+        games=2,
+        seed=11,
+        log_dir=str(tmp_path / "logs"),
+        replay_dir=str(tmp_path / "replays"),
+    )
+    record = run_match(spec)
+
+    assert len(record.games) == 2
+    expected = HOSTILE[bot]
+    for game in record.games:
+        seat = _hostile_seat(game, bot)
+        kinds = {fault.kind for fault in game.faults if fault.seat == seat}
+        assert all(fault.seat == seat for fault in game.faults), game.faults
+        if expected is None:
+            assert not game.faults
+            assert game.timings[seat].decisions > 0
+        else:
+            assert kinds == {expected}, game.faults
+            assert game.ranks[seat] == max(game.ranks)
+        others = [other for other in range(len(game.seats)) if other != seat]
+        assert all(game.timings[other].decisions > 0 for other in others)
+        replay.verify(replay.load(game.replay_path))
+    _check_no_survivors(pid_dir)
+
+
+def test_the_log_of_a_loud_bot_is_capped(pid_dir: Path, tmp_path: Path) -> None:
+    spec = match_spec(GAME, [fixture_bot("loud_stderr"), "random"], log_dir=str(tmp_path))
+    run_match(spec)
+    (log,) = [path for path in tmp_path.glob("*.log") if "bot0" in path.name]
+    assert spec.limits.log_cap_bytes <= log.stat().st_size < spec.limits.log_cap_bytes + 100
+    assert log.read_bytes().endswith(b"bytes]\n")
+
+
+def test_late_once_under_substitute_plays_on(pid_dir: Path) -> None:
+    spec = match_spec(GAME, [fixture_bot("late_once"), "random"], limits=substitute())
+    (game,) = run_match(spec).games
+    assert [fault.kind for fault in game.faults] == [FaultKind.TIMEOUT]
+    assert game.timings[0].decisions > 1
+    _check_no_survivors(pid_dir)
+
+
+def test_substitute_forfeits_at_the_budget(pid_dir: Path) -> None:
+    spec = match_spec(GAME, [fixture_bot("illegal_action"), "random"], limits=substitute(budget=2))
+    (game,) = run_match(spec).games
+    assert [fault.kind for fault in game.faults] == [FaultKind.ILLEGAL_ACTION] * 2
+    assert game.ranks == (2, 1)
+
+
+def test_a_crashed_bot_is_restarted_for_the_next_game(pid_dir: Path) -> None:
+    spec = match_spec(GAME, [fixture_bot("crash_mid_game"), "random"], games=3)
+    record = run_match(spec)
+    assert [len(game.faults) for game in record.games] == [1, 1, 1]
+    assert all(game.timings[game.seats.index("crash_mid_game")].decisions == 2 for game in record.games)
+    assert len(recorded_pids(pid_dir)) == 3
+    _check_no_survivors(pid_dir)
+
+
+def test_a_bot_that_fails_its_handshake_forfeits_every_game(pid_dir: Path) -> None:
+    spec = match_spec(GAME, [fixture_bot("crash_at_start"), "random"], games=3)
+    record = run_match(spec)
+    assert all([fault.kind for fault in game.faults] == [FaultKind.CRASH] for game in record.games)
+    assert len(recorded_pids(pid_dir)) == 1
