@@ -31,15 +31,21 @@ FLANK_LIMIT = 3
 FLANKS = ("left", "right")
 ROUND_CAP_MAX = 1_000_000
 
-SETUP_PATTERNS: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = tuple(
+FLANK_SUBSETS: tuple[tuple[int, ...], ...] = tuple(
+    indices for size in range(SETUP_CARDS + 1) for indices in combinations(range(HAND_SIZE), size)
+)
+"""Every set of 0 to 3 hand indices: what one flank may receive at the setup."""
+
+SETUP_PATTERNS: tuple[tuple[int, int], ...] = tuple(
     (
-        tuple(chosen[i] for i in range(SETUP_CARDS) if mask >> i & 1),
-        tuple(chosen[i] for i in range(SETUP_CARDS) if not mask >> i & 1),
+        FLANK_SUBSETS.index(tuple(chosen[i] for i in range(SETUP_CARDS) if mask >> i & 1)),
+        FLANK_SUBSETS.index(tuple(chosen[i] for i in range(SETUP_CARDS) if not mask >> i & 1)),
     )
     for chosen in combinations(range(HAND_SIZE), SETUP_CARDS)
     for mask in range(1 << SETUP_CARDS)
 )
-"""Every way to put 3 of the 5 hand cards (by hand index) into the left and right flanks: 10 x 8 = 80."""
+"""Every way to put 3 of the 5 hand cards into the left and right flanks (10 x 8 = 80), as a pair of
+positions in FLANK_SUBSETS, so that the 80 setup actions share 26 card lists instead of building 160."""
 
 
 class Phase(Enum):
@@ -409,8 +415,9 @@ class ScauverState(GameState):
         phase = self.phase
         if phase is Phase.SETUP:
             hand = self.hands[seat]
+            flank_cards = [[hand[i] for i in indices] for indices in FLANK_SUBSETS]
             return [
-                {"kind": "setup", "left": [hand[i] for i in left], "right": [hand[i] for i in right]}
+                {"kind": "setup", "left": flank_cards[left], "right": flank_cards[right]}
                 for left, right in SETUP_PATTERNS
             ]
         if phase is Phase.BET or phase is Phase.FINAL_BET:
