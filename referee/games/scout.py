@@ -672,12 +672,24 @@ class ScoutState(GameState):
             self._end_round(RoundEnd.CANNOT_ACT, self._owner)
 
     def _end_round(self, how: RoundEnd, exempt: int | None) -> None:
+        captured = [len(pile) for pile in self._captured]
+        in_hand = [len(hand) for hand in self._hands]
         scores = [
-            round_score(len(self._captured[seat]), self._chips[seat], len(self._hands[seat]), seat == exempt)
+            round_score(captured[seat], self._chips[seat], in_hand[seat], seat == exempt)
             for seat in range(self.players)
         ]
         self._totals = [total + score for total, score in zip(self._totals, scores, strict=True)]
-        self._finished_rounds.append({"round": self.round, "scores": scores, "end": how.value, "exempt": exempt})
+        self._finished_rounds.append(
+            {
+                "round": self.round,
+                "end": how.value,
+                "exempt": exempt,
+                "captured": captured,
+                "chips": list(self._chips),
+                "hand_sizes": in_hand,
+                "scores": scores,
+            }
+        )
         if self._round_index + 1 == self._table.rounds:
             self._phase = Phase.OVER
             return
