@@ -117,8 +117,9 @@ def _say(text: str) -> None:
 class _Session:
     """One connection to the referee; `run` is the message loop."""
 
-    def __init__(self, socket: zmq.Socket, hooks: _Hooks, silence_s: float) -> None:
+    def __init__(self, socket: zmq.Socket, hooks: _Hooks, silence_s: float, use_list: bool) -> None:
         self.socket = socket
+        self.use_list = use_list
         self.hooks = hooks
         self.silence_s = silence_s
         self.limits: Mapping[str, Any] = {}
@@ -127,16 +128,17 @@ class _Session:
         self.packer = msgpack.Packer(use_bin_type=True)
 
     def run(self) -> SessionEnd:
-        recv, unpackb, send, pack, act = (
+        recv, unpackb, send, pack, act, use_list = (
             self.socket.recv,
             msgpack.unpackb,
             self.socket.send,
             self.packer.pack,
             self.hooks.act,
+            self.use_list,
         )
         while True:
             try:
-                message = unpackb(recv(), raw=False)
+                message = unpackb(recv(), raw=False, use_list=use_list)
             except zmq.Again:
                 if self._referee_gone():
                     return SessionEnd.REFEREE_GONE
@@ -203,11 +205,14 @@ def run_bot(
     endpoint: str | None = None,
     token: str | None = None,
     silence_s: float = MIN_SILENCE_S,
+    arrays_as_tuples: bool = False,
 ) -> SessionEnd:
     """Play every game the referee asks for, then return why the session ended.
 
-    `endpoint` and `token` default to the environment (REFEREE_ENDPOINT, REFEREE_TOKEN). An exception raised
-    by the bot propagates: the process dies and the referee records a crash, which is the honest outcome.
+    `endpoint` and `token` default to the environment (REFEREE_ENDPOINT, REFEREE_TOKEN). `arrays_as_tuples`
+    decodes msgpack arrays as tuples instead of lists, about a quarter faster to decode; for bots that only
+    read observation and legal_actions. An exception raised by the bot propagates: the process dies and the
+    referee records a crash, which is the honest outcome.
     """
     hooks = _hooks_of(bot)
     endpoint = endpoint or os.environ.get(limits.ENV_ENDPOINT)
@@ -222,7 +227,7 @@ def run_bot(
     try:
         socket.connect(endpoint)
         socket.send(msgpack.packb(_hello(name, version, token), use_bin_type=True))
-        return _Session(socket, hooks, silence_s).run()
+        return _Session(socket, hooks, silence_s, use_list=not arrays_as_tuples).run()
     finally:
         socket.close()
         context.term()

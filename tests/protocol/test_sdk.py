@@ -139,3 +139,18 @@ def test_random_bot_program_exits_when_refused(referee: FakeReferee) -> None:
         referee.handshake()
     assert wait_exit(bot) == SessionEnd.REFUSED
     assert b"wrong token" in bot.stderr.read()
+
+
+def test_arrays_as_tuples_decodes_arrays_as_tuples_and_replies_the_same(referee: FakeReferee) -> None:
+    seen: list[Any] = []
+
+    def keep_and_choose_last(observation: dict, legal_actions: Any) -> dict:
+        seen.append((observation, legal_actions))
+        return legal_actions[-1]
+
+    session = in_thread(referee, keep_and_choose_last, token=TOKEN, arrays_as_tuples=True)
+    actions = referee.play_script(games=1)
+    assert session.result(timeout=10) is SessionEnd.BYE
+    assert actions == [legal[-1] for _, legal in REQUESTS]
+    observation, legal = seen[0]
+    assert type(legal) is tuple and type(observation["hand"]) is tuple
