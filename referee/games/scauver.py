@@ -254,7 +254,7 @@ class ScauverState(GameState):
         self.hands: list[list[str]] = [[] for _ in range(self.players)]
         if number <= len(self._dealt_rounds):
             hands, draws = self._dealt_rounds[number - 1]
-            used = {card for hand in hands for card in hand} | set(draws)
+            used = {card for seat in active for card in hands[seat]} | set(draws)
             rest = [card for card in self._deck_cards if card not in used]
             shuffler.shuffle(rest)
             for seat in active:

@@ -408,6 +408,18 @@ def test_explicit_deal_fixes_hands_and_draws() -> None:
     assert state.deck[::-1][:6] == ["3H", "6S", "6H", "4S", "7H", "5S"]
 
 
+def test_explicit_deal_ignores_the_hand_of_an_eliminated_seat() -> None:
+    hands = [FACE_DECK[0:5], FACE_DECK[5:10], FACE_DECK[10:15]]
+    deal = {"rounds": [{"hands": [list(hand) for hand in hands]}] * 2}
+    state = new(3, starting_chips=2, deal=deal)
+    finish_setup(state)
+    act(state, "fold")
+    act(state, "fold")
+    assert state.round == 2 and state.eliminated_before[1] == 2
+    assert state.hands == [list(hands[0]), [], list(hands[2])]
+    assert sorted(state.deck + state.hands[0] + state.hands[2]) == sorted(FACE_DECK)
+
+
 @pytest.mark.parametrize(
     ("deal", "message"),
     [
