@@ -561,6 +561,7 @@ def test_random_games_keep_every_invariant(players: int, seed: int, choices: int
         assert not strings_in(seen) & hidden_from(state, seat)
         assert max(len(state.left[seat]), len(state.right[seat])) <= 4
         legal = state.legal_actions(seat)
+        assert all(state.legal_actions(other) == [] for other in range(players) if other not in state.to_move())
         for action in legal[:5]:
             state.clone().apply(seat, action)
         with pytest.raises(IllegalAction):
@@ -568,6 +569,8 @@ def test_random_games_keep_every_invariant(players: int, seed: int, choices: int
 
     state = play_random(players, seed, random.Random(choices), check, round_cap=60)
     assert state.round <= 60
+    again = GAME.replay(players, seed, state.history, config={"round_cap": 60})
+    assert [again.observation(seat) for seat in range(players)] == [state.observation(seat) for seat in range(players)]
     assert sum(state.chips) == total
     result = state.result()
     assert result["scores"] == state.chips and sorted(result["ranks"])[0] == 1
