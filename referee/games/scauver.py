@@ -160,7 +160,7 @@ def parse_deal(deal: Any, players: int, deck: Sequence[str]) -> list[tuple[list[
         if any(type(hand) is not list or len(hand) != HAND_SIZE for hand in hands):
             raise ConfigError(f"{where}: every hand holds {HAND_SIZE} cards")
         cards = [card for hand in hands for card in hand] + draws
-        unknown = [card for card in cards if card not in known]
+        unknown = [card for card in cards if type(card) is not str or card not in known]
         if unknown:
             raise ConfigError(f"{where}: {unknown[0]!r} is not a card of this deck")
         if len(set(cards)) != len(cards):
@@ -170,6 +170,9 @@ def parse_deal(deal: Any, players: int, deck: Sequence[str]) -> list[tuple[list[
 
 
 class ScauverState(GameState):
+    """One game of Scauver. Per-seat data are lists indexed by seat; `order` is the round's turn order (the
+    players in the round, from the dealer's left); `deck` is the draw pile, drawn from its end."""
+
     def __init__(
         self,
         game: ScauverGame,

@@ -428,6 +428,7 @@ def test_explicit_deal_ignores_the_hand_of_an_eliminated_seat() -> None:
         ({"rounds": [{"hands": [["AS", "2S", "3S", "4S"], ["5S", "6S", "7S", "JS", "QS"]]}]}, "5 cards"),
         ({"rounds": [{"hands": [["AS", "2S", "3S", "4S", "5S"], ["5S", "6S", "7S", "JS", "QS"]]}]}, "twice"),
         ({"rounds": [{"hands": [["AS", "2S", "3S", "4S", "10S"], ["5S", "6S", "7S", "JS", "QS"]]}]}, "not a card"),
+        ({"rounds": [{"hands": [["AS", "2S", "3S", "4S", ["5S"]], ["6S", "7S", "JS", "QS", "KS"]]}]}, "not a card"),
         ({"rounds": [{"hands": [["AS", "2S", "3S", "4S", "5S"], ["6S", "7S", "JS", "QS", "KS"]], "x": 1}]}, "map"),
     ],
 )
