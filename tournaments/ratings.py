@@ -193,7 +193,7 @@ def _tally(games: list[dict[str, int]]) -> _Tallies:
     for game in games:
         seated = sorted((index[bot], rank) for bot, rank in game.items())
         outcome = tuple(
-            (pair_index.setdefault((first, second), len(pair_index)), _pair_points(first_rank, second_rank))
+            (pair_index.setdefault((first, second), len(pair_index)), pair_points(first_rank, second_rank))
             for position, (first, first_rank) in enumerate(seated)
             for second, second_rank in seated[position + 1 :]
         )
@@ -206,7 +206,8 @@ def _tally(games: list[dict[str, int]]) -> _Tallies:
     )
 
 
-def _pair_points(rank: int, other_rank: int) -> float:
+def pair_points(rank: int, other_rank: int) -> float:
+    """Points of a bot ranked `rank` against one ranked `other_rank` at the same table: 1, 1/2 or 0."""
     return 1.0 if rank < other_rank else 0.5 if rank == other_rank else 0.0
 
 
@@ -214,9 +215,9 @@ def _pairings(tallies: _Tallies, counts: Mapping[int, int]) -> list[Pairing]:
     games = [0.0] * len(tallies.pairs)
     points = [0.0] * len(tallies.pairs)
     for outcome, count in counts.items():
-        for pair, pair_points in tallies.outcomes[outcome]:
+        for pair, first_points in tallies.outcomes[outcome]:
             games[pair] += count
-            points[pair] += count * pair_points
+            points[pair] += count * first_points
     return [Pairing(first, second, games[pair], points[pair]) for pair, (first, second) in enumerate(tallies.pairs)]
 
 
@@ -350,7 +351,7 @@ def _bot_stats(games: list[dict[str, int]]) -> dict[str, _BotStats]:
             for other, other_rank in game.items():
                 if other != bot:
                     tally["pairings"] += 1
-                    tally["half_points"] += int(2 * _pair_points(rank, other_rank))
+                    tally["half_points"] += int(2 * pair_points(rank, other_rank))
                     if len(game) == 2:
                         tally[_two_seat_result(rank, other_rank)] += 1
     return {
