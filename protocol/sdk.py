@@ -143,7 +143,7 @@ class _Session:
                 if self._referee_gone():
                     return SessionEnd.REFEREE_GONE
                 continue
-            except (ValueError, msgpack.UnpackException) as error:
+            except ValueError as error:
                 _say(f"ignored an undecodable message: {error}")
                 continue
             self.quiet_ticks = 0
