@@ -26,7 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from referee.games.base import MAX_SEED
-from referee.records import GameSpec
+from referee.records import GameSpec, MatchSpec
+from referee.seating import deal_seed
 
 from .league import League, ScheduleKind
 
@@ -166,9 +167,9 @@ def match_id(league: League, table: Table) -> str:
     return f"{league.game}-{league.players}p-{digest[:16]}"
 
 
-def deal_seed(league: League, deal: int) -> int:
-    """The seed of deal number `deal`; the same at every table of the league."""
-    return derive_seed("deal", league.seed, deal)
+def league_deal_seed(league: League, deal: int) -> int:
+    """The seed of deal number `deal`; the same at every table of the league (and as `referee play` deals)."""
+    return deal_seed(league.seed, deal)
 
 
 def game_specs(league: League, table: Table) -> tuple[GameSpec, ...]:
@@ -182,7 +183,7 @@ def game_specs(league: League, table: Table) -> tuple[GameSpec, ...]:
     for deal in range(league.deals_per_match):
         order = list(range(players))
         random.Random(derive_seed("order", match_id(league, table), deal)).shuffle(order)
-        seed = deal_seed(league, deal)
+        seed = league_deal_seed(league, deal)
         for rotation in range(players):
             seating = tuple(order[(seat + rotation) % players] for seat in range(players))
             specs.append(GameSpec(index=deal * players + rotation, seed=seed, seating=seating))
@@ -201,3 +202,18 @@ def league_schedule(league: League) -> list[ScheduledMatch]:
     return [
         ScheduledMatch(match_id(league, table), table, game_specs(league, table)) for table in league_tables(league)
     ]
+
+
+def match_spec(league: League, match: ScheduledMatch) -> MatchSpec:
+    """What the referee plays for `match`: its bots (in table order, as the seatings index them) and games."""
+    bots = {bot.name: bot.spec for bot in league.bots}
+    return MatchSpec(
+        match_id=match.match_id,
+        game=league.game,
+        bots=tuple(bots[name] for name in match.table),
+        games=match.games,
+        config=dict(league.config),
+        limits=league.limits,
+        replay_dir=None if league.replay_dir is None else str(league.replay_dir),
+        log_dir=None if league.log_dir is None else str(league.log_dir),
+    )

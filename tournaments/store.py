@@ -105,10 +105,12 @@ class StoredGame:
 
 
 class LeagueStore:
-    """A league's results in the SQLite file at `path` (created on first use)."""
+    """A league's results in the SQLite file at `path` (created on first use unless `create` is false)."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, create: bool = True) -> None:
         self.path = Path(path)
+        if not create and not self.path.is_file():
+            raise StoreError(f"{self.path}: no league store there (running the league creates it)")
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None)
             self._db.execute("PRAGMA journal_mode = WAL")

@@ -126,3 +126,9 @@ def test_a_file_that_is_not_a_database(tmp_path: Path) -> None:
     path.write_text("not a database, just text " * 100)
     with pytest.raises(StoreError, match="cannot be used as a league store"):
         LeagueStore(path)
+
+
+def test_reading_a_store_that_does_not_exist(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no league store"):
+        LeagueStore(tmp_path / "absent.sqlite", create=False)
+    assert not (tmp_path / "absent.sqlite").exists()

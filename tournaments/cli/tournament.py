@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from .league import run_command, table_command
 from .rate import rate_command
 
 
@@ -12,4 +13,6 @@ def tournament() -> None:
     """Run leagues, print their tables, rate results."""
 
 
+tournament.add_command(run_command)
+tournament.add_command(table_command)
 tournament.add_command(rate_command)

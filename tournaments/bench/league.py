@@ -1,0 +1,57 @@
+"""League throughput: the same league played from an empty store with each concurrency, in games per second.
+
+The time counted is the whole run as `referee tournament run` does it (worker start-up, bot processes,
+games, one commit per game), so the ratio between concurrencies is what an organiser gains from more cores.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..executors import LocalExecutor
+from ..league import load_league
+from ..runner import plan_league, play_league
+from ..store import LeagueStore
+
+BENCH_LEAGUE = Path(__file__).resolve().parents[1] / "examples" / "bench.toml"
+
+
+@dataclass(frozen=True)
+class LeagueBenchRun:
+    concurrency: int
+    games: int
+    seconds: float
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds
+
+
+@dataclass(frozen=True)
+class LeagueBenchResult:
+    league: str
+    runs: tuple[LeagueBenchRun, ...]
+
+    def speedup(self, run: LeagueBenchRun) -> float:
+        """Games/s of `run` over those of the first run."""
+        return run.games_per_second / self.runs[0].games_per_second
+
+
+def bench_league(league_path: Path | str = BENCH_LEAGUE, concurrencies: Sequence[int] = (1, 2)) -> LeagueBenchResult:
+    """Play the whole league once per concurrency, each time into a fresh temporary store."""
+    league = load_league(league_path)
+    runs = []
+    for concurrency in concurrencies:
+        with (
+            tempfile.TemporaryDirectory(prefix="bench-league-") as folder,
+            LeagueStore(Path(folder) / "bench.sqlite") as store,
+        ):
+            plan = plan_league(league, store)
+            started = time.perf_counter()
+            games = play_league(plan, store, LocalExecutor(concurrency))
+            runs.append(LeagueBenchRun(concurrency, games, time.perf_counter() - started))
+    return LeagueBenchResult(league.name, tuple(runs))

@@ -1,0 +1,235 @@
+"""`referee tournament run` and `referee tournament table`: play a league into its store, print its table."""
+
+from __future__ import annotations
+
+import shlex
+import signal
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from referee.records import GameRecord
+
+from ..executors import DaskExecutor, Executor, ExecutorError, LocalExecutor, default_concurrency
+from ..league import League, LeagueFileError, load_league
+from ..ratings import DEFAULT_BOOTSTRAP, Ratings, rate
+from ..runner import LeaguePlan, plan_league, play_league
+from ..store import LeagueStore, StoreError
+from ..tables import crosstable, ratings_json, ratings_table
+from .options import echo_json, json_option, tablefmt_option
+from .progress import Leaderboard, ProgressLine, format_duration
+
+_INTERRUPTED = 130
+
+crosstable_option = click.option(
+    "--crosstable", "with_crosstable", is_flag=True, help="Also print the pairwise points of every pair."
+)
+bootstrap_option = click.option(
+    "--bootstrap",
+    type=click.IntRange(min=0),
+    default=DEFAULT_BOOTSTRAP,
+    show_default=True,
+    help="Resamples of whole games for the 95% intervals and LOS (0: none).",
+)
+
+
+@click.command(name="run")
+@click.argument("leagues", metavar="LEAGUE.toml...", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option(
+    "--concurrency",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Matches played at once by local worker processes  [default: the number of cores]",
+)
+@click.option(
+    "--db", type=click.Path(dir_okay=False), help="The result store  [default: LEAGUE.sqlite beside the file]"
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Play on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes. Needs the "
+    "extra card-referee[dask]; every worker needs the project and the bots at the same paths as here.",
+)
+@crosstable_option
+@bootstrap_option
+@json_option
+@tablefmt_option
+def run_command(
+    leagues: tuple[str, ...],
+    concurrency: int | None,
+    db: str | None,
+    scheduler: str | None,
+    with_crosstable: bool,
+    bootstrap: int,
+    as_json: bool,
+    tablefmt: str,
+) -> None:
+    """Play the league(s) described by LEAGUE.toml into the store and print the Elo table.
+
+    The store keeps every game as soon as it ends. Run the same command again to resume: only the missing
+    games are played; bots added to the file get only their new matches. Ctrl-C stops cleanly (the bots are
+    stopped, finished games are kept). Progress, with the ETA and the current leader, goes to stderr.
+    """
+    if db is not None and len(leagues) > 1:
+        raise click.UsageError("--db names one store: give one LEAGUE.toml with it")
+    if scheduler is not None and concurrency is not None:
+        raise click.UsageError("--concurrency is for local workers; a Dask cluster runs as many tasks as its workers")
+    executor = _executor(concurrency, scheduler)
+    results = []
+    for path in leagues:
+        league = _load(path)
+        store_path = Path(db) if db else league.default_db
+        with _store(store_path) as store, _stop_on_sigterm():
+            plan = _plan(league, store)
+            _play(plan, store, executor, path, db)
+            results.append(_results(store, league.name, bootstrap))
+    for result in results:
+        _print_results(result, as_json, with_crosstable, tablefmt)
+
+
+@click.command(name="table")
+@click.argument("league", metavar="[LEAGUE.toml]", required=False, type=click.Path(dir_okay=False))
+@click.option(
+    "--db", type=click.Path(dir_okay=False), help="The result store  [default: LEAGUE.sqlite beside the file]"
+)
+@crosstable_option
+@bootstrap_option
+@json_option
+@tablefmt_option
+def table_command(
+    league: str | None, db: str | None, with_crosstable: bool, bootstrap: int, as_json: bool, tablefmt: str
+) -> None:
+    """Print the Elo table of a league's store (give LEAGUE.toml, or --db FILE).
+
+    Columns: Rank, Bot, Elo (maximum-likelihood Bradley-Terry, mean 0), +/- (95% bootstrap interval over
+    games), Games, Score, W/D/L (two seats) or mean rank (more seats), Faults, LOS (likelihood of superiority
+    over the next bot).
+    """
+    if (league is None) == (db is None):
+        raise click.UsageError("give either LEAGUE.toml or --db FILE")
+    store_path = Path(db) if db else _load(league).default_db  # type: ignore[arg-type]
+    with _store(store_path, create=False) as store:
+        result = _results(store, store.league_name() or store_path.stem, bootstrap)
+    _print_results(result, as_json, with_crosstable, tablefmt)
+
+
+def _executor(concurrency: int | None, scheduler: str | None) -> Executor:
+    if scheduler is not None:
+        return DaskExecutor(scheduler)
+    cores = default_concurrency()
+    if concurrency is not None and concurrency > cores:
+        click.echo(
+            f"warning: --concurrency {concurrency} is more than the {cores} cores here; bots may miss their time "
+            "limits",
+            err=True,
+        )
+    return LocalExecutor(concurrency or cores)
+
+
+def _load(path: str) -> League:
+    try:
+        return load_league(path)
+    except LeagueFileError as error:
+        raise click.ClickException(str(error)) from error
+
+
+@contextmanager
+def _store(path: Path, create: bool = True) -> Iterator[LeagueStore]:
+    try:
+        store = LeagueStore(path, create=create)
+    except StoreError as error:
+        raise click.ClickException(str(error)) from error
+    with store:
+        yield store
+
+
+@contextmanager
+def _stop_on_sigterm() -> Iterator[None]:
+    """Treat SIGTERM like Ctrl-C, so that a killed run still stops its workers and says how to resume."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _plan(league: League, store: LeagueStore) -> LeaguePlan:
+    try:
+        plan = plan_league(league, store)
+    except StoreError as error:
+        raise click.ClickException(str(error)) from error
+    for note in plan.notes:
+        click.echo(f"note: {note}", err=True)
+    return plan
+
+
+def _play(plan: LeaguePlan, store: LeagueStore, executor: Executor, path: str, db: str | None) -> None:
+    league = plan.league
+    click.echo(
+        f"{league.name}: {league.game}, {league.players} seats, {len(league.bots)} bots; "
+        f"{plan.scheduled} games scheduled, {plan.stored} already in {store.path}",
+        err=True,
+    )
+    if not plan.specs:
+        return
+    progress = ProgressLine(plan.scheduled, plan.stored, Leaderboard([game.ranks for game in store.games()]))
+    progress.draw(force=True)
+    started = time.monotonic()
+
+    def shown(record: GameRecord) -> None:
+        progress.advance(dict(zip(record.seats, record.ranks, strict=True)))
+
+    try:
+        added = play_league(plan, store, executor, on_stored=shown)
+    except KeyboardInterrupt:
+        progress.close()
+        resume = shlex.join(["referee", "tournament", "run", path, *(["--db", db] if db else [])])
+        click.echo(
+            f"Stopped: {store.game_count()} of {plan.scheduled} games are stored in {store.path}. "
+            f"Resume with: {resume}",
+            err=True,
+        )
+        raise SystemExit(_INTERRUPTED) from None
+    except ExecutorError as error:
+        progress.close()
+        raise click.ClickException(f"{error} (the games finished so far are stored; rerun to resume)") from error
+    progress.close()
+    elapsed = time.monotonic() - started
+    click.echo(
+        f"Played {added} games in {format_duration(elapsed)} ({added / max(elapsed, 1e-9):.2f} games/s)", err=True
+    )
+
+
+@dataclass(frozen=True)
+class _LeagueResults:
+    name: str
+    games: int
+    ratings: Ratings
+    faults: dict[str, int]
+
+
+def _results(store: LeagueStore, name: str, bootstrap: int) -> _LeagueResults:
+    games = [game.ranks for game in store.games()]
+    return _LeagueResults(name, len(games), rate(games, bootstrap=bootstrap), dict(store.fault_counts()))
+
+
+def _print_results(result: _LeagueResults, as_json: bool, with_crosstable: bool, tablefmt: str) -> None:
+    ratings, faults = result.ratings, result.faults
+    if as_json:
+        echo_json({"league": result.name, "games": result.games, **ratings_json(ratings, faults, with_crosstable)})
+        return
+    click.echo(f"{result.name}: {result.games} games")
+    click.echo(ratings_table(ratings, tablefmt=tablefmt, faults=faults))
+    if with_crosstable and ratings.bots:
+        click.echo()
+        click.echo(crosstable(ratings, tablefmt=tablefmt))
+    click.echo()

@@ -1,0 +1,233 @@
+"""Executors play match specs somewhere and hand every finished game back to the caller's process at once.
+
+    executor.run(specs, on_game)    # returns when every match is over; on_game runs here, once per game
+
+LocalExecutor: worker processes on this machine, each playing one match at a time; each game's record
+travels through a multiprocessing queue to this process as soon as the game ends (so the caller can commit
+it before the match is over). Workers ignore Ctrl-C (this process stops them) and stop, killing their bot
+processes, on SIGTERM or when this process dies.
+
+DaskExecutor: one task per match on a Dask cluster (`pip install 'card-referee[dask]'`); game records come
+back through a distributed Queue as each game ends. Workers run the bots' commands as resolved here
+(absolute paths, this Python for the built-in bots), so every worker machine needs the project and the bots
+installed at the same paths.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import queue
+import signal
+import threading
+import time
+import uuid
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from referee.match import run_match
+from referee.records import GameRecord, MatchRecord, MatchSpec
+
+GameSink = Callable[[GameRecord], None]
+MatchRunner = Callable[..., MatchRecord]
+"""run_match or a stand-in with its signature: runner(spec, on_game=callback) -> MatchRecord."""
+
+_POLL_S = 0.2
+_PARENT_CHECK_S = 0.5
+_STOP_GRACE_S = 5.0
+
+
+class ExecutorError(RuntimeError):
+    """A match could not be played (its runner raised), or a worker died."""
+
+
+class DaskUnavailable(ExecutorError, ImportError):
+    """--scheduler needs the optional extra dask[distributed]."""
+
+
+class Executor(ABC):
+    @abstractmethod
+    def run(self, specs: Sequence[MatchSpec], on_game: GameSink) -> None:
+        """Play every spec; call `on_game` in this process for each game as soon as it has ended.
+
+        Raises ExecutorError when a match fails; KeyboardInterrupt stops every worker first. Games already
+        handed to `on_game` stay handed; nothing else is promised about a run that raised.
+        """
+
+
+class LocalExecutor(Executor):
+    """`concurrency` worker processes on this machine."""
+
+    def __init__(self, concurrency: int, runner: MatchRunner = run_match) -> None:
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, not {concurrency}")
+        self.concurrency = concurrency
+        self.runner = runner
+
+    def run(self, specs: Sequence[MatchSpec], on_game: GameSink) -> None:
+        if not specs:
+            return
+        context = multiprocessing.get_context("spawn")
+        tasks: multiprocessing.Queue[MatchSpec | None] = context.Queue()
+        results: multiprocessing.Queue[tuple[Any, ...]] = context.Queue()
+        for spec in specs:
+            tasks.put(spec)
+        workers = [
+            context.Process(target=_work, args=(tasks, results, self.runner, os.getpid()), daemon=True)
+            for _ in range(min(self.concurrency, len(specs)))
+        ]
+        for _ in workers:
+            tasks.put(None)
+        try:
+            for worker in workers:
+                worker.start()
+            _collect(results, workers, len(specs), on_game)
+        finally:
+            _stop(workers)
+
+
+def _collect(
+    results: multiprocessing.Queue[tuple[Any, ...]],
+    workers: Sequence[multiprocessing.process.BaseProcess],
+    matches: int,
+    on_game: GameSink,
+) -> None:
+    finished = 0
+    while finished < matches:
+        try:
+            message = results.get(timeout=_POLL_S)
+        except queue.Empty:
+            dead = [worker for worker in workers if worker.exitcode not in (None, 0)]
+            if dead:
+                raise ExecutorError(f"a worker process died (exit code {dead[0].exitcode})") from None
+            if all(worker.exitcode is not None for worker in workers):
+                raise ExecutorError(f"the workers ended with {matches - finished} match(es) unreported") from None
+            continue
+        kind = message[0]
+        if kind == "game":
+            on_game(message[1])
+        elif kind == "done":
+            finished += 1
+        else:
+            raise ExecutorError(f"match {message[1]} failed: {message[2]}")
+
+
+def _stop(workers: Sequence[multiprocessing.process.BaseProcess]) -> None:
+    """SIGTERM each live worker (it kills its bots and exits), then SIGKILL what is left after a grace."""
+    for worker in workers:
+        if worker.is_alive():
+            worker.terminate()
+    deadline = time.monotonic() + _STOP_GRACE_S
+    for worker in workers:
+        worker.join(max(0.0, deadline - time.monotonic()))
+        if worker.is_alive():
+            worker.kill()
+            worker.join()
+
+
+def _work(
+    tasks: multiprocessing.Queue[MatchSpec | None],
+    results: multiprocessing.Queue[tuple[Any, ...]],
+    runner: MatchRunner,
+    parent: int,
+) -> None:
+    """A worker process: play matches from `tasks` until the sentinel, reporting every game on `results`."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit_on_signal)
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    while (spec := tasks.get()) is not None:
+        try:
+            runner(spec, on_game=lambda record: results.put(("game", record)))
+        except Exception as error:
+            results.put(("error", spec.match_id, f"{type(error).__name__}: {error}"))
+            continue
+        results.put(("done", spec.match_id))
+
+
+def _exit_on_signal(signum: int, frame: object) -> None:
+    """Raise SystemExit in the worker's main thread, so the match's cleanup kills its bot processes."""
+    raise SystemExit(128 + signum)
+
+
+def _watch_parent(parent: int) -> None:
+    """Stop this worker when the process that started it has gone (even if it was SIGKILLed)."""
+    while os.getppid() == parent:
+        time.sleep(_PARENT_CHECK_S)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+class DaskExecutor(Executor):
+    """One task per match on the Dask cluster whose scheduler is at `address` (or through `client`)."""
+
+    def __init__(self, address: str | None = None, runner: MatchRunner = run_match, client: Any = None) -> None:
+        if (address is None) == (client is None):
+            raise ValueError("give a scheduler address or a client, not both")
+        self.address = address
+        self.client = client
+        self.runner = runner
+
+    def run(self, specs: Sequence[MatchSpec], on_game: GameSink) -> None:
+        if not specs:
+            return
+        distributed = import_distributed()
+        client = self.client or distributed.Client(self.address)
+        try:
+            games = distributed.Queue(name=f"referee-games-{uuid.uuid4().hex}", client=client)
+            futures = [
+                client.submit(_run_on_dask_worker, spec, games.name, self.runner, pure=False, key=_task_key(spec))
+                for spec in specs
+            ]
+            try:
+                _follow(distributed, futures, games, on_game)
+            finally:
+                _drain(games, on_game)
+                client.cancel(futures)
+        finally:
+            if self.client is None:
+                client.close()
+
+
+def import_distributed() -> Any:
+    """The dask.distributed module, or DaskUnavailable saying how to install it."""
+    try:
+        import distributed
+    except ImportError as error:
+        raise DaskUnavailable(
+            "--scheduler needs Dask: pip install 'card-referee[dask]' (dask[distributed]) here and on every worker"
+        ) from error
+    return distributed
+
+
+def _task_key(spec: MatchSpec) -> str:
+    return f"match-{spec.match_id}-{uuid.uuid4().hex[:8]}"
+
+
+def _follow(distributed: Any, futures: list[Any], games: Any, on_game: GameSink) -> None:
+    pending = set(futures)
+    while pending:
+        done, pending = distributed.wait(pending, timeout=_POLL_S, return_when="FIRST_COMPLETED")
+        _drain(games, on_game)
+        for future in done:
+            if future.status != "finished":
+                raise ExecutorError(f"match task {future.key} failed: {future.exception()!r}")
+
+
+def _drain(games: Any, on_game: GameSink) -> None:
+    """Hand every record waiting in the queue to `on_game`; a task's puts are done before it finishes."""
+    for payload in games.get(batch=True):
+        on_game(pickle.loads(payload))
+
+
+def _run_on_dask_worker(spec: MatchSpec, queue_name: str, runner: MatchRunner) -> str:
+    """A Dask task: play one match, putting each game's record (pickled) on the named queue when it ends."""
+    import distributed
+
+    games = distributed.Queue(name=queue_name, client=distributed.get_client())
+    runner(spec, on_game=lambda record: games.put(pickle.dumps(record)))
+    return spec.match_id
+
+
+def default_concurrency() -> int:
+    return os.cpu_count() or 1

@@ -1,0 +1,75 @@
+"""Running a league: its schedule, what the store still lacks, an executor, and one commit per finished game.
+
+    with LeagueStore(league.default_db) as store:
+        plan = plan_league(league, store)                   # binds the store; only missing games
+        play_league(plan, store, LocalExecutor(2), on_stored=print)
+
+A match partly played before an interruption is played again with fresh bot processes, but only its missing
+games; the store ignores a game it already holds, so a game replayed after a crash is never counted twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from referee.records import GameRecord, MatchSpec
+
+from .executors import Executor
+from .league import League
+from .schedule import league_schedule, match_spec
+from .store import LeagueStore
+
+
+@dataclass(frozen=True)
+class LeaguePlan:
+    league: League
+    scheduled: int
+    """Games in the league's schedule."""
+    stored: int
+    """Games of the schedule the store already holds."""
+    specs: tuple[MatchSpec, ...]
+    """The matches still to play, each with only its missing games."""
+    notes: tuple[str, ...] = ()
+    """Things worth telling the organiser (bots whose command changed)."""
+
+    @property
+    def remaining(self) -> int:
+        return self.scheduled - self.stored
+
+
+def plan_league(league: League, store: LeagueStore) -> LeaguePlan:
+    """Bind the store to the league (StoreMismatch if they disagree), record the schedule, list what is missing."""
+    notes = store.bind(league)
+    schedule = league_schedule(league)
+    store.add_matches(schedule)
+    missing = store.missing(schedule)
+    scheduled = sum(len(match.games) for match in schedule)
+    remaining = sum(len(match.games) for match in missing)
+    return LeaguePlan(
+        league=league,
+        scheduled=scheduled,
+        stored=scheduled - remaining,
+        specs=tuple(match_spec(league, match) for match in missing),
+        notes=tuple(notes),
+    )
+
+
+def play_league(
+    plan: LeaguePlan,
+    store: LeagueStore,
+    executor: Executor,
+    on_stored: Callable[[GameRecord], None] | None = None,
+) -> int:
+    """Play what the plan lists, committing each game as it arrives; returns the number of games added."""
+    added = 0
+
+    def commit(record: GameRecord) -> None:
+        nonlocal added
+        if store.add_game(record):
+            added += 1
+            if on_stored is not None:
+                on_stored(record)
+
+    executor.run(plan.specs, commit)
+    return added
