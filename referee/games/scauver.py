@@ -359,6 +359,8 @@ class ScauverState(GameState):
             self._start_round()
 
     def _showdown(self) -> None:
+        """Award the pot to the lowest key: players with a link before those without; then the lower score
+        (or flank difference without a link); then the stronger link. Equal keys split the pot."""
         keys: dict[int, tuple[Any, ...]] = {}
         scores: list[int | None] = [None] * self.players
         for seat in self._players_in():
@@ -382,6 +384,7 @@ class ScauverState(GameState):
         return min(cap - put[seat] + exchange_put[seat] for seat in self.order if in_round[seat])
 
     def _sizes(self, base: int) -> list[int]:
+        """The bet (base 0) or raise (base = current level) amounts in chips that the cap allows."""
         amphora = self.amphora
         headroom = self._headroom() - base
         low, high = self.config["bet_min_amphoras"], self.config["bet_max_amphoras"]
