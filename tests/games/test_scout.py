@@ -68,6 +68,12 @@ def start(players: int, fixed: dict[tuple[int, int], list[Card]], **config: Any)
     return state
 
 
+def seeded(players: int, seed: int) -> ScoutState:
+    state = GAME.new_game(players, seed=seed)
+    assert isinstance(state, ScoutState)
+    return state
+
+
 def orient_all(state: Any) -> None:
     for seat in state.to_move():
         state.apply(seat, {"kind": "orient", "flip": False})
@@ -266,7 +272,7 @@ def test_orientation_is_simultaneous_and_revealed_only_when_all_have_chosen() ->
 def test_each_round_starts_one_seat_to_the_left_of_the_previous_starter() -> None:
     state = GAME.new_game(4, seed=3, config={"first_player": 2})
     chooser = random.Random(3)
-    starters = []
+    starters: list[int] = []
     while not state.is_over():
         if state.observation(0)["phase"] == "orient" and len(starters) < state.round:
             starters.append(state.observation(0)["round_starter"])
@@ -329,9 +335,26 @@ def test_two_players_without_chips_cannot_scout_and_never_scout_and_show() -> No
         state.apply(1, scout())
 
 
+@pytest.mark.parametrize(
+    ("players", "removed", "hand_size"),
+    [(2, {(9, 10)}, 11), (3, {(low, 10) for low in range(1, 10)}, 12), (4, {(9, 10)}, 11), (5, set(), 9)],
+)
+def test_deck_hands_and_rounds_per_player_count(players: int, removed: set[Card], hand_size: int) -> None:
+    every_card = {(low, high) for low in range(1, 11) for high in range(low + 1, 11)}
+    assert set(TABLES[players].deck) == every_card - removed
+    dealt = seeded(players, 4).dealt["rounds"]
+    assert len(dealt) == players
+    assert all(len(hand) == hand_size for hands in dealt for hand in hands)
+    orientations = Counter(top < bottom for hands in dealt for hand in hands for top, bottom in hand)
+    assert orientations[True] and orientations[False]  # shuffling randomises orientation too
+    if players > 2:
+        first_hands = {tuple(map(tuple, hand)) for hand in dealt[0]}
+        assert first_hands != {tuple(map(tuple, hand)) for hand in dealt[1]}  # a new shuffle every round
+
+
 def test_two_players_round_two_is_dealt_the_22_cards_set_aside() -> None:
     table = TABLES[2]
-    dealt = GAME.new_game(2, seed=11).dealt["rounds"]
+    dealt = seeded(2, 11).dealt["rounds"]
     cards = [frozenset(card) for hands in dealt for hand in hands for card in hand]
     assert len(cards) == len(set(cards)) == len(table.deck) == 44
     assert all(len(hand) == 11 for hands in dealt for hand in hands)
@@ -415,10 +438,10 @@ def test_scout_and_show_once_per_seat_per_round() -> None:
 
 def test_a_seeded_deal_replays_as_an_explicit_deal() -> None:
     for players in TABLES:
-        seeded = GAME.new_game(players, seed=5)
-        explicit = GAME.new_game(players, seed=99, deal=seeded.dealt)
+        original = seeded(players, 5)
+        explicit = GAME.new_game(players, seed=99, deal=original.dealt)
         assert [explicit.observation(seat) for seat in range(players)] == [
-            seeded.observation(seat) for seat in range(players)
+            original.observation(seat) for seat in range(players)
         ]
 
 
@@ -444,7 +467,7 @@ def _replace(deal: dict[str, Any], round_: int, seat: int, index: int, card: Any
     ],
 )
 def test_a_bad_explicit_deal_is_refused(players: int, broken: Any) -> None:
-    deal = GAME.new_game(players, seed=1).dealt
+    deal = seeded(players, 1).dealt
     with pytest.raises(ConfigError):
         GAME.new_game(players, seed=1, deal=broken(deal))
 
@@ -452,6 +475,42 @@ def test_a_bad_explicit_deal_is_refused(players: int, broken: Any) -> None:
 def test_first_player_must_be_a_seat_of_the_table() -> None:
     with pytest.raises(ConfigError, match="first_player"):
         GAME.new_game(3, seed=1, config={"first_player": 3})
+
+
+def test_observation_keys_and_the_result_before_the_end() -> None:
+    state = start(4, {(0, 0): [(6, 1), (7, 2)]})
+    state.apply(0, show(0, 2))
+    observation = state.observation(2)
+    assert list(observation) == [
+        "seat",
+        "players",
+        "round",
+        "rounds",
+        "round_starter",
+        "phase",
+        "to_move",
+        "must_show",
+        "hand",
+        "active_set",
+        "active_owner",
+        "hand_sizes",
+        "captured",
+        "chips",
+        "scout_show_used",
+        "scores",
+        "finished_rounds",
+        "history",
+    ]
+    assert observation["active_set"] == [[6, 1], [7, 2]]
+    assert observation["history"][-1] == {
+        "seat": 0,
+        "kind": "show",
+        "start": 0,
+        "length": 2,
+        "cards": [[6, 1], [7, 2]],
+        "captured": 0,
+    }
+    assert state.result() == {"scores": [0, 0, 0, 0], "ranks": [1, 1, 1, 1]}  # no round finished yet
 
 
 # Properties over random games --------------------------------------------------------------------------
