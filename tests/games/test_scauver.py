@@ -505,13 +505,17 @@ def test_same_seed_and_actions_give_the_same_game_and_clones_are_independent() -
 # Random games.
 
 
-def play_random(players: int, seed: int, chooser: random.Random, check: Any = None, **config: Any) -> ScauverState:
+def play_random(
+    players: int, seed: int, chooser: random.Random, check: Any = None, patient: bool = False, **config: Any
+) -> ScauverState:
+    """A random game; `patient` players never fold, so that rounds reach the showdown."""
     config.setdefault("first_dealer", -1)
     state = GAME.new_game(players, seed=seed, config=config)
     assert isinstance(state, ScauverState)
     while not state.is_over():
         for seat in state.to_move():
-            action = chooser.choice(state.legal_actions(seat))
+            legal = state.legal_actions(seat)
+            action = chooser.choice([a for a in legal if a["kind"] != "fold"] if patient else legal)
             if check is not None:
                 check(state, seat)
             state.apply(seat, action)
@@ -546,10 +550,13 @@ def mutated(action: dict[str, Any]) -> dict[str, Any]:
     return {**action, "extra": True}
 
 
+@pytest.mark.parametrize(("patient", "round_cap"), [(False, 60), (True, 8)])
 @pytest.mark.parametrize("players", [2, 3, 4])
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 2**32), choices=st.integers(0, 2**32))
-def test_random_games_keep_every_invariant(players: int, seed: int, choices: int) -> None:
+def test_random_games_keep_every_invariant(
+    players: int, patient: bool, round_cap: int, seed: int, choices: int
+) -> None:
     total = 100 * players
     deck = Counter(FACE_DECK)
 
@@ -568,11 +575,15 @@ def test_random_games_keep_every_invariant(players: int, seed: int, choices: int
         with pytest.raises(IllegalAction):
             state.apply(seat, mutated(legal[-1]))
 
-    state = play_random(players, seed, random.Random(choices), check, round_cap=60)
-    assert state.round <= 60
-    again = GAME.replay(players, seed, state.history, config={"round_cap": 60})
+    state = play_random(players, seed, random.Random(choices), check, patient, round_cap=round_cap)
+    assert state.round <= round_cap
+    if patient:
+        assert state.last_outcome is not None and not state.last_outcome.by_fold
+    again = GAME.replay(players, seed, state.history, config={"round_cap": round_cap})
     assert [again.observation(seat) for seat in range(players)] == [state.observation(seat) for seat in range(players)]
     assert sum(state.chips) == total
     result = state.result()
     assert result["scores"] == state.chips and sorted(result["ranks"])[0] == 1
-    assert len([seat for seat in range(players) if state.eliminated_before[seat] is None]) == 1 or state.round == 60
+    assert (
+        len([seat for seat in range(players) if state.eliminated_before[seat] is None]) == 1 or state.round == round_cap
+    )
