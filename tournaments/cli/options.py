@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 import tabulate as tabulate_module
+
+from protocol import limits
+from referee.records import FaultPolicy, Limits
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -15,9 +19,7 @@ TABLE_FORMATS = sorted(tabulate_module.tabulate_formats)
 
 
 def json_option(function: F) -> F:
-    return click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of a table.")(
-        function
-    )
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of a table.")(function)
 
 
 def tablefmt_option(function: F) -> F:
@@ -32,3 +34,76 @@ def tablefmt_option(function: F) -> F:
 
 def echo_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, sort_keys=False))
+
+
+_LIMIT_OPTIONS = (
+    click.option(
+        "--move-time",
+        type=click.IntRange(min=1),
+        default=limits.DEFAULT_MOVE_TIME_MS,
+        show_default=True,
+        metavar="MS",
+        help="Time limit of one decision.",
+    ),
+    click.option(
+        "--startup-time",
+        type=click.FloatRange(min=0.1),
+        default=limits.DEFAULT_STARTUP_TIME_S,
+        show_default=True,
+        metavar="S",
+        help="Time limit of a bot's start and handshake.",
+    ),
+    click.option(
+        "--time-bank",
+        type=click.IntRange(min=0),
+        default=limits.DEFAULT_TIME_BANK_MS,
+        show_default=True,
+        metavar="MS",
+        help="Extra time per game from which decision overruns are drawn.",
+    ),
+    click.option(
+        "--fault-policy",
+        type=click.Choice([policy.value for policy in FaultPolicy]),
+        default=FaultPolicy.FORFEIT.value,
+        show_default=True,
+        help="forfeit: a faulty seat loses the game; substitute: a random action is played instead.",
+    ),
+    click.option(
+        "--fault-budget",
+        type=click.IntRange(min=1),
+        default=limits.DEFAULT_FAULT_BUDGET,
+        show_default=True,
+        help="Faults in a game after which a seat forfeits under --fault-policy substitute.",
+    ),
+    click.option(
+        "--memory",
+        "memory_mb",
+        type=click.IntRange(min=16),
+        default=limits.DEFAULT_MEMORY_MB,
+        show_default=True,
+        metavar="MB",
+        help="Memory limit of each bot process.",
+    ),
+)
+
+
+def limits_options(function: F) -> F:
+    """The referee's limits as options (--move-time, --startup-time, --time-bank, --fault-policy,
+    --fault-budget, --memory), handed to the command as one `limits: Limits` argument."""
+
+    @functools.wraps(function)
+    def with_limits(*args: Any, **kwargs: Any) -> Any:
+        kwargs["limits"] = Limits(
+            move_time_ms=kwargs.pop("move_time"),
+            startup_time_s=kwargs.pop("startup_time"),
+            time_bank_ms=kwargs.pop("time_bank"),
+            memory_mb=kwargs.pop("memory_mb"),
+            fault_policy=FaultPolicy(kwargs.pop("fault_policy")),
+            fault_budget=kwargs.pop("fault_budget"),
+        )
+        return function(*args, **kwargs)
+
+    decorated: Callable[..., Any] = with_limits
+    for option in reversed(_LIMIT_OPTIONS):
+        decorated = option(decorated)
+    return cast(F, decorated)

@@ -1,0 +1,46 @@
+import json
+
+from click.testing import CliRunner
+
+from tournaments.cli import main
+
+
+def sprt(*arguments: str):
+    return CliRunner().invoke(main, ["tournament", "sprt", *arguments])
+
+
+def test_random_against_random_plays_pairs_until_max_pairs():
+    result = sprt(
+        "scauver", "random", "random", "--max-pairs", "3", "--batch", "2", "--seed", "5", "--move-time", "2000"
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("SPRT scauver: random#1 vs random#2")
+    progress = [line for line in lines if line.startswith("pairs")]
+    assert [line.split()[1] for line in progress] == ["2", "3"]
+    assert "LLR" in progress[-1]
+    assert "no decision after 3 pairs" in result.output
+    assert "3 pairs counted, 6 games played" in result.output
+
+
+def test_heuristic_against_random_accepts_h1_as_json():
+    result = sprt(
+        "scauver", "heuristic", "random", "--elo0", "0", "--elo1", "200", "--max-pairs", "60", "--seed", "1", "--json"
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["decision"] == "H1"
+    assert data["llr"] >= data["bounds"][1]
+    assert data["pairs"] == sum(data["pentanomial"]) <= 60
+    assert data["games"] >= 2 * data["pairs"]
+    assert data["faults"] == {"scauver-heuristic": 0, "random": 0}
+
+
+def test_bad_bounds_and_unknown_bots_are_clear_errors():
+    result = sprt("scauver", "random", "random", "--elo0", "10", "--elo1", "5")
+    assert result.exit_code == 1
+    assert "elo0 (10.0) must be below elo1 (5.0)" in result.output
+    result = sprt("scauver", "random", "no-such-bot-program")
+    assert result.exit_code == 1
+    assert "no bot 'no-such-bot-program'" in result.output
+    assert "Traceback" not in result.output

@@ -1,0 +1,155 @@
+"""`referee tournament sprt GAME NEW_BOT BASE_BOT`: is the new bot at least some Elo better? Paired deals until
+a sequential test decides."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import click
+
+from referee.botspec import UnknownBot, resolve_bot, unique_names
+from referee.connection import Transport
+from referee.games import GameError, list_games, load_game
+from referee.games.base import MAX_SEED
+from referee.match import MatchSpecError
+from referee.process import BotStartError
+from referee.records import Limits
+
+from ..sprt import Decision, SprtConfigError, SprtState, SprtTest
+from ..sprt_match import DEFAULT_BATCH_PAIRS, SprtPlan, SprtResult, play_sprt
+from .options import echo_json, json_option, limits_options
+
+_VERDICTS = {
+    Decision.H1: "H1 accepted: {new} is better than {base} by more than {elo0:g} Elo",
+    Decision.H0: "H0 accepted: {new} is not {elo1:g} Elo better than {base}",
+    Decision.CONTINUE: "no decision after {pairs} pairs (--max-pairs reached)",
+}
+
+
+@click.command(name="sprt")
+@click.argument("game", type=click.Choice(list_games()))
+@click.argument("new_bot")
+@click.argument("base_bot")
+@click.option("--elo0", type=float, default=0.0, show_default=True, help="Elo gain of H0.")
+@click.option("--elo1", type=float, default=10.0, show_default=True, help="Elo gain of H1.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
+@click.option("--beta", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
+@click.option(
+    "--max-pairs", type=click.IntRange(min=1), default=20_000, show_default=True, help="Give up after this many pairs."
+)
+@click.option(
+    "--batch",
+    "batch_pairs",
+    type=click.IntRange(min=1),
+    default=DEFAULT_BATCH_PAIRS,
+    show_default=True,
+    help="Pairs per match (the bot processes are started once per batch).",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, MAX_SEED),
+    default=None,
+    help="Seed of the deals [default: drawn from a secure source and printed].",
+)
+@limits_options
+@click.option(
+    "--transport",
+    type=click.Choice([t.value for t in Transport]),
+    default=Transport.IPC.value,
+    show_default=True,
+    help="How bots connect: ipc (local socket file) or tcp (127.0.0.1).",
+)
+@json_option
+def sprt_command(
+    game: str,
+    new_bot: str,
+    base_bot: str,
+    elo0: float,
+    elo1: float,
+    alpha: float,
+    beta: float,
+    max_pairs: int,
+    batch_pairs: int,
+    seed: int | None,
+    limits: Limits,
+    transport: str,
+    as_json: bool,
+) -> None:
+    """Test whether NEW_BOT is stronger than BASE_BOT at two-seat GAME, as chess engine testers do.
+
+    Plays deals in pairs (the same deal twice, seats swapped) and runs fishtest's pentanomial GSPRT of
+    H0: Elo gain = elo0 against H1: Elo gain = elo1 (logistic Elo), stopping when the log-likelihood ratio
+    leaves (log(beta/(1-alpha)), log((1-beta)/alpha)). The LLR is printed after every batch.
+    """
+    info = load_game(game).info
+    if not info.min_players <= 2 <= info.max_players:
+        raise click.UsageError(f"{game} is not played by two seats ({info.min_players} to {info.max_players})")
+    try:
+        new, base = unique_names([resolve_bot(new_bot, game), resolve_bot(base_bot, game)])
+        plan = SprtPlan(
+            game=game,
+            new=new,
+            base=base,
+            test=SprtTest(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta),
+            max_pairs=max_pairs,
+            seed=secrets.randbelow(MAX_SEED) if seed is None else seed,
+            batch_pairs=batch_pairs,
+            limits=limits,
+            transport=Transport(transport),
+        )
+    except (UnknownBot, SprtConfigError) as error:
+        raise click.ClickException(str(error)) from error
+    test = plan.test
+    click.echo(
+        f"SPRT {game}: {new.name} vs {base.name}, H0 elo {elo0:g} / H1 elo {elo1:g}, alpha {alpha:g}, beta {beta:g}; "
+        f"bounds ({test.lower_bound:.3f}, {test.upper_bound:.3f}); seed {plan.seed}",
+        err=as_json,
+    )
+    try:
+        result = play_sprt(plan, on_batch=lambda progress: click.echo(_progress_line(progress.state), err=as_json))
+    except (GameError, MatchSpecError, BotStartError) as error:
+        raise click.ClickException(str(error)) from error
+    if as_json:
+        echo_json(_result_json(plan, result))
+        return
+    state = result.state
+    click.echo(_VERDICTS[state.decision].format(new=new.name, base=base.name, elo0=elo0, elo1=elo1, pairs=max_pairs))
+    faults = ", ".join(f"{name} {count}" for name, count in result.faults.items())
+    click.echo(f"{state.pentanomial.pairs} pairs counted, {result.games} games played; faults: {faults}")
+
+
+def _progress_line(state: SprtState) -> str:
+    pentanomial = "-".join(str(count) for count in state.pentanomial.counts)
+    elo = ""
+    if state.elo is not None and state.elo_ci95 is not None:
+        low, high = state.elo_ci95
+        elo = f"  Elo {state.elo:+.1f} [{low:+.1f}, {high:+.1f}]"
+    return (
+        f"pairs {state.pentanomial.pairs:5d}  pentanomial {pentanomial}  LLR {state.llr:+.3f} "
+        f"({state.test.lower_bound:+.3f}, {state.test.upper_bound:+.3f}){elo}"
+    )
+
+
+def _result_json(plan: SprtPlan, result: SprtResult) -> dict[str, Any]:
+    state = result.state
+    test = state.test
+    return {
+        "game": plan.game,
+        "new": plan.new.name,
+        "base": plan.base.name,
+        "seed": plan.seed,
+        "elo0": test.elo0,
+        "elo1": test.elo1,
+        "alpha": test.alpha,
+        "beta": test.beta,
+        "decision": state.decision.value,
+        "llr": round(state.llr, 4),
+        "bounds": [round(test.lower_bound, 4), round(test.upper_bound, 4)],
+        "pairs": state.pentanomial.pairs,
+        "pentanomial": list(state.pentanomial.counts),
+        "elo": None if state.elo is None else round(state.elo, 2),
+        "elo_ci95": None if state.elo_ci95 is None else [round(value, 2) for value in state.elo_ci95],
+        "games": result.games,
+        "faults": dict(result.faults),
+    }
