@@ -14,17 +14,16 @@ from typing import Any
 import click
 from tabulate import tabulate
 
-from protocol import limits
 from referee.botspec import UnknownBot, resolve_bot, unique_names
 from referee.connection import Transport
 from referee.games import GameError, list_games, load_game
 from referee.games.base import MAX_SEED
 from referee.match import MatchSpecError, run_match
 from referee.process import BotStartError
-from referee.records import FaultPolicy, GameRecord, Limits, MatchSpec
+from referee.records import GameRecord, Limits, MatchSpec
 from referee.seating import rotated_games
 
-from .options import echo_json, json_option, tablefmt_option
+from .options import echo_json, json_option, limits_options, tablefmt_option
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -109,53 +108,7 @@ def _sigterm_unwinds() -> Iterator[None]:
     default=None,
     help="Seed of the deals [default: drawn from a secure source and printed].",
 )
-@click.option(
-    "--move-time",
-    type=click.IntRange(min=1),
-    default=limits.DEFAULT_MOVE_TIME_MS,
-    show_default=True,
-    metavar="MS",
-    help="Time limit of one decision.",
-)
-@click.option(
-    "--startup-time",
-    type=click.FloatRange(min=0.1),
-    default=limits.DEFAULT_STARTUP_TIME_S,
-    show_default=True,
-    metavar="S",
-    help="Time limit of a bot's start and handshake.",
-)
-@click.option(
-    "--time-bank",
-    type=click.IntRange(min=0),
-    default=limits.DEFAULT_TIME_BANK_MS,
-    show_default=True,
-    metavar="MS",
-    help="Extra time per game from which decision overruns are drawn.",
-)
-@click.option(
-    "--fault-policy",
-    type=click.Choice([policy.value for policy in FaultPolicy]),
-    default=FaultPolicy.FORFEIT.value,
-    show_default=True,
-    help="forfeit: a faulty seat loses the game; substitute: a random action is played instead.",
-)
-@click.option(
-    "--fault-budget",
-    type=click.IntRange(min=1),
-    default=limits.DEFAULT_FAULT_BUDGET,
-    show_default=True,
-    help="Faults in a game after which a seat forfeits under --fault-policy substitute.",
-)
-@click.option(
-    "--memory",
-    "memory_mb",
-    type=click.IntRange(min=16),
-    default=limits.DEFAULT_MEMORY_MB,
-    show_default=True,
-    metavar="MB",
-    help="Memory limit of each bot process.",
-)
+@limits_options
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE", help="A game option (repeatable).")
 @click.option("--replay-dir", type=click.Path(file_okay=False), default=None, help="Write a replay of every game here.")
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="Keep the bots' logs here.")
@@ -173,12 +126,7 @@ def play(
     bots: tuple[str, ...],
     game_count: int,
     seed: int | None,
-    move_time: int,
-    startup_time: float,
-    time_bank: int,
-    fault_policy: str,
-    fault_budget: int,
-    memory_mb: int,
+    limits: Limits,
     options: tuple[str, ...],
     replay_dir: str | None,
     log_dir: str | None,
@@ -206,14 +154,7 @@ def play(
         bots=specs,
         games=rotated_games(len(specs), game_count, base_seed),
         config=_parse_options(options),
-        limits=Limits(
-            move_time_ms=move_time,
-            startup_time_s=startup_time,
-            time_bank_ms=time_bank,
-            memory_mb=memory_mb,
-            fault_policy=FaultPolicy(fault_policy),
-            fault_budget=fault_budget,
-        ),
+        limits=limits,
         replay_dir=replay_dir,
         log_dir=log_dir,
     )
