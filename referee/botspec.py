@@ -1,10 +1,10 @@
 """Turning a BOT argument into a command line: a built-in name, a path to a program or script, or shell words.
 
-    random, scout-heuristic, scauver-heuristic  -> sys.executable -m bots.python.<module>
-    heuristic                                   -> the heuristic bot of the game being played
-    path/to/bot.py                              -> sys.executable path/to/bot.py
-    path/to/bot (executable)                    -> path/to/bot
-    "node bots/js/random.js --fast"             -> the shell words, whose program must exist
+random, scout-heuristic, scauver-heuristic  -> sys.executable -m bots.python.<module>
+heuristic                                   -> the heuristic bot of the game being played
+path/to/bot.py                              -> sys.executable path/to/bot.py
+path/to/bot (executable)                    -> path/to/bot
+"node bots/js/random.js --fast"             -> the shell words, whose program must exist
 """
 
 from __future__ import annotations

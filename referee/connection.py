@@ -80,13 +80,10 @@ class Router:
         return message, exited
 
     def receive(self) -> Iterator[Incoming]:
-        """Every message waiting now."""
+        """Every message waiting now (EVENTS is checked first: cheaper than a failing non-blocking recv)."""
         socket = self.socket
-        while True:
-            try:
-                frames = socket.recv_multipart(zmq.NOBLOCK)
-            except zmq.Again:
-                return
+        while socket.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+            frames = socket.recv_multipart(zmq.NOBLOCK)
             yield Incoming(frames[0], frames[1:])
 
     def send(self, identity: bytes, frame: bytes) -> None:

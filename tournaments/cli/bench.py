@@ -7,6 +7,7 @@ import click
 from referee.games import GameError, list_games
 
 from ..bench.engine import bench_engine
+from ..bench.protocol import bench_protocol, bench_reuse
 from .options import echo_json, json_option
 
 
@@ -47,4 +48,71 @@ def engine(game: str, players: int, seconds: float, seed: int, as_json: bool) ->
         f"{game}, {players} players: {figures['decisions_per_s']:,} decisions/s, "
         f"{figures['rounds_per_s']:,} rounds/s, {figures['games_per_s']:,} games/s "
         f"({result.games} games, {result.decisions:,} decisions in {result.seconds:.2f} s)"
+    )
+
+
+@bench.command()
+@click.option("--game", type=click.Choice(list_games()), default="scout", show_default=True)
+@click.option("--players", "-p", type=int, default=4, show_default=True, help="Seats at the table.")
+@click.option("--games", type=click.IntRange(min=2), default=20, show_default=True, help="Games per referee run.")
+@click.option(
+    "--repeats",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="Interleaved raw/referee runs; the medians are reported.",
+)
+@click.option("--seed", type=int, default=0, show_default=True)
+@json_option
+def protocol(game: str, players: int, games: int, repeats: int, seed: int, as_json: bool) -> None:
+    """Referee per-decision round trip vs a raw ZeroMQ round trip of the same requests.
+
+    raw: ROUTER -> echo DEALER in another process -> ROUTER, with the bytes of real requests of GAME.
+    referee: a match of SDK random bots, wall time per decision (observation, legal actions, encode, send,
+    the bot's decode/choice/encode, receive, validate, apply). Target for SCOUT: ratio <= 1.5.
+    """
+    result = bench_protocol(game, players, games, seed, repeats)
+    figures = {
+        "game": game,
+        "players": players,
+        "request_bytes": round(result.request_bytes),
+        "raw_round_trip_us": round(result.raw_us, 1),
+        "referee_decision_us": round(result.referee_us, 1),
+        "ratio": round(result.ratio, 2),
+        "decisions": result.decisions,
+    }
+    if as_json:
+        echo_json(figures)
+        return
+    click.echo(
+        f"{game}, {players} players, requests of {figures['request_bytes']} bytes on average:\n"
+        f"  raw ZeroMQ round trip   {figures['raw_round_trip_us']:>9.1f} us\n"
+        f"  referee per decision    {figures['referee_decision_us']:>9.1f} us\n"
+        f"  ratio                   {figures['ratio']:>9.2f}"
+    )
+
+
+@bench.command()
+@click.option("--game", type=click.Choice(list_games()), default="scout", show_default=True)
+@click.option("--players", "-p", type=int, default=4, show_default=True, help="Seats at the table.")
+@click.option("--games", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@json_option
+def reuse(game: str, players: int, games: int, seed: int, as_json: bool) -> None:
+    """A match of random bots with the processes kept alive vs started anew for every game. Target: >= 10x."""
+    result = bench_reuse(game, players, games, seed)
+    figures = {
+        "game": game,
+        "players": players,
+        "games": games,
+        "reused_s": round(result.reused_s, 3),
+        "restarted_s": round(result.restarted_s, 3),
+        "speedup": round(result.speedup, 1),
+    }
+    if as_json:
+        echo_json(figures)
+        return
+    click.echo(
+        f"{games} games of {game}, {players} random bots: {figures['reused_s']} s with processes reused, "
+        f"{figures['restarted_s']} s started per game: {figures['speedup']}x"
     )

@@ -1,0 +1,159 @@
+"""How much the referee adds to a bare ZeroMQ round trip, and what reusing bot processes saves.
+
+- raw: a ROUTER in this process sends the bytes of real requests of the game (recorded from a seeded random
+  game, so sizes are typical) to a DEALER echo peer in another process, which sends each frame back.
+  Nothing is decoded, built or checked: the floor of any referee over this transport.
+- referee: a real match of the SDK random bot (`bots.python.random_bot`) through `run_match`, timed per
+  decision from the end of the first game to the end of the last (so process start-up is not counted):
+  observation, legal actions, encode, send, the bot's decode and choice and encode, receive, validate, apply.
+- reuse: the same number of games played once as one match (processes kept alive) and once as one match per
+  game (processes started for every game).
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import zmq
+
+from protocol import codec
+from referee.botspec import resolve_bot, unique_names
+from referee.games import load_game
+from referee.match import run_match
+from referee.records import GameRecord, Limits, MatchSpec
+from referee.seating import rotated_games
+
+_ECHO_PEER = """
+import sys, zmq
+context = zmq.Context()
+socket = context.socket(zmq.DEALER)
+socket.connect(sys.argv[1])
+socket.send(b"ready")
+recv, send = socket.recv, socket.send
+while (frame := recv()) != b"stop":
+    send(frame)
+"""
+
+
+@dataclass(frozen=True)
+class ProtocolBenchResult:
+    game: str
+    players: int
+    raw_us: float
+    referee_us: float
+    request_bytes: float
+    decisions: int
+
+    @property
+    def ratio(self) -> float:
+        return self.referee_us / self.raw_us
+
+
+@dataclass(frozen=True)
+class ReuseBenchResult:
+    games: int
+    reused_s: float
+    restarted_s: float
+
+    @property
+    def speedup(self) -> float:
+        return self.restarted_s / self.reused_s
+
+
+def typical_requests(game_name: str, players: int, seed: int) -> list[bytes]:
+    """The encoded requests of one seeded random game, in order."""
+    state = load_game(game_name).new_game(players, seed=seed)
+    chooser = random.Random(seed)
+    requests: list[bytes] = []
+    while not state.is_over():
+        for seat in state.to_move():
+            legal = state.legal_actions(seat)
+            requests.append(codec.encode_request(len(requests), state.observation(seat), legal, 1000, 0))
+            state.apply(seat, chooser.choice(legal))
+    return requests
+
+
+def raw_round_trip_us(requests: list[bytes], round_trips: int) -> float:
+    """Mean microseconds of one ROUTER -> DEALER -> ROUTER round trip of `requests` (cycled) with an echo peer."""
+    with tempfile.TemporaryDirectory(prefix="referee-bench-") as workdir:
+        context = zmq.Context()
+        router = context.socket(zmq.ROUTER)
+        router.setsockopt(zmq.LINGER, 0)
+        endpoint = f"ipc://{Path(workdir) / 'raw.sock'}"
+        router.bind(endpoint)
+        peer = subprocess.Popen([sys.executable, "-c", _ECHO_PEER, endpoint])
+        try:
+            identity, _ = router.recv_multipart()
+            send, recv = router.send_multipart, router.recv_multipart
+            for frame in requests[:100]:
+                send((identity, frame))
+                recv()
+            count = len(requests)
+            started = time.perf_counter()
+            for index in range(round_trips):
+                send((identity, requests[index % count]))
+                recv()
+            elapsed = time.perf_counter() - started
+            send((identity, b"stop"))
+        finally:
+            peer.wait(5)
+            router.close(0)
+            context.term()
+    return elapsed / round_trips * 1e6
+
+
+def _random_match(game: str, players: int, games: int, seed: int, match_id: str) -> MatchSpec:
+    bots = unique_names([resolve_bot("random", game) for _ in range(players)])
+    return MatchSpec(match_id, game, bots, rotated_games(players, games, seed), limits=Limits(move_time_ms=5000))
+
+
+def referee_decision_us(game: str, players: int, games: int, seed: int) -> tuple[float, int]:
+    """Mean microseconds per decision of a match of SDK random bots, after the first game, and the decisions."""
+    finished: list[tuple[float, GameRecord]] = []
+    run_match(
+        _random_match(game, players, games, seed, "bench-protocol"), lambda r: finished.append((time.perf_counter(), r))
+    )
+    decisions = sum(sum(t.decisions for t in record.timings) for _, record in finished[1:])
+    elapsed = finished[-1][0] - finished[0][0]
+    return elapsed / decisions * 1e6, decisions
+
+
+def bench_protocol(
+    game: str = "scout", players: int = 4, games: int = 20, seed: int = 0, repeats: int = 3
+) -> ProtocolBenchResult:
+    """Raw and referee timings, interleaved `repeats` times (the machine's load changes); medians of each."""
+    requests = typical_requests(game, players, seed)
+    raw: list[float] = []
+    referee: list[float] = []
+    decisions = 0
+    for repeat in range(repeats):
+        referee_us, decisions = referee_decision_us(game, players, games, seed + repeat)
+        referee.append(referee_us)
+        raw.append(raw_round_trip_us(requests, decisions))
+    return ProtocolBenchResult(
+        game=game,
+        players=players,
+        raw_us=statistics.median(raw),
+        referee_us=statistics.median(referee),
+        request_bytes=statistics.mean(map(len, requests)),
+        decisions=decisions,
+    )
+
+
+def bench_reuse(game: str = "scout", players: int = 4, games: int = 100, seed: int = 0) -> ReuseBenchResult:
+    started = time.perf_counter()
+    run_match(_random_match(game, players, games, seed, "bench-reuse"))
+    reused = time.perf_counter() - started
+    started = time.perf_counter()
+    for index, game_spec in enumerate(_random_match(game, players, games, seed, "bench-restart").games):
+        spec = _random_match(game, players, 1, seed, f"bench-restart-{index}")
+        run_match(MatchSpec(spec.match_id, game, spec.bots, (game_spec,), limits=spec.limits))
+    restarted = time.perf_counter() - started
+    return ReuseBenchResult(games, reused, restarted)
