@@ -13,6 +13,7 @@ The fit assumes it (callers regularise first) and solves one pool at a time by N
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -20,6 +21,10 @@ ELO_PER_NAT = 400 / math.log(10)
 DEFAULT_TOLERANCE = 1e-10
 _MAX_ITERATIONS = 200
 _ROUNDING = 1e-12
+_TRUSTED_STEP = 0.1
+"""Natural-log units (17 Elo): shorter Newton steps are taken without checking the likelihood."""
+_SMALLEST_SCALE = 1e-6
+_MAX_EXPONENT = 700.0
 
 
 class NoMaximumError(ArithmeticError):
@@ -123,14 +128,15 @@ def _newton(pool: list[int], pairings: list[Pairing], strengths: list[float], to
     """Newton's method on the pool's log-likelihood, with the last bot of the pool held fixed (the gauge).
 
     The factorised information matrix is kept while the steps keep halving (the chord method), so that a fit
-    started near its answer, as in a bootstrap, costs a few gradients instead of a few factorisations.
+    started near its answer, as in a bootstrap, costs a few gradients instead of a few factorisations. Steps
+    longer than _TRUSTED_STEP are checked against the likelihood and halved until it does not fall.
     """
     position = {bot: index for index, bot in enumerate(pool[:-1])}
-    likelihood = _log_likelihood(pairings, strengths)
-    factor: list[list[float]] | None = None
+    links = _links(position, pairings)
+    factor: _Cholesky | None = None
     previous_size = math.inf
     for _ in range(_MAX_ITERATIONS):
-        gradient = _gradient(position, pairings, strengths)
+        gradient = _gradient(links, strengths, len(position))
         if factor is None:
             factor = _cholesky(_information(position, pairings, strengths))
         step = _cholesky_solve(factor, gradient)
@@ -139,17 +145,9 @@ def _newton(pool: list[int], pairings: list[Pairing], strengths: list[float], to
             factor = _cholesky(_information(position, pairings, strengths))
             step = _cholesky_solve(factor, gradient)
             size = max((abs(value) for value in step), default=0.0)
-        scale = 1.0
-        while True:
-            trial = list(strengths)
-            for bot, index in position.items():
-                trial[bot] += scale * step[index]
-            trial_likelihood = _log_likelihood(pairings, trial)
-            if trial_likelihood >= likelihood - _ROUNDING * (1 + abs(likelihood)) or scale < 1e-6:
-                break
-            scale /= 2
-        strengths[:] = trial
-        likelihood = trial_likelihood
+        scale = _step_scale(pairings, strengths, position, step) if size > _TRUSTED_STEP else 1.0
+        for bot, index in position.items():
+            strengths[bot] += scale * step[index]
         previous_size = size * scale
         if previous_size < tolerance:
             break
@@ -158,17 +156,46 @@ def _newton(pool: list[int], pairings: list[Pairing], strengths: list[float], to
         strengths[bot] -= mean
 
 
-def _gradient(position: dict[int, int], pairings: list[Pairing], strengths: list[float]) -> list[float]:
+def _step_scale(pairings: list[Pairing], strengths: list[float], position: dict[int, int], step: list[float]) -> float:
+    """The largest of 1, 1/2, 1/4, ... whose step does not lower the likelihood (backtracking)."""
+    likelihood = _log_likelihood(pairings, strengths)
+    scale = 1.0
+    while scale >= _SMALLEST_SCALE:
+        trial = list(strengths)
+        for bot, index in position.items():
+            trial[bot] += scale * step[index]
+        if _log_likelihood(pairings, trial) >= likelihood - _ROUNDING * (1 + abs(likelihood)):
+            return scale
+        scale /= 2
+    return scale
+
+
+def _links(position: dict[int, int], pairings: list[Pairing]) -> list[tuple[int, int, int, int, float, float]]:
+    """Per pairing: both bots, their slots in the gradient (the gauge bot's slot is the discarded last one),
+    games and points."""
+    gauge = len(position)
+    return [
+        (
+            pairing.first,
+            pairing.second,
+            position.get(pairing.first, gauge),
+            position.get(pairing.second, gauge),
+            pairing.games,
+            pairing.points,
+        )
+        for pairing in pairings
+    ]
+
+
+def _gradient(links: list[tuple[int, int, int, int, float, float]], strengths: list[float], free: int) -> list[float]:
     """Points minus expected points of each free bot of the pool."""
-    gradient = [0.0] * len(position)
-    for pairing in pairings:
-        residual = pairing.points - pairing.games * _expected(strengths[pairing.first] - strengths[pairing.second])
-        first, second = position.get(pairing.first), position.get(pairing.second)
-        if first is not None:
-            gradient[first] += residual
-        if second is not None:
-            gradient[second] -= residual
-    return gradient
+    gradient = [0.0] * (free + 1)
+    exp = math.exp
+    for first, second, first_slot, second_slot, games, points in links:
+        residual = points - games / (1 + exp(min(strengths[second] - strengths[first], _MAX_EXPONENT)))
+        gradient[first_slot] += residual
+        gradient[second_slot] -= residual
+    return gradient[:free]
 
 
 def _information(position: dict[int, int], pairings: list[Pairing], strengths: list[float]) -> list[list[float]]:
@@ -189,33 +216,39 @@ def _information(position: dict[int, int], pairings: list[Pairing], strengths: l
     return information
 
 
-def _cholesky(matrix: list[list[float]]) -> list[list[float]]:
-    """The lower triangular L with L @ L.T == matrix (symmetric positive definite)."""
+@dataclass(frozen=True)
+class _Cholesky:
+    """The factor L of a symmetric positive definite matrix (L @ L.T), with its rows and its columns."""
+
+    rows: list[list[float]]
+    columns: list[list[float]]
+    """columns[i] = the entries of column i below the diagonal."""
+
+
+def _cholesky(matrix: list[list[float]]) -> _Cholesky:
     lower: list[list[float]] = []
     for row_index, row in enumerate(matrix):
         new_row: list[float] = []
         for column, above in enumerate(lower):
-            dot = sum(left * right for left, right in zip(new_row, above, strict=False))
+            dot = sum(map(operator.mul, new_row, above))
             new_row.append((row[column] - dot) / above[column])
         diagonal = row[row_index] - sum(value * value for value in new_row)
         new_row.append(math.sqrt(max(diagonal, 1e-300)))
         lower.append(new_row)
-    return lower
+    columns = [[lower[below][index] for below in range(index + 1, len(lower))] for index in range(len(lower))]
+    return _Cholesky(lower, columns)
 
 
-def _cholesky_solve(lower: list[list[float]], vector: list[float]) -> list[float]:
+def _cholesky_solve(factor: _Cholesky, vector: list[float]) -> list[float]:
     """Solve L @ L.T @ x = vector."""
     size = len(vector)
     middle: list[float] = []
-    for index in range(size):
-        row = lower[index]
-        middle.append(
-            (vector[index] - sum(value * known for value, known in zip(row, middle, strict=False))) / row[index]
-        )
-    solution = [0.0] * size
+    for index, row in enumerate(factor.rows):
+        middle.append((vector[index] - sum(map(operator.mul, row, middle))) / row[index])
+    solution: list[float] = []
     for index in reversed(range(size)):
-        total = middle[index] - sum(lower[below][index] * solution[below] for below in range(index + 1, size))
-        solution[index] = total / lower[index][index]
+        total = middle[index] - sum(map(operator.mul, factor.columns[index], solution))
+        solution.insert(0, total / factor.rows[index][index])
     return solution
 
 

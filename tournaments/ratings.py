@@ -236,7 +236,9 @@ def _regularised_fit(
     """
     pool_of = {bot: number for number, pool in enumerate(pools) for bot in pool}
     bots = len(pool_of)
-    degenerate = {number for number, pool in enumerate(pools) if len(pool) > 1 and not mle_exists(pool, pairings)}
+    degenerate: set[int] = set()
+    if not all(0 < pairing.points < pairing.games for pairing in pairings):
+        degenerate = {number for number, pool in enumerate(pools) if len(pool) > 1 and not mle_exists(pool, pairings)}
     if degenerate and prior_draws <= 0:
         raise RatingInputError("prior_draws must be positive: some pool has no finite maximum")
     adjusted = [
