@@ -14,7 +14,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
 from .base import (
     Action,
@@ -137,6 +137,11 @@ def _longest_sets(tops: Sequence[int]) -> list[int]:
     return longest
 
 
+def _strength_of(length: int, step: int, lowest: int) -> int:
+    """The strength of a set of `length` >= 2 cards with that step (0: a match) and smallest number."""
+    return length * LENGTH_WEIGHT + (MATCH_BONUS if step == 0 else 0) + lowest
+
+
 def _strength_at(tops: Sequence[int], start: int, length: int) -> int:
     """The strength of the valid set tops[start:start + length] (known valid)."""
     first = tops[start]
@@ -179,88 +184,75 @@ def best_strength(tops: Sequence[int]) -> int:
     return best
 
 
-@dataclass(frozen=True)
-class InsertProfile:
+class InsertProfile(NamedTuple):
     """What a hand offers around each gap, so that "can a Show follow inserting number v at gap p?" costs
-    O(1) per (v, p): the strongest set untouched by the gap, and the runs and matches that end just left
-    of it or start just right of it (which the new card may join)."""
+    O(1) per (v, p): the strongest set untouched by the gap, and the longest set that ends just left of it
+    or starts just right of it (which the new card may extend, if it continues that set's step)."""
 
-    tops: tuple[int, ...]
-    untouched: tuple[int, ...]  # per gap 0..len: strongest set entirely left or entirely right of it
-    same_end: tuple[int, ...]
-    up_end: tuple[int, ...]
-    down_end: tuple[int, ...]
-    same_start: tuple[int, ...]
-    up_start: tuple[int, ...]
-    down_start: tuple[int, ...]
+    tops: Sequence[int]
+    untouched: list[int]  # per gap 0..len: the strongest set entirely left or entirely right of it
+    end_length: list[int]  # per card: the longest set ending with it ...
+    end_step: list[int]  # ... and its step (0 match, +1 or -1 run; NO_NEIGHBOUR for a single card)
+    start_length: list[int]
+    start_step: list[int]
 
     @classmethod
-    def of(cls, tops: tuple[int, ...]) -> InsertProfile:
+    def of(cls, tops: Sequence[int]) -> InsertProfile:
         size = len(tops)
-        same_end, up_end, down_end = [1] * size, [1] * size, [1] * size
-        for index in range(1, size):
-            step = tops[index] - tops[index - 1]
-            if step == 0:
-                same_end[index] = same_end[index - 1] + 1
-            elif step == 1:
-                up_end[index] = up_end[index - 1] + 1
-            elif step == -1:
-                down_end[index] = down_end[index - 1] + 1
-        same_start, up_start, down_start = [1] * size, [1] * size, [1] * size
-        for index in range(size - 2, -1, -1):
-            step = tops[index + 1] - tops[index]
-            if step == 0:
-                same_start[index] = same_start[index + 1] + 1
-            elif step == 1:
-                up_start[index] = up_start[index + 1] + 1
-            elif step == -1:
-                down_start[index] = down_start[index + 1] + 1
-        left_best = [NOTHING] * (size + 1)
-        for index, top in enumerate(tops):
-            ending_here = max(
-                same_end[index] * LENGTH_WEIGHT + MATCH_BONUS + top,
-                up_end[index] * (LENGTH_WEIGHT - 1) + top + 1,
-                down_end[index] * LENGTH_WEIGHT + top,
-            )
-            left_best[index + 1] = max(left_best[index], ending_here)
-        right_best = [NOTHING] * (size + 1)
+        end_length, end_step, left_best = [1] * size, [NO_NEIGHBOUR] * size, [NOTHING] * (size + 1)
+        length, step, best = 0, NO_NEIGHBOUR, NOTHING
+        for index in range(size):
+            top = tops[index]
+            new_step = top - tops[index - 1] if index else NO_NEIGHBOUR
+            if -1 <= new_step <= 1:
+                length = length + 1 if new_step == step else 2
+                step = end_step[index] = new_step
+                end_length[index] = length
+                strength = _strength_of(length, step, top - length + 1 if step == 1 else top)
+            else:
+                length, step, strength = 1, NO_NEIGHBOUR, SINGLE_BASE + top
+            if strength > best:
+                best = strength
+            left_best[index + 1] = best
+        start_length, start_step, right_best = [1] * size, [NO_NEIGHBOUR] * size, [NOTHING] * (size + 1)
+        length, step, best = 0, NO_NEIGHBOUR, NOTHING
         for index in range(size - 1, -1, -1):
             top = tops[index]
-            starting_here = max(
-                same_start[index] * LENGTH_WEIGHT + MATCH_BONUS + top,
-                up_start[index] * LENGTH_WEIGHT + top,
-                down_start[index] * (LENGTH_WEIGHT - 1) + top + 1,
-            )
-            right_best[index] = max(right_best[index + 1], starting_here)
-        untouched = tuple(max(left, right) for left, right in zip(left_best, right_best, strict=True))
-        return cls(
-            tops,
-            untouched,
-            tuple(same_end),
-            tuple(up_end),
-            tuple(down_end),
-            tuple(same_start),
-            tuple(up_start),
-            tuple(down_start),
-        )
+            new_step = tops[index + 1] - top if index + 1 < size else NO_NEIGHBOUR
+            if -1 <= new_step <= 1:
+                length = length + 1 if new_step == step else 2
+                step = start_step[index] = new_step
+                start_length[index] = length
+                strength = _strength_of(length, step, top if step >= 0 else top - length + 1)
+            else:
+                length, step, strength = 1, NO_NEIGHBOUR, SINGLE_BASE + top
+            if strength > best:
+                best = strength
+            right_best[index] = best
+        untouched = [left if left > right else right for left, right in zip(left_best, right_best, strict=True)]
+        return cls(tops, untouched, end_length, end_step, start_length, start_step)
 
     def can_show_after_insert(self, top: int, gap: int, to_beat: int) -> bool:
         """Whether the hand with a card of number `top` inserted at `gap` holds a set stronger than `to_beat`."""
-        if self.untouched[gap] > to_beat:
+        if self.untouched[gap] > to_beat or SINGLE_BASE + top > to_beat:
             return True
         tops = self.tops
-        left = tops[gap - 1] if gap else NO_NEIGHBOUR
-        right = tops[gap] if gap < len(tops) else NO_NEIGHBOUR
-        same = 1 + (self.same_end[gap - 1] if left == top else 0) + (self.same_start[gap] if right == top else 0)
-        if same * LENGTH_WEIGHT + MATCH_BONUS + top > to_beat:
+        left = right = 0
+        left_step = right_step = NO_NEIGHBOUR
+        if gap:
+            left_step = top - tops[gap - 1]
+            if -1 <= left_step <= 1:
+                left = self.end_length[gap - 1] if self.end_step[gap - 1] == left_step else 1
+        if gap < len(tops):
+            right_step = tops[gap] - top
+            if -1 <= right_step <= 1:
+                right = self.start_length[gap] if self.start_step[gap] == right_step else 1
+        if left and right and left_step == right_step:
+            low = top - left if left_step == 1 else top - right if left_step == -1 else top
+            return _strength_of(left + 1 + right, left_step, low) > to_beat
+        if left and _strength_of(left + 1, left_step, top - left if left_step == 1 else top) > to_beat:
             return True
-        below = self.up_end[gap - 1] if left == top - 1 else 0
-        above = self.up_start[gap] if right == top + 1 else 0
-        if (below + 1 + above) * LENGTH_WEIGHT + top - below > to_beat:
-            return True
-        above = self.down_end[gap - 1] if left == top + 1 else 0
-        below = self.down_start[gap] if right == top - 1 else 0
-        return (above + 1 + below) * LENGTH_WEIGHT + top - below > to_beat
+        return bool(right) and _strength_of(right + 1, right_step, top - right if right_step == -1 else top) > to_beat
 
 
 def round_score(captured: int, chips: int, in_hand: int, exempt: bool) -> int:
@@ -491,7 +483,7 @@ class ScoutState(GameState):
         if self._must_show or not active or (self._table.two_players and not self._chips[seat]):
             return actions
         offer_scout_show = not self._table.two_players and not self._scout_show_used[seat]
-        profile = InsertProfile.of(tuple(tops)) if offer_scout_show else None
+        profile = InsertProfile.of(tops) if offer_scout_show else None
         gaps = len(hand) + 1
         ends = ENDS[: 1 if len(active) == 1 else 2]
         for end in ends:

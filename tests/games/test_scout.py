@@ -16,6 +16,7 @@ from referee.games import ConfigError, IllegalAction, load_game, shared_ranks
 from referee.games.scout import (
     NOTHING,
     TABLES,
+    InsertProfile,
     ScoutState,
     round_score,
     set_strength,
@@ -575,6 +576,19 @@ def _check_round_end(before: ScoutState, seat: int, action: dict[str, Any], ende
         assert ended["scores"][who] == round_score(
             ended["captured"][who], ended["chips"][who], ended["hand_sizes"][who], exempt
         )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    hand=st.lists(st.integers(1, 10), max_size=14),
+    top=st.integers(1, 10),
+    to_beat=st.integers(0, 15 * 32),
+)
+def test_insert_profile_agrees_with_brute_force(hand: list[int], top: int, to_beat: int) -> None:
+    profile = InsertProfile.of(hand)
+    for gap in range(len(hand) + 1):
+        expected = bool(_brute_force_shows([*hand[:gap], top, *hand[gap:]], to_beat))
+        assert profile.can_show_after_insert(top, gap, to_beat) == expected
 
 
 @settings(max_examples=12, deadline=None)
