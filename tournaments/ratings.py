@@ -11,11 +11,12 @@ pair, equal ranks draw (half a point each). Elo is the maximum-likelihood fit of
 Degenerate cases, never an exception and never an infinity:
 - A pool is the set of bots linked by games; Elo compares only within a pool (mean 0 in each). `pool` numbers
   them from 1, largest first.
-- Within a pool the maximum may not exist (a bot, or a group of bots, that never lost a point to the rest of
-  the pool, or never took one). Then, as BayesElo's prior does, every pairing that met in that pool gets
-  `prior_draws` virtual draws, which makes the ratings finite, and each bot is marked: AT_LEAST (the true
-  maximum is +infinity; the value shown is a floor), AT_MOST (-infinity; a ceiling), or REGULARISED (between
-  such groups: finite only because of the prior).
+- Within a pool the maximum may not exist: the pool falls into groups, each strongly connected by "took points
+  from", and some group never lost a point to the rest of the pool (its ratings would run off to +infinity) or
+  never took one (-infinity). Then every pairing between two different groups gets `prior_draws` virtual draws
+  (BayesElo's prior, applied only where it is needed), which makes the ratings finite, and each bot of such a
+  pool is marked: AT_LEAST (its group is unbounded above: the value shown is a floor), AT_MOST (unbounded
+  below: a ceiling) or REGULARISED (a group between those: finite only because of the prior).
 
 Intervals come from a bootstrap over games: whole games are resampled, so the pairwise results of one table
 stay together (they are not independent). The likelihood of superiority of a bot over the next one in the
@@ -30,7 +31,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .bradley_terry import DEFAULT_TOLERANCE, ELO_PER_NAT, Pairing, components, fit, mle_exists, strong_components
+from .bradley_terry import DEFAULT_TOLERANCE, ELO_PER_NAT, Pairing, components, fit, strong_components
 
 DEFAULT_BOOTSTRAP = 1000
 DEFAULT_PRIOR_DRAWS = 1.0
@@ -46,9 +47,9 @@ class Estimate(enum.StrEnum):
     MLE = "mle"
     """The maximum-likelihood Elo."""
     AT_LEAST = "at_least"
-    """The maximum is +infinity (never lost a point to the rest of its pool); the regularised value is a floor."""
+    """The maximum is +infinity (its group never lost a point to the rest of the pool); the value is a floor."""
     AT_MOST = "at_most"
-    """The maximum is -infinity (never took a point from the rest of its pool); the regularised value is a ceiling."""
+    """The maximum is -infinity (its group never took a point from the rest of the pool); the value is a ceiling."""
     REGULARISED = "regularised"
     """The pool has no finite maximum; this bot's value is finite only through the prior draws."""
 
@@ -151,6 +152,8 @@ def rate(
     prior_draws: float = DEFAULT_PRIOR_DRAWS,
 ) -> Ratings:
     """Rate games (bot name -> rank). `bootstrap` resamples for the intervals and LOS (0: none), seeded."""
+    if prior_draws <= 0:
+        raise RatingInputError(f"prior_draws must be positive, got {prior_draws}")
     checked = [_checked(game, number) for number, game in enumerate(games, start=1)]
     if not checked:
         return Ratings(bots=(), bootstrap=bootstrap, seed=seed, prior_draws=prior_draws)
@@ -228,26 +231,26 @@ def _regularised_fit(
     start: Sequence[float] | None = None,
     tolerance: float = DEFAULT_TOLERANCE,
 ) -> list[float]:
-    """The fit, after adding the prior draws to the pairings of every pool whose maximum does not exist.
+    """The fit, after adding the prior draws where a pool's maximum does not exist.
 
-    `pools` and the pairs of `pairings` are those of all the games; in a bootstrap resample some pairings may
-    have no games, which can split a pool or leave a bot out: that pool is then not strongly connected either,
-    so the prior holds it together and every bot keeps a rating on the pool's scale.
+    Such a pool falls into strongly connected groups (see bradley_terry.strong_components); the prior goes to
+    every pairing between two different groups, which joins them, and leaves the games within a group as they
+    are. `pools` and the pairs of `pairings` are those of all the games: in a bootstrap resample a pairing may
+    have no games, which can split a pool or leave a bot out; the prior then holds the pool together, so that
+    every bot keeps a rating on its pool's scale.
     """
-    pool_of = {bot: number for number, pool in enumerate(pools) for bot in pool}
-    bots = len(pool_of)
-    degenerate: set[int] = set()
+    group_of: dict[int, int] = {}
     if not all(0 < pairing.points < pairing.games for pairing in pairings):
-        degenerate = {number for number, pool in enumerate(pools) if len(pool) > 1 and not mle_exists(pool, pairings)}
-    if degenerate and prior_draws <= 0:
-        raise RatingInputError("prior_draws must be positive: some pool has no finite maximum")
+        for pool in pools:
+            parts = strong_components(pool, pairings) if len(pool) > 1 else []
+            group_of.update({bot: number for number, part in enumerate(parts) for bot in part.bots})
     adjusted = [
         Pairing(pairing.first, pairing.second, pairing.games + prior_draws, pairing.points + prior_draws / 2)
-        if pool_of[pairing.first] in degenerate
+        if group_of.get(pairing.first) != group_of.get(pairing.second)
         else pairing
         for pairing in pairings
     ]
-    return fit(bots, adjusted, start, tolerance)
+    return fit(sum(len(pool) for pool in pools), adjusted, start, tolerance)
 
 
 def _estimates(pools: list[list[int]], pairings: list[Pairing]) -> dict[int, Estimate]:

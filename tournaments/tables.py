@@ -5,9 +5,10 @@
     print(crosstable(ratings))
     echo_json(ratings_json(ratings, faults=..., with_crosstable=True))
 
-Marks in the Elo column: ">=" (the bot never lost a point to the rest of its pool: its maximum-likelihood Elo is
-infinite and the value shown, regularised by virtual draws, is a floor), "<=" (never took a point: a ceiling),
-"~" (finite only through those virtual draws). The lines under the table explain the marks that occur.
+Marks in the Elo column (see tournaments.ratings.Estimate): ">=" (the bot's group never lost a point to the rest
+of its pool: its maximum-likelihood Elo is infinite and the value shown, regularised by virtual draws, is a
+floor), "<=" (never took a point: a ceiling), "~" (finite only through those virtual draws). The lines under the
+table explain the marks that occur.
 """
 
 from __future__ import annotations
@@ -21,11 +22,11 @@ from .ratings import BotRating, Estimate, PairRecord, Ratings
 
 _MARKS = {Estimate.MLE: "", Estimate.AT_LEAST: ">= ", Estimate.AT_MOST: "<= ", Estimate.REGULARISED: "~ "}
 _MARK_NOTES = {
-    Estimate.AT_LEAST: '">=": never lost a point to the rest of its pool; its maximum-likelihood Elo is infinite, '
-    "the value shown is a floor",
-    Estimate.AT_MOST: '"<=": never took a point from the rest of its pool; its maximum-likelihood Elo is minus '
-    "infinity, the value shown is a ceiling",
-    Estimate.REGULARISED: '"~": its pool has no finite maximum; the value is finite only through the prior',
+    Estimate.AT_LEAST: '">=": its group never lost a point to the rest of the pool: the maximum-likelihood Elo is '
+    "infinite and the value shown is a floor",
+    Estimate.AT_MOST: '"<=": its group never took a point from the rest of the pool: the maximum-likelihood Elo is '
+    "minus infinity and the value shown is a ceiling",
+    Estimate.REGULARISED: '"~": between such groups; the value is finite only through the virtual draws',
 }
 
 

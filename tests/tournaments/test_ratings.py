@@ -107,6 +107,20 @@ def test_two_bots_one_always_winning():
 def test_prior_is_only_used_when_the_maximum_does_not_exist():
     exact = rate(two_seat_games(KNOWN_RESULTS), bootstrap=0, prior_draws=50)
     assert elo_of(exact)["A"] == pytest.approx(137.18, abs=0.05)
+    with pytest.raises(RatingInputError, match="prior_draws must be positive"):
+        rate(two_seat_games(KNOWN_RESULTS), prior_draws=0)
+
+
+def test_prior_only_joins_groups_and_leaves_games_within_a_group_alone():
+    """An unbeaten bot that met only D: the virtual draws go to T-D alone, so A..D keep their known answer."""
+    games = two_seat_games(KNOWN_RESULTS) + [{"T": 1, "D": 2}] * 3
+    ratings = rate(games, bootstrap=0)
+    elo = elo_of(ratings)
+    marks = {bot.bot: bot.estimate for bot in ratings.bots}
+    assert marks == {"T": Estimate.AT_LEAST, **dict.fromkeys("ABCD", Estimate.AT_MOST)}
+    known = {"A": 137.18, "B": 22.79, "C": -39.44, "D": -120.52}
+    for bot in "ABC":
+        assert elo[bot] - elo["D"] == pytest.approx(known[bot] - known["D"], abs=0.05)
 
 
 def test_pools_that_never_met_are_rated_separately():
