@@ -180,7 +180,7 @@ class DaskExecutor(Executor):
                 for spec in specs
             ]
             try:
-                _follow(distributed, futures, games, on_game)
+                _follow(futures, games, on_game)
             finally:
                 _drain(games, on_game)
                 client.cancel(futures)
@@ -204,10 +204,13 @@ def _task_key(spec: MatchSpec) -> str:
     return f"match-{spec.match_id}-{uuid.uuid4().hex[:8]}"
 
 
-def _follow(distributed: Any, futures: list[Any], games: Any, on_game: GameSink) -> None:
-    pending = set(futures)
+def _follow(futures: list[Any], games: Any, on_game: GameSink) -> None:
+    pending = list(futures)
     while pending:
-        done, pending = distributed.wait(pending, timeout=_POLL_S, return_when="FIRST_COMPLETED")
+        time.sleep(_POLL_S)
+        states = [(future, future.done()) for future in pending]
+        done = [future for future, finished in states if finished]
+        pending = [future for future, finished in states if not finished]
         _drain(games, on_game)
         for future in done:
             if future.status != "finished":

@@ -1,0 +1,63 @@
+"""Stand-ins for referee.match.run_match, importable by worker processes, to test executors without bots.
+
+`scripted_runner` plays no game: it makes a record for every GameSpec (the bot listed first in the match
+ranks first), hands it to on_game, and then, when the spec's log_dir names a folder, waits until the
+caller has acknowledged that game there (a file MATCH-INDEX.ack): proof that records reach the caller
+while their match is still running. A match whose id contains "fail" raises after its first game.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from referee.records import GameRecord, GameSpec, MatchRecord, MatchSpec, SeatTiming
+
+ACK_WAIT_S = 20.0
+
+
+class ScriptedFailure(RuntimeError):
+    pass
+
+
+def record_for(spec: MatchSpec, game: GameSpec) -> GameRecord:
+    seats = tuple(spec.bots[index].name for index in game.seating)
+    ranks = tuple(1 + index for index in game.seating)
+    return GameRecord(
+        match_id=spec.match_id,
+        index=game.index,
+        game=spec.game,
+        seed=game.seed,
+        seats=seats,
+        ranks=ranks,
+        scores=tuple(-rank for rank in ranks),
+        faults=(),
+        timings=tuple(SeatTiming(1, 1.0, 1.0) for _ in seats),
+    )
+
+
+def ack_path(folder: str | Path, record: GameRecord) -> Path:
+    return Path(folder) / f"{record.match_id}-{record.index}.ack"
+
+
+def scripted_runner(spec: MatchSpec, on_game: Callable[[GameRecord], None] | None = None) -> MatchRecord:
+    records = []
+    for game in spec.games:
+        record = record_for(spec, game)
+        records.append(record)
+        if on_game is not None:
+            on_game(record)
+        if "fail" in spec.match_id:
+            raise ScriptedFailure(f"scripted failure in {spec.match_id}")
+        if spec.log_dir is not None:
+            _wait_for(ack_path(spec.log_dir, record))
+    return MatchRecord(spec, tuple(records))
+
+
+def _wait_for(path: Path) -> None:
+    deadline = time.monotonic() + ACK_WAIT_S
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"nobody acknowledged {path.name}: records do not reach the caller per game")
+        time.sleep(0.01)

@@ -1,0 +1,204 @@
+"""`referee tournament run` and `table` as a user meets them: tables, resume, clean errors, clean stops."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tournaments.cli import main
+
+pytestmark = pytest.mark.timeout(240)
+
+BOTS = ["heuristic-a", "random-a", "random-b"]
+
+
+def small_league(write_league, **settings: object) -> Path:
+    path = write_league(bots=BOTS, command="random", deals_per_match=2, **settings)
+    text = path.read_text().replace(
+        'name = "heuristic-a"\ncommand = "random"', 'name = "heuristic-a"\ncommand = "heuristic"'
+    )
+    path.write_text(text)
+    return path
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_run_prints_the_table_then_resumes_without_playing(write_league) -> None:
+    league = small_league(write_league)
+    first = invoke("tournament", "run", str(league), "--concurrency", "1", "--json", "--bootstrap", "50")
+    assert first.exit_code == 0, first.output
+    data = json.loads(first.stdout)
+    assert data["games"] == 6 and data["league"] == "league"
+    assert {entry["bot"] for entry in data["ratings"]} == set(BOTS)
+    assert all(entry["faults"] == 0 and entry["games"] == 6 for entry in data["ratings"])
+    assert league.with_suffix(".sqlite").exists()
+    again = invoke("tournament", "run", str(league), "--bootstrap", "0")
+    assert again.exit_code == 0, again.output
+    assert "6 games scheduled, 6 already in" in again.stderr
+    assert "Played" not in again.stderr
+    assert "Rank" in again.stdout and "heuristic-a" in again.stdout
+
+
+def test_table_reads_the_store(write_league) -> None:
+    league = small_league(write_league)
+    db = league.parent / "elsewhere.sqlite"
+    assert invoke("tournament", "run", str(league), "--db", str(db), "-j", "2", "--bootstrap", "0").exit_code == 0
+    by_db = invoke("tournament", "table", "--db", str(db), "--tablefmt", "github", "--crosstable")
+    assert by_db.exit_code == 0, by_db.output
+    assert by_db.stdout.startswith("league: 6 games") and "Rank |" in by_db.stdout and "Score" in by_db.stdout
+    as_json = json.loads(invoke("tournament", "table", "--db", str(db), "--json", "--crosstable").stdout)
+    assert set(as_json["crosstable"]) == set(BOTS)
+    missing = invoke("tournament", "table", str(league))
+    assert missing.exit_code == 1 and "no league store there" in missing.output
+
+
+def test_adding_a_bot_plays_only_its_matches(write_league) -> None:
+    league = small_league(write_league)
+    assert invoke("tournament", "run", str(league), "-j", "1", "--bootstrap", "0").exit_code == 0
+    league.write_text(league.read_text() + '[[bots]]\nname = "random-c"\ncommand = "random"\n')
+    grown = invoke("tournament", "run", str(league), "-j", "2", "--bootstrap", "0")
+    assert grown.exit_code == 0, grown.output
+    assert "24 games scheduled, 6 already in" in grown.stderr and "Played 18 games" in grown.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["tournament", "run", "absent.toml"], "absent.toml: no such file"),
+        (["tournament", "run", "a.toml", "b.toml", "--db", "x.sqlite"], "--db names one store"),
+        (["tournament", "run", "a.toml", "--scheduler", "tcp://h:8786", "-j", "2"], "--concurrency is for local"),
+        (["tournament", "table"], "give either LEAGUE.toml or --db FILE"),
+    ],
+)
+def test_usage_errors_are_one_line(args: list[str], message: str) -> None:
+    result = invoke(*args)
+    assert result.exit_code in (1, 2)
+    assert message in result.output and "Traceback" not in result.output
+
+
+def test_bad_league_and_changed_league_are_clean_errors(write_league) -> None:
+    bad = write_league(file_name="bad", players=9)
+    result = invoke("tournament", "run", str(bad))
+    assert result.exit_code == 1 and "key 'players': must be at most 5" in result.output
+    league = small_league(write_league)
+    assert invoke("tournament", "run", str(league), "-j", "1", "--bootstrap", "0").exit_code == 0
+    league.write_text(league.read_text().replace("seed = 7", "seed = 8"))
+    changed = invoke("tournament", "run", str(league))
+    assert changed.exit_code == 1 and "seed = 7, but the league file says seed = 8" in changed.output
+
+
+def test_more_workers_than_cores_is_warned(write_league) -> None:
+    league = small_league(write_league)
+    assert invoke("tournament", "run", str(league), "-j", "1", "--bootstrap", "0").exit_code == 0
+    result = invoke("tournament", "run", str(league), "-j", str((os.cpu_count() or 1) + 1), "--bootstrap", "0")
+    assert result.exit_code == 0 and "warning: --concurrency" in result.stderr
+
+
+def bot_processes_in(folder: Path) -> list[int]:
+    """Live processes whose working directory is `folder` (the league's bots run there)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if Path(os.readlink(entry / "cwd")) == folder:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def wait_until_gone(folder: Path, seconds: float = 10.0) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while (left := bot_processes_in(folder)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+def league_with_bot_folder(tmp_path: Path, bots: int, deals: int) -> tuple[Path, Path]:
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    lines = ['game = "scout"', "players = 3", "seed = 11", f"deals_per_match = {deals}"]
+    for number in range(bots):
+        command = "heuristic" if number % 2 else "random"
+        lines += ["[[bots]]", f'name = "bot{number}"', f'command = "{command}"', 'cwd = "bots"']
+    league = tmp_path / "league.toml"
+    league.write_text("\n".join(lines) + "\n")
+    return league, folder
+
+
+def referee_command(*args: str) -> list[str]:
+    return [sys.executable, "-c", "from tournaments.cli import main; main()", *args]
+
+
+def stored_games(db: Path) -> list[tuple[str, int]]:
+    with sqlite3.connect(db) as connection:
+        return connection.execute("SELECT match_id, game_index FROM games").fetchall()
+
+
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
+    league, folder = league_with_bot_folder(tmp_path, bots=5, deals=3)
+    process = subprocess.Popen(
+        referee_command("tournament", "run", str(league), "-j", "2"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while not (league.with_suffix(".sqlite").exists() and stored_games(league.with_suffix(".sqlite"))):
+        assert time.monotonic() < deadline and process.poll() is None, process.communicate()
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    if process.returncode == 0:
+        pytest.skip("the league finished before the interrupt arrived")
+    assert process.returncode == 130, err
+    assert "Resume with: referee tournament run" in err and "Traceback" not in err
+    assert wait_until_gone(folder) == []
+    resumed = subprocess.run(
+        referee_command("tournament", "run", str(league), "-j", "2", "--bootstrap", "0"),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(stored_games(league.with_suffix(".sqlite"))) == 90
+
+
+def test_sigkill_at_random_moments_then_rerun_leaves_exactly_the_schedule(tmp_path: Path) -> None:
+    league, folder = league_with_bot_folder(tmp_path, bots=5, deals=3)
+    db = tmp_path / "kill.sqlite"
+    command = referee_command("tournament", "run", str(league), "--db", str(db), "-j", "2", "--bootstrap", "0")
+    delays = sorted(random.Random().uniform(0.5, 4.0) for _ in range(4))
+    counts = []
+    for delay in delays:
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        process.kill()
+        process.wait()
+        assert wait_until_gone(folder) == [], "bot processes outlived a killed run"
+        counts.append(len(stored_games(db)) if db.exists() else 0)
+    finished = subprocess.run(command, capture_output=True, text=True, timeout=180)
+    assert finished.returncode == 0, finished.stderr
+    games = stored_games(db)
+    with sqlite3.connect(db) as connection:
+        seats = connection.execute("SELECT COUNT(*) FROM seats").fetchone()[0]
+        matches = connection.execute("SELECT match_id, games FROM matches").fetchall()
+    expected = {(match_id, index) for match_id, count in matches for index in range(count)}
+    print(f"killed after {[round(delay, 2) for delay in delays]} s with {counts} games stored")
+    assert len(games) == len(set(games)) == 90, counts
+    assert set(games) == expected
+    assert seats == 3 * 90
+    assert counts == sorted(counts), "a killed run never loses a committed game"

@@ -1,0 +1,113 @@
+"""Executors: every game reaches the caller once and while its match still runs; failures and stops are clean."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from fake_runner import ack_path, scripted_runner
+
+from referee.match import run_match
+from referee.records import GameRecord, MatchSpec
+from tournaments.executors import DaskExecutor, DaskUnavailable, ExecutorError, LocalExecutor, import_distributed
+from tournaments.league import load_league
+from tournaments.schedule import league_schedule, match_spec
+
+pytestmark = pytest.mark.timeout(180)
+
+
+@pytest.fixture
+def specs(write_league) -> list[MatchSpec]:
+    league = load_league(write_league(bots=["a", "b", "c", "d", "e"], deals_per_match=2))
+    return [match_spec(league, match) for match in league_schedule(league)]
+
+
+def expected_games(specs: list[MatchSpec]) -> Counter[tuple[str, int]]:
+    return Counter((spec.match_id, game.index) for spec in specs for game in spec.games)
+
+
+def acknowledging(folder: Path, received: list[GameRecord]):
+    def on_game(record: GameRecord) -> None:
+        received.append(record)
+        ack_path(folder, record).touch()
+
+    return on_game
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_local_pool_hands_over_each_game_while_its_match_runs(specs, tmp_path: Path, concurrency: int) -> None:
+    paced = [replace(spec, log_dir=str(tmp_path)) for spec in specs]
+    received: list[GameRecord] = []
+    LocalExecutor(concurrency, runner=scripted_runner).run(paced, acknowledging(tmp_path, received))
+    assert Counter((record.match_id, record.index) for record in received) == expected_games(specs)
+    assert not multiprocessing.active_children()
+
+
+def test_a_failing_match_is_reported_and_the_workers_stop(specs) -> None:
+    failing = [*specs[:3], replace(specs[3], match_id="will-fail"), *specs[4:]]
+    with pytest.raises(ExecutorError, match="will-fail.*ScriptedFailure: scripted failure"):
+        LocalExecutor(2, runner=scripted_runner).run(failing, lambda record: None)
+    assert not multiprocessing.active_children()
+
+
+def test_interrupt_in_the_caller_stops_every_worker(specs, tmp_path: Path) -> None:
+    paced = [replace(spec, log_dir=str(tmp_path)) for spec in specs]
+
+    def interrupt(record: GameRecord) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        LocalExecutor(2, runner=scripted_runner).run(paced, interrupt)
+    assert not multiprocessing.active_children()
+
+
+def test_local_pool_plays_real_matches(write_league) -> None:
+    league = load_league(write_league(bots=["a", "b", "c", "d"], command="random"))
+    specs = [match_spec(league, match) for match in league_schedule(league)]
+    received: list[GameRecord] = []
+    LocalExecutor(2).run(specs, received.append)
+    assert Counter((record.match_id, record.index) for record in received) == expected_games(specs)
+    assert all(sorted(record.ranks)[0] == 1 and not record.faults for record in received)
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+def test_dask_hands_over_each_game_while_its_match_runs(dask_client, specs, tmp_path: Path) -> None:
+    paced = [replace(spec, log_dir=str(tmp_path)) for spec in specs]
+    received: list[GameRecord] = []
+    DaskExecutor(client=dask_client, runner=scripted_runner).run(paced, acknowledging(tmp_path, received))
+    assert Counter((record.match_id, record.index) for record in received) == expected_games(specs)
+
+
+def test_dask_reports_a_failing_match(dask_client, specs) -> None:
+    failing = [replace(specs[0], match_id="will-fail")]
+    received: list[GameRecord] = []
+    with pytest.raises(ExecutorError, match="will-fail"):
+        DaskExecutor(client=dask_client, runner=scripted_runner).run(failing, received.append)
+    assert [record.index for record in received] == [0], "the game finished before the failure is kept"
+
+
+def test_dask_plays_real_matches(dask_client, write_league) -> None:
+    league = load_league(write_league(bots=["a", "b", "c"], command="random", deals_per_match=2))
+    specs = [match_spec(league, match) for match in league_schedule(league)]
+    received: list[GameRecord] = []
+    DaskExecutor(client=dask_client, runner=run_match).run(specs, received.append)
+    assert Counter((record.match_id, record.index) for record in received) == expected_games(specs)
+
+
+def test_missing_dask_is_a_clear_error(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(DaskUnavailable, match=r"pip install 'card-referee\[dask\]'"):
+        import_distributed()
