@@ -8,6 +8,7 @@ from referee.games import GameError, list_games
 
 from ..bench.engine import bench_engine
 from ..bench.protocol import bench_protocol, bench_reuse
+from .bench_league import league_bench
 from .options import echo_json, json_option
 
 
@@ -116,3 +117,6 @@ def reuse(game: str, players: int, games: int, seed: int, as_json: bool) -> None
         f"{games} games of {game}, {players} random bots: {figures['reused_s']} s with processes reused, "
         f"{figures['restarted_s']} s started per game: {figures['speedup']}x"
     )
+
+
+bench.add_command(league_bench)
