@@ -1,0 +1,129 @@
+"""`referee play`, `referee replay show|verify` and the protocol benchmarks, through Click's CliRunner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tournaments.cli import main
+
+FAST = ["--move-time", "2000", "--startup-time", "10"]
+
+
+def invoke(*args: str) -> object:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def test_play_prints_every_game_and_writes_verifiable_replays(tmp_path: Path) -> None:
+    result = invoke(
+        "play",
+        "scout",
+        "random",
+        "random",
+        "random",
+        "--games",
+        "2",
+        "--seed",
+        "4",
+        "--replay-dir",
+        str(tmp_path),
+        *FAST,
+    )
+    assert result.exit_code == 0, result.output
+    assert "game 1/2" in result.output and "game 2/2" in result.output
+    assert "random#3" in result.output and "mean ms" in result.output
+    replays = sorted(tmp_path.glob("*.json"))
+    assert len(replays) == 2
+    verified = invoke("replay", "verify", *map(str, replays))
+    assert verified.exit_code == 0, verified.output
+    assert verified.output.count("ok") == 2
+    shown = invoke("replay", "show", str(replays[0]))
+    assert shown.exit_code == 0
+    assert "round 1" in shown.output and "result" in shown.output
+
+
+def test_play_json_has_per_game_seats_ranks_scores_faults(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["play", "scauver", "random", "random", "--games", "2", "--seed", "9", "--json", *FAST]
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["seed"] == 9
+    assert [game["index"] for game in report["games"]] == [0, 1]
+    for game in report["games"]:
+        assert set(game) >= {"seed", "seats", "ranks", "scores", "faults"}
+        assert sorted(game["seats"]) == ["random#1", "random#2"]
+        assert sorted(game["ranks"]) in ([1, 2], [1, 1])
+        assert game["faults"] == []
+
+
+def test_play_reports_bot_faults_and_still_exits_zero() -> None:
+    bot = str(Path(__file__).resolve().parents[1] / "fixtures" / "bots" / "illegal_action.py")
+    result = CliRunner().invoke(main, ["play", "scauver", bot, "random", "--json", "--seed", "2", *FAST])
+    assert result.exit_code == 0, result.output
+    (game,) = json.loads(result.stdout)["games"]
+    assert [(fault["seat"], fault["kind"]) for fault in game["faults"]] == [(0, "illegal_action")]
+    assert game["ranks"] == [2, 1]
+
+
+def test_the_same_seed_deals_the_same_games() -> None:
+    def seeds() -> list[int]:
+        result = CliRunner().invoke(
+            main, ["play", "scout", "random", "random", "random", "-n", "4", "--seed", "3", "--json"]
+        )
+        return [game["seed"] for game in json.loads(result.stdout)["games"]]
+
+    first = seeds()
+    assert first == seeds()
+    assert first[0] == first[1] == first[2] != first[3]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["play", "scout", "random", "no-such-bot", "random"], "no bot 'no-such-bot'"),
+        (["play", "scout", "random", "./missing/bot.py", "random"], "no such bot program"),
+        (["play", "scauver", *["random"] * 5], "scauver is for 2 to 4 players, not 5 bots"),
+        (["play", "chess", "random", "random"], "'chess' is not one of"),
+        (["play", "scout", "random", "random", "random", "--move-time", "0"], "--move-time"),
+        (["play", "scout", "random", "random", "random", "-o", "nonsense=1"], "has no option 'nonsense'"),
+        (["play", "scout", "random", "random", "random", "-o", "novalue"], "is not KEY=VALUE"),
+        (["play", "scout", "random", "random", "random", "--fault-policy", "pray"], "--fault-policy"),
+    ],
+)
+def test_play_refuses_what_it_cannot_play_with_one_clear_line(args: list[str], message: str) -> None:
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code != 0
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_replay_verify_fails_on_a_tampered_replay(tmp_path: Path) -> None:
+    result = invoke("play", "scout", "random", "random", "random", "--seed", "5", "--replay-dir", str(tmp_path), *FAST)
+    assert result.exit_code == 0
+    (path,) = tmp_path.glob("*.json")
+    data = json.loads(path.read_text())
+    data["result"]["scores"][0] += 1
+    path.write_text(json.dumps(data))
+    verified = CliRunner().invoke(main, ["replay", "verify", str(path)])
+    assert verified.exit_code == 1
+    assert "FAILED" in verified.output
+    not_a_replay = tmp_path / "other.json"
+    not_a_replay.write_text("{}")
+    shown = CliRunner().invoke(main, ["replay", "show", str(not_a_replay)])
+    assert shown.exit_code == 1 and "is not a card-referee-replay file" in shown.output
+
+
+def test_bench_protocol_and_reuse_print_their_figures() -> None:
+    protocol = CliRunner().invoke(
+        main, ["bench", "protocol", "--games", "2", "--repeats", "1", "--players", "3", "--json"]
+    )
+    assert protocol.exit_code == 0, protocol.output
+    figures = json.loads(protocol.stdout)
+    assert figures["raw_round_trip_us"] > 0 and figures["referee_decision_us"] > 0 and figures["ratio"] > 0
+    reuse = CliRunner().invoke(main, ["bench", "reuse", "--games", "2", "--players", "3", "--json"])
+    assert reuse.exit_code == 0, reuse.output
+    assert json.loads(reuse.stdout)["speedup"] > 0
