@@ -35,8 +35,8 @@ from .bradley_terry import DEFAULT_TOLERANCE, ELO_PER_NAT, Pairing, components, 
 
 DEFAULT_BOOTSTRAP = 1000
 DEFAULT_PRIOR_DRAWS = 1.0
-_BOOTSTRAP_TOLERANCE = 1e-6
-"""Natural-log units (1e-4 Elo): far below the spread of the resamples."""
+_BOOTSTRAP_TOLERANCE = 1e-4
+"""Natural-log units (0.02 Elo): far below the spread of the resamples."""
 
 
 class RatingInputError(ValueError):
