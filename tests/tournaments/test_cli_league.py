@@ -202,3 +202,14 @@ def test_sigkill_at_random_moments_then_rerun_leaves_exactly_the_schedule(tmp_pa
     assert set(games) == expected
     assert seats == 3 * 90
     assert counts == sorted(counts), "a killed run never loses a committed game"
+
+
+def test_run_on_a_dask_scheduler(write_league) -> None:
+    distributed = pytest.importorskip("distributed")
+    league = small_league(write_league)
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cluster:
+        result = invoke("tournament", "run", str(league), "--scheduler", cluster.scheduler_address, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["games"] == 6

@@ -1,0 +1,40 @@
+"""The progress line of a league run, and `referee bench league` (figures checked for shape, never for speed)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from click.testing import CliRunner
+
+from tournaments.cli import main
+from tournaments.cli.progress import Leaderboard, ProgressLine, format_duration
+
+
+def test_progress_writes_a_line_per_tenth_with_eta_and_leader() -> None:
+    stream = io.StringIO()
+    progress = ProgressLine(total=20, done=4, leaderboard=Leaderboard([{"a": 1, "b": 2}]), stream=stream)
+    progress.draw(force=True)
+    for _ in range(16):
+        progress.advance({"a": 1, "b": 2})
+    progress.close()
+    lines = stream.getvalue().splitlines()
+    assert lines[0].startswith("[") and "4/20 games" in lines[0]
+    assert lines[-1].startswith("[" + "#" * 24 + "]") and "20/20 games 100%" in lines[-1]
+    assert "leader a +" in lines[-1] and "(17 games)" in lines[-1]
+    assert any("ETA" in line for line in lines[1:-1])
+    assert len(lines) <= 12
+
+
+def test_durations() -> None:
+    assert [format_duration(seconds) for seconds in (0.4, 42, 185, 7625)] == ["0s", "42s", "3m05s", "2h07m"]
+
+
+def test_bench_league_reports_each_concurrency(write_league) -> None:
+    league = write_league(bots=["a", "b", "c", "d"], command="random")
+    result = CliRunner().invoke(main, ["bench", "league", str(league), "-j", "1", "-j", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    runs = json.loads(result.stdout)["runs"]
+    assert [run["concurrency"] for run in runs] == [1, 2]
+    assert all(run["games"] == 12 and run["games_per_s"] > 0 for run in runs)
+    assert runs[0]["speedup"] == 1.0
