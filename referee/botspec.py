@@ -51,6 +51,8 @@ def _program(path: Path, rest: Sequence[str]) -> tuple[str, ...]:
 
 def resolve_bot(argument: str, game: str) -> BotSpec:
     """The BotSpec of one BOT argument, or UnknownBot saying why there is none."""
+    if not argument.strip():
+        raise UnknownBot("an empty bot command")
     if argument == GAME_HEURISTIC:
         argument = f"{game}-heuristic"
         if argument not in BUILT_IN_MODULES:
@@ -64,8 +66,6 @@ def resolve_bot(argument: str, game: str) -> BotSpec:
         words = shlex.split(argument)
     except ValueError as error:
         raise UnknownBot(f"cannot split the bot command {argument!r}: {error}") from None
-    if not words:
-        raise UnknownBot("an empty bot command")
     program = words[0]
     if "/" in program:
         if not Path(program).exists():

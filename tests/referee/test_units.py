@@ -1,0 +1,184 @@
+"""The referee's small parts on their own: forfeit ranks, seating, BOT resolution, token bindings, bot
+processes (capped logs, killing a whole session)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from referee_helpers import alive
+
+from referee.botspec import UnknownBot, resolve_bot, unique_names
+from referee.connection import Bindings, HandshakeRefused
+from referee.faults import FaultBook, SeatStatus, forfeit_ranks
+from referee.process import BotProcess, BotStartError, session_members
+from referee.records import BotSpec, FaultKind, FaultPolicy
+from referee.seating import rotated_games
+
+
+@pytest.mark.parametrize(
+    "ranks, forfeited, expected",
+    [
+        ([1, 2, 3, 4], [False] * 4, [1, 2, 3, 4]),
+        ([1, 2, 3, 4], [True, False, False, False], [4, 1, 2, 3]),
+        ([1, 2, 3, 4], [True, False, True, False], [3, 1, 3, 2]),
+        ([1, 1, 3], [False, False, True], [1, 1, 3]),
+        ([2, 1, 1], [False, True, False], [2, 3, 1]),
+        ([3, 1, 1], [False, True, False], [2, 3, 1]),
+        ([1, 2], [True, True], [1, 1]),
+    ],
+)
+def test_forfeited_seats_share_the_last_rank(ranks: list[int], forfeited: list[bool], expected: list[int]) -> None:
+    assert forfeit_ranks(ranks, forfeited) == expected
+
+
+def test_fault_policies() -> None:
+    seats = [SeatStatus(0, "a", 0), SeatStatus(1, "b", 0)]
+    book = FaultBook(FaultPolicy.SUBSTITUTE, 2, seats, seed=1)
+    book.record(0, FaultKind.TIMEOUT, "slow")
+    assert book.forfeited() == [False, False]
+    book.record(0, FaultKind.ILLEGAL_ACTION, "wrong")
+    assert book.forfeited() == [True, False]
+    book.record(1, FaultKind.CRASH, "gone")
+    assert book.forfeited() == [True, True]
+    forfeit = FaultBook(FaultPolicy.FORFEIT, 3, [SeatStatus(0, "a", 0)], seed=1)
+    forfeit.record(0, FaultKind.TIMEOUT, "slow")
+    assert forfeit.forfeited() == [True]
+    assert [fault.kind for fault in book.faults] == [FaultKind.TIMEOUT, FaultKind.ILLEGAL_ACTION, FaultKind.CRASH]
+
+
+def test_fallback_choices_are_seeded() -> None:
+    legal = [{"kind": "x", "n": n} for n in range(50)]
+    picks = [FaultBook(FaultPolicy.FORFEIT, 1, [SeatStatus(0, "a", 0)], 7).fallback_action(0, legal) for _ in range(2)]
+    assert picks[0] == picks[1]
+
+
+def test_rotated_games_repeat_each_deal_once_per_rotation() -> None:
+    games = rotated_games(3, 7, base_seed=5)
+    assert [game.seating for game in games[:3]] == [(0, 1, 2), (2, 0, 1), (1, 2, 0)]
+    assert games[0].seed == games[1].seed == games[2].seed != games[3].seed
+    assert [game.index for game in games] == list(range(7))
+    assert rotated_games(3, 7, base_seed=5) == games
+
+
+def test_built_in_bots_resolve_to_python_modules() -> None:
+    assert resolve_bot("random", "scout").command == (sys.executable, "-m", "bots.python.random_bot")
+    heuristic = resolve_bot("heuristic", "scauver")
+    assert heuristic.name == "scauver-heuristic"
+    assert heuristic.command[-1] == "bots.python.scauver_heuristic"
+
+
+def test_paths_scripts_and_command_lines_resolve(tmp_path: Path) -> None:
+    script = tmp_path / "mybot.py"
+    script.write_text("print('hi')\n")
+    assert resolve_bot(str(script), "scout") == BotSpec("mybot", (sys.executable, str(script)))
+    program = tmp_path / "fast-bot"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    assert resolve_bot(str(program), "scout").command == (str(program),)
+    command = resolve_bot(f"sh {program} --level 3", "scout")
+    assert command.command == ("sh", str(program), "--level", "3")
+
+
+@pytest.mark.parametrize(
+    "argument, message",
+    [
+        ("nobody", "no bot 'nobody'"),
+        ("./not/there.py", "no such bot program"),
+        ("no-such-program --flag", "is not on PATH"),
+        ("'unbalanced", "cannot split"),
+        ("", "empty"),
+    ],
+)
+def test_unknown_bots_are_refused_with_a_reason(argument: str, message: str) -> None:
+    with pytest.raises(UnknownBot, match=message):
+        resolve_bot(argument, "scout")
+
+
+def test_a_file_that_is_not_executable_is_refused(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.write_text("data")
+    with pytest.raises(UnknownBot, match="not executable"):
+        resolve_bot(str(plain), "scout")
+    with pytest.raises(UnknownBot, match="no built-in heuristic"):
+        resolve_bot("heuristic", "chess")
+
+
+def test_repeated_names_are_told_apart() -> None:
+    specs = unique_names([BotSpec("random", ("a",)), BotSpec("x", ("b",)), BotSpec("random", ("c",))])
+    assert [spec.name for spec in specs] == ["random#1", "x", "random#2"]
+
+
+def test_bindings_bind_each_token_once() -> None:
+    bindings = Bindings()
+    token = bindings.issue(0)
+    other = bindings.issue(1)
+    assert token != other and len(token) == 32
+    assert bindings.bind(b"a", 1, token) == 0
+    with pytest.raises(HandshakeRefused, match="already bound"):
+        bindings.bind(b"b", 1, token)
+    with pytest.raises(HandshakeRefused, match="unknown token"):
+        bindings.bind(b"b", 1, "forged")
+    with pytest.raises(HandshakeRefused, match="protocol 2"):
+        bindings.bind(b"b", 2, other)
+    assert bindings.owner(b"a") == 0 and bindings.identity(0) == b"a"
+    renewed = bindings.issue(0)
+    assert bindings.owner(b"a") is None
+    with pytest.raises(HandshakeRefused):
+        bindings.bind(b"c", 1, token)
+    assert bindings.bind(b"c", 1, renewed) == 0
+
+
+def _start(tmp_path: Path, code: str, cap: int = 1000) -> BotProcess:
+    return BotProcess.start([sys.executable, "-c", code], dict(os.environ), tmp_path / "bot.log", cap, memory_mb=512)
+
+
+def _wait_for(condition: object, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:  # type: ignore[operator]
+        time.sleep(0.02)
+
+
+def test_a_bot_log_is_capped_and_the_bot_never_blocks(tmp_path: Path) -> None:
+    process = _start(tmp_path, "import sys\nfor _ in range(2000): sys.stdout.write('y' * 1000 + '\\n')\n", cap=5000)
+    _wait_for(process.exited)
+    assert process.exited() and process.describe_exit() == "exited with status 0"
+    process.kill()
+    log = (tmp_path / "bot.log").read_bytes()
+    assert log.startswith(b"yyy") and log.endswith(b"[log truncated at 5000 bytes]\n")
+    assert len(log) < 5100
+
+
+def test_kill_ends_every_process_of_the_session_even_a_new_process_group(tmp_path: Path) -> None:
+    code = (
+        "import os, time\n"
+        "for _ in range(2):\n"
+        "    if os.fork() == 0:\n"
+        "        os.setpgid(0, 0)\n"
+        "        time.sleep(60)\n"
+        "time.sleep(60)\n"
+    )
+    process = _start(tmp_path, code)
+    _wait_for(lambda: len(session_members(process.pid)) == 3)
+    members = session_members(process.pid)
+    assert len(members) == 3
+    process.kill()
+    assert not any(alive(pid) for pid in members)
+    assert not process.exited() or "SIGKILL" in process.describe_exit()
+
+
+def test_the_memory_limit_applies(tmp_path: Path) -> None:
+    process = _start(tmp_path, "b = bytearray(900 * 1024 * 1024)")
+    _wait_for(process.exited)
+    assert process.describe_exit() == "exited with status 1"
+    process.kill()
+    assert b"MemoryError" in (tmp_path / "bot.log").read_bytes()
+
+
+def test_a_missing_program_is_a_start_error(tmp_path: Path) -> None:
+    with pytest.raises(BotStartError, match="cannot start"):
+        BotProcess.start(["/no/such/program"], {}, tmp_path / "bot.log", 100)
