@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import zmq
 
@@ -82,7 +83,7 @@ class Router:
     def receive(self) -> Iterator[Incoming]:
         """Every message waiting now (EVENTS is checked first: cheaper than a failing non-blocking recv)."""
         socket = self.socket
-        while socket.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+        while cast(int, socket.getsockopt(zmq.EVENTS)) & zmq.POLLIN:
             frames = socket.recv_multipart(zmq.NOBLOCK)
             yield Incoming(frames[0], frames[1:])
 
