@@ -1,4 +1,7 @@
 import json
+import signal
+import subprocess
+import sys
 
 from click.testing import CliRunner
 
@@ -44,3 +47,22 @@ def test_bad_bounds_and_unknown_bots_are_clear_errors():
     assert result.exit_code == 1
     assert "no bot 'no-such-bot-program'" in result.output
     assert "Traceback" not in result.output
+
+
+def test_sigterm_stops_between_pairs_and_says_how_far_it_got():
+    command = [sys.executable, "-c", "from tournaments.cli import main; main()", "tournament", "sprt", "scauver"]
+    command += ["random", "random"]
+    command += ["--max-pairs", "100000", "--batch", "2", "--seed", "3"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if line.startswith("pairs"):
+                break
+        process.send_signal(signal.SIGTERM)
+        _, errors = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130
+    assert "Interrupted before a decision" in errors
+    assert "Traceback" not in errors

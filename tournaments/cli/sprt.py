@@ -19,6 +19,7 @@ from referee.records import Limits
 from ..sprt import Decision, SprtConfigError, SprtState, SprtTest
 from ..sprt_match import DEFAULT_BATCH_PAIRS, SprtPlan, SprtResult, play_sprt
 from .options import echo_json, json_option, limits_options
+from .signals import sigterm_as_interrupt
 
 _VERDICTS = {
     Decision.H1: "H1 accepted: {new} is better than {base} by more than {elo0:g} Elo",
@@ -106,10 +107,21 @@ def sprt_command(
         f"bounds ({test.lower_bound:.3f}, {test.upper_bound:.3f}); seed {plan.seed}",
         err=as_json,
     )
+    progress: list[SprtResult] = []
+
+    def on_batch(result: SprtResult) -> None:
+        progress[:] = [result]
+        click.echo(_progress_line(result.state), err=as_json)
+
     try:
-        result = play_sprt(plan, on_batch=lambda progress: click.echo(_progress_line(progress.state), err=as_json))
+        with sigterm_as_interrupt():
+            result = play_sprt(plan, on_batch)
     except (GameError, MatchSpecError, BotStartError) as error:
         raise click.ClickException(str(error)) from error
+    except KeyboardInterrupt:
+        counted = progress[0].state.pentanomial.pairs if progress else 0
+        click.echo(f"Interrupted before a decision; {counted} pairs counted (see the last LLR line).", err=True)
+        raise SystemExit(130) from None
     if as_json:
         echo_json(_result_json(plan, result))
         return
