@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tournaments.bradley_terry import ELO_PER_NAT, Pairing, fit
+from tournaments.bradley_terry import ELO_PER_NAT, NoMaximumError, Pairing, fit
 from tournaments.ratings import Estimate, PairRecord, RatingInputError, rate
 
 KNOWN_RESULTS = {
@@ -232,3 +232,8 @@ def test_fit_converges_for_far_apart_strengths():
     strengths = fit(3, [Pairing(0, 1, 1000, 999), Pairing(1, 2, 1000, 999), Pairing(0, 2, 1, 0.5)])
     difference = (strengths[0] - strengths[1]) * ELO_PER_NAT
     assert math.isfinite(difference) and difference > 500
+
+
+def test_fit_refuses_a_pool_without_a_finite_maximum():
+    with pytest.raises(NoMaximumError):
+        fit(3, [Pairing(0, 1, 3, 3), Pairing(1, 2, 2, 1)])
