@@ -213,3 +213,13 @@ def test_run_on_a_dask_scheduler(write_league) -> None:
         result = invoke("tournament", "run", str(league), "--scheduler", cluster.scheduler_address, "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["games"] == 6
+
+
+def test_several_leagues_in_one_run(write_league) -> None:
+    first = small_league(write_league)
+    second = write_league(file_name="duel", game="scauver", players=2, bots=["x", "y"], command="random")
+    text = invoke("tournament", "run", str(first), str(second), "-j", "2", "--bootstrap", "0")
+    assert text.exit_code == 0, text.output
+    assert "league: 6 games" in text.stdout and "duel: 2 games" in text.stdout
+    as_json = json.loads(invoke("tournament", "run", str(first), str(second), "--json").stdout)
+    assert [document["league"] for document in as_json] == ["league", "duel"]

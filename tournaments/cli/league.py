@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -69,7 +70,7 @@ def run_command(
     as_json: bool,
     tablefmt: str,
 ) -> None:
-    """Play the league(s) described by LEAGUE.toml into the store and print the Elo table.
+    """Play the league(s) described by LEAGUE.toml into the store and print the Elo table of each.
 
     The store keeps every game as soon as it ends. Run the same command again to resume: only the missing
     games are played; bots added to the file get only their new matches. Ctrl-C stops cleanly (the bots are
@@ -80,16 +81,20 @@ def run_command(
     if scheduler is not None and concurrency is not None:
         raise click.UsageError("--concurrency is for local workers; a Dask cluster runs as many tasks as its workers")
     executor = _executor(concurrency, scheduler)
-    results = []
+    documents = []
     for path in leagues:
         league = _load(path)
         store_path = Path(db) if db else league.default_db
         with _store(store_path) as store, _stop_on_sigterm():
             plan = _plan(league, store)
             _play(plan, store, executor, path, db)
-            results.append(_results(store, league.name, bootstrap))
-    for result in results:
-        _print_results(result, as_json, with_crosstable, tablefmt)
+            result = _results(store, league.name, bootstrap)
+        if as_json:
+            documents.append(_results_json(result, with_crosstable))
+        else:
+            _print_results(result, with_crosstable, tablefmt)
+    if as_json:
+        echo_json(documents[0] if len(documents) == 1 else documents)
 
 
 @click.command(name="table")
@@ -115,7 +120,10 @@ def table_command(
     store_path = Path(db) if db else _load(league).default_db  # type: ignore[arg-type]
     with _store(store_path, create=False) as store:
         result = _results(store, store.league_name() or store_path.stem, bootstrap)
-    _print_results(result, as_json, with_crosstable, tablefmt)
+    if as_json:
+        echo_json(_results_json(result, with_crosstable))
+    else:
+        _print_results(result, with_crosstable, tablefmt)
 
 
 def _executor(concurrency: int | None, scheduler: str | None) -> Executor:
@@ -222,14 +230,18 @@ def _results(store: LeagueStore, name: str, bootstrap: int) -> _LeagueResults:
     return _LeagueResults(name, len(games), rate(games, bootstrap=bootstrap), dict(store.fault_counts()))
 
 
-def _print_results(result: _LeagueResults, as_json: bool, with_crosstable: bool, tablefmt: str) -> None:
-    ratings, faults = result.ratings, result.faults
-    if as_json:
-        echo_json({"league": result.name, "games": result.games, **ratings_json(ratings, faults, with_crosstable)})
-        return
+def _results_json(result: _LeagueResults, with_crosstable: bool) -> dict[str, Any]:
+    return {
+        "league": result.name,
+        "games": result.games,
+        **ratings_json(result.ratings, result.faults, with_crosstable),
+    }
+
+
+def _print_results(result: _LeagueResults, with_crosstable: bool, tablefmt: str) -> None:
     click.echo(f"{result.name}: {result.games} games")
-    click.echo(ratings_table(ratings, tablefmt=tablefmt, faults=faults))
-    if with_crosstable and ratings.bots:
+    click.echo(ratings_table(result.ratings, tablefmt=tablefmt, faults=result.faults))
+    if with_crosstable and result.ratings.bots:
         click.echo()
-        click.echo(crosstable(ratings, tablefmt=tablefmt))
+        click.echo(crosstable(result.ratings, tablefmt=tablefmt))
     click.echo()
