@@ -132,13 +132,17 @@ class LeagueStore:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        self._db.execute("BEGIN IMMEDIATE")
+        """One write transaction; a database failure (disk full, locked too long) becomes StoreError."""
         try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.Error as error:
+            raise StoreError(f"{self.path}: {error}") from error
 
     def bind(self, league: League) -> list[str]:
         """Record the league and its bots, or check them against what the store holds.

@@ -223,3 +223,15 @@ def test_several_leagues_in_one_run(write_league) -> None:
     assert "league: 6 games" in text.stdout and "duel: 2 games" in text.stdout
     as_json = json.loads(invoke("tournament", "run", str(first), str(second), "--json").stdout)
     assert [document["league"] for document in as_json] == ["league", "duel"]
+
+
+def test_replays_and_logs_go_where_the_league_says(write_league) -> None:
+    league = small_league(write_league, replay_dir="replays", log_dir="logs")
+    assert invoke("tournament", "run", str(league), "-j", "1", "--bootstrap", "0").exit_code == 0
+    replays = sorted((league.parent / "replays").glob("*.json"))
+    assert len(replays) == 6 and list((league.parent / "logs").glob("*.log"))
+    with sqlite3.connect(league.with_suffix(".sqlite")) as connection:
+        stored = sorted(path for (path,) in connection.execute("SELECT replay_path FROM games"))
+    assert stored == [str(path) for path in replays]
+    verified = CliRunner().invoke(main, ["replay", "verify", str(replays[0])])
+    assert verified.exit_code == 0, verified.output

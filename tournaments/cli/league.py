@@ -207,9 +207,9 @@ def _play(plan: LeaguePlan, store: LeagueStore, executor: Executor, path: str, d
             err=True,
         )
         raise SystemExit(_INTERRUPTED) from None
-    except ExecutorError as error:
+    except (ExecutorError, StoreError) as error:
         progress.close()
-        raise click.ClickException(f"{error} (the games finished so far are stored; rerun to resume)") from error
+        raise click.ClickException(f"{error} (the games stored so far are kept; rerun to resume)") from error
     progress.close()
     elapsed = time.monotonic() - started
     click.echo(
