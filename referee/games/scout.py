@@ -338,15 +338,15 @@ class ScoutGame(Game):
     info = GameInfo(
         name="scout",
         title="SCOUT",
-        min_players=2,
-        max_players=5,
+        min_players=min(TABLES),
+        max_players=max(TABLES),
         options=(
             Option(
                 "first_player",
                 0,
                 "seat that starts round 1; each later round starts one seat to the left",
                 minimum=0,
-                maximum=4,
+                maximum=max(TABLES) - 1,
             ),
         ),
         summary="Kei Kajino's shedding game: Show stronger sets or Scout a card; as many rounds as players.",
