@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,6 +74,11 @@ class Session:
         self._start_and_handshake(self.participants)
 
     def restart_crashed(self) -> None:
+        """Before a game: restart every bot that crashed since its handshake (including between games)."""
+        for participant in self.ready():
+            process = participant.process
+            if process is not None and process.exited():
+                self.mark_crashed(participant, f"the bot {process.describe_exit()} between games")
         crashed = [p for p in self.participants if p.down is not None and p.restartable]
         if crashed:
             self._start_and_handshake(crashed)
@@ -175,8 +179,8 @@ class Session:
         participant.down = Downtime(FaultKind.CRASH, detail)
         self.stop(participant)
 
-    def ready(self) -> Iterable[Participant]:
-        return (p for p in self.participants if p.down is None)
+    def ready(self) -> list[Participant]:
+        return [p for p in self.participants if p.down is None]
 
     # Stopping.
 

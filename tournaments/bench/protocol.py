@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgpack
 import zmq
 
 from protocol import codec
@@ -43,6 +44,18 @@ while (frame := recv()) != b"stop":
 
 
 @dataclass(frozen=True)
+class WorkPerDecision:
+    """In-process CPU microseconds per decision of the work the raw round trip does not do."""
+
+    engine_us: float
+    """legal_actions + observation + apply."""
+    encode_us: float
+    """The referee packing the request."""
+    bot_decode_us: float
+    """The bot unpacking it (what the SDK does with every request)."""
+
+
+@dataclass(frozen=True)
 class ProtocolBenchResult:
     game: str
     players: int
@@ -50,6 +63,7 @@ class ProtocolBenchResult:
     referee_us: float
     request_bytes: float
     decisions: int
+    work: WorkPerDecision
 
     @property
     def ratio(self) -> float:
@@ -78,6 +92,32 @@ def typical_requests(game_name: str, players: int, seed: int) -> list[bytes]:
             requests.append(codec.encode_request(len(requests), state.observation(seat), legal, 1000, 0))
             state.apply(seat, chooser.choice(legal))
     return requests
+
+
+def work_per_decision(game_name: str, players: int, seed: int, games: int = 5) -> WorkPerDecision:
+    """Time the engine, the request encoding and its decoding separately, over `games` seeded random games."""
+    engine = encode = decode = 0.0
+    decisions = 0
+    clock = time.perf_counter
+    for index in range(games):
+        state = load_game(game_name).new_game(players, seed=seed + index)
+        chooser = random.Random(seed + index)
+        while not state.is_over():
+            for seat in state.to_move():
+                started = clock()
+                legal = state.legal_actions(seat)
+                observation = state.observation(seat)
+                action = chooser.choice(legal)
+                state.apply(seat, action)
+                engine += clock() - started
+                started = clock()
+                frame = codec.encode_request(decisions, observation, legal, 1000, 0)
+                encode += clock() - started
+                started = clock()
+                msgpack.unpackb(frame, raw=False)
+                decode += clock() - started
+                decisions += 1
+    return WorkPerDecision(engine / decisions * 1e6, encode / decisions * 1e6, decode / decisions * 1e6)
 
 
 def raw_round_trip_us(requests: list[bytes], round_trips: int) -> float:
@@ -144,6 +184,7 @@ def bench_protocol(
         referee_us=statistics.median(referee),
         request_bytes=statistics.mean(map(len, requests)),
         decisions=decisions,
+        work=work_per_decision(game, players, seed),
     )
 
 

@@ -81,6 +81,9 @@ def protocol(game: str, players: int, games: int, repeats: int, seed: int, as_js
         "referee_decision_us": round(result.referee_us, 1),
         "ratio": round(result.ratio, 2),
         "decisions": result.decisions,
+        "engine_us": round(result.work.engine_us, 1),
+        "encode_us": round(result.work.encode_us, 1),
+        "bot_decode_us": round(result.work.bot_decode_us, 1),
     }
     if as_json:
         echo_json(figures)
@@ -89,7 +92,11 @@ def protocol(game: str, players: int, games: int, repeats: int, seed: int, as_js
         f"{game}, {players} players, requests of {figures['request_bytes']} bytes on average:\n"
         f"  raw ZeroMQ round trip   {figures['raw_round_trip_us']:>9.1f} us\n"
         f"  referee per decision    {figures['referee_decision_us']:>9.1f} us\n"
-        f"  ratio                   {figures['ratio']:>9.2f}"
+        f"  ratio                   {figures['ratio']:>9.2f}\n"
+        f"work the raw round trip does not do, per decision (in-process CPU):\n"
+        f"  engine (legal actions, observation, apply)  {figures['engine_us']:>7.1f} us\n"
+        f"  referee encoding the request                {figures['encode_us']:>7.1f} us\n"
+        f"  bot decoding the request                    {figures['bot_decode_us']:>7.1f} us"
     )
 
 
