@@ -49,10 +49,11 @@ def _check_no_survivors(pid_dir: Path) -> None:
         assert not session_members(pid)
 
 
+@pytest.mark.parametrize("game", ["scout", "scauver"])
 @pytest.mark.parametrize("bot", list(HOSTILE), ids=list(HOSTILE))
-def test_hostile_bot_is_contained(bot: str, pid_dir: Path, tmp_path: Path) -> None:
+def test_hostile_bot_is_contained(bot: str, game: str, pid_dir: Path, tmp_path: Path) -> None:
     spec = match_spec(
-        GAME,
+        game,
         [fixture_bot(bot), "random", "random"],
         games=2,
         seed=11,
@@ -63,19 +64,19 @@ def test_hostile_bot_is_contained(bot: str, pid_dir: Path, tmp_path: Path) -> No
 
     assert len(record.games) == 2
     expected = HOSTILE[bot]
-    for game in record.games:
-        seat = _hostile_seat(game, bot)
-        kinds = {fault.kind for fault in game.faults if fault.seat == seat}
-        assert all(fault.seat == seat for fault in game.faults), game.faults
+    for played in record.games:
+        seat = _hostile_seat(played, bot)
+        kinds = {fault.kind for fault in played.faults if fault.seat == seat}
+        assert all(fault.seat == seat for fault in played.faults), played.faults
         if expected is None:
-            assert not game.faults
-            assert game.timings[seat].decisions > 0
+            assert not played.faults
+            assert played.timings[seat].decisions > 0
         else:
-            assert kinds == {expected}, game.faults
-            assert game.ranks[seat] == max(game.ranks)
-        others = [other for other in range(len(game.seats)) if other != seat]
-        assert all(game.timings[other].decisions > 0 for other in others)
-        replay.verify(replay.load(game.replay_path))
+            assert kinds == {expected}, played.faults
+            assert played.ranks[seat] == max(played.ranks)
+        others = [other for other in range(len(played.seats)) if other != seat]
+        assert all(played.timings[other].decisions > 0 for other in others)
+        replay.verify(replay.load(played.replay_path))
     _check_no_survivors(pid_dir)
 
 
