@@ -20,7 +20,7 @@ from referee.games import GameError, list_games, load_game
 from referee.games.base import MAX_SEED
 from referee.match import MatchSpecError, run_match
 from referee.process import BotStartError
-from referee.records import GameRecord, Limits, MatchSpec
+from referee.records import GameRecord, Limits, MatchRecord, MatchSpec
 from referee.seating import rotated_games
 
 from .options import echo_json, json_option, limits_options, tablefmt_option
@@ -71,6 +71,31 @@ def _print_game(record: GameRecord, total: int, tablefmt: str) -> None:
     if record.replay_path:
         click.echo(f"  replay: {record.replay_path}")
     click.echo()
+
+
+def _print_summary(record: MatchRecord, tablefmt: str) -> None:
+    """Per bot over the whole match: games, wins, mean rank, faults, decision times."""
+    rows = []
+    for bot in record.spec.bots:
+        seats = [(game, game.seats.index(bot.name)) for game in record.games]
+        timings = [game.timings[seat] for game, seat in seats]
+        decisions = sum(t.decisions for t in timings)
+        mean_ms = sum(t.mean_ms * t.decisions for t in timings) / decisions if decisions else 0.0
+        rows.append(
+            (
+                bot.name,
+                len(seats),
+                sum(game.ranks[seat] == 1 for game, seat in seats),
+                f"{sum(game.ranks[seat] for game, seat in seats) / len(seats):.2f}",
+                sum(fault.seat == seat for game, seat in seats for fault in game.faults),
+                decisions,
+                f"{mean_ms:.2f}",
+                f"{max((t.max_ms for t in timings), default=0.0):.2f}",
+            )
+        )
+    headers = ["bot", "games", "wins", "mean rank", "faults", "decisions", "mean ms", "max ms"]
+    click.echo("match")
+    click.echo(tabulate(rows, headers=headers, tablefmt=tablefmt))
 
 
 def _terminate_cleanly(signum: int, frame: object) -> None:
@@ -177,4 +202,6 @@ def play(
         echo_json(
             {"game": game, "match_id": spec.match_id, "seed": base_seed, "games": [_game_json(g) for g in record.games]}
         )
+    elif game_count > 1:
+        _print_summary(record, tablefmt)
     sys.stdout.flush()
