@@ -15,6 +15,7 @@ installed at the same paths.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import pickle
@@ -28,6 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from referee.match import run_match
+from referee.process import session_members
 from referee.records import GameRecord, MatchRecord, MatchSpec
 
 GameSink = Callable[[GameRecord], None]
@@ -137,18 +139,49 @@ def _work(
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit_on_signal)
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
-    while (spec := tasks.get()) is not None:
-        try:
-            runner(spec, on_game=lambda record: results.put(("game", record)))
-        except Exception as error:
-            results.put(("error", spec.match_id, f"{type(error).__name__}: {error}"))
-            continue
-        results.put(("done", spec.match_id))
+    try:
+        while (spec := tasks.get()) is not None:
+            try:
+                runner(spec, on_game=lambda record: results.put(("game", record)))
+            except Exception as error:
+                results.put(("error", spec.match_id, f"{type(error).__name__}: {error}"))
+                continue
+            results.put(("done", spec.match_id))
+    finally:
+        _kill_leftover_children()
 
 
 def _exit_on_signal(signum: int, frame: object) -> None:
     """Raise SystemExit in the worker's main thread, so the match's cleanup kills its bot processes."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise SystemExit(128 + signum)
+
+
+def _kill_leftover_children() -> None:
+    """Kill any child of this worker still alive, with its whole session.
+
+    The match runner stops its bots itself; this catches a bot started in the instant a stop signal
+    arrived, before the runner knew of it.
+    """
+    for child in _children(os.getpid()):
+        for pid in {child, *session_members(child)}:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _children(parent: int) -> list[int]:
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == parent and fields[0] != b"Z":
+            found.append(int(entry.name))
+    return found
 
 
 def _watch_parent(parent: int) -> None:
