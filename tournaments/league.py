@@ -42,6 +42,7 @@ from typing import Any
 from protocol import limits as protocol_limits
 from referee.botspec import BUILT_IN_MODULES, GAME_HEURISTIC, UnknownBot, resolve_bot
 from referee.games import GameError, load_game
+from referee.games.base import MAX_SEED
 from referee.records import BotSpec, FaultPolicy, Limits
 
 
@@ -101,9 +102,6 @@ class League:
         """The store beside the league file: LEAGUE.sqlite."""
         return self.path.with_suffix(".sqlite")
 
-    def bot(self, name: str) -> LeagueBot:
-        return next(bot for bot in self.bots if bot.name == name)
-
 
 _TOP_KEYS = frozenset(
     {
@@ -154,7 +152,7 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
         raise reader.error("game", str(error), "use a name that `referee games` lists") from None
     info = game.info
     players = reader.integer(data, "players", required=True, minimum=info.min_players, maximum=info.max_players)
-    seed = reader.integer(data, "seed", required=True, minimum=0, maximum=2**63 - 1)
+    seed = reader.integer(data, "seed", required=True, minimum=0, maximum=MAX_SEED)
     bots = reader.bots(data.get("bots"), game_name)
     schedule, challenger = reader.schedule(data, {bot.name for bot in bots})
     _check_pool_size(reader, bots, players)

@@ -11,7 +11,8 @@ the table before rotating is shuffled per deal, so neighbours change from deal t
 
 Match ids depend only on what the match is (game, seats, config, seed and the names at the table), never on
 the rest of the pool or the file's order: adding a bot only adds matches, and a resumed run finds the ones
-already played. Raising deals_per_match only adds games to existing matches.
+already played. Raising deals_per_match only adds games to existing matches. (With a sample, a larger pool
+draws a new sample: matches already played that it leaves out stay in the store and still count.)
 """
 
 from __future__ import annotations
