@@ -71,12 +71,14 @@ class GameRunner:
         self.moves: list[replay.Move] = []
         self.fault_at: list[int] = []
         self.pending: dict[int, Request] = {}
+        self.started = 0.0
         self.state: GameState
 
     # The game.
 
     def play(self) -> GameRecord:
         self.state = self.game.new_game(len(self.seated), self.spec.seed, self.config)
+        self.started = time.monotonic()
         self._start()
         while not self.state.is_over():
             self._decide(self.state.to_move())
@@ -171,7 +173,8 @@ class GameRunner:
             self._on_action(seat, status, request, message.action)
 
     def _on_action(self, seat: int, status: SeatStatus, request: Request, action: dict[str, Any]) -> None:
-        elapsed_ms = (time.monotonic() - request.sent_at) * 1000
+        received = time.monotonic()
+        elapsed_ms = (received - request.sent_at) * 1000
         try:
             self.state.apply(seat, action)
         except IllegalAction as error:
@@ -184,7 +187,7 @@ class GameRunner:
         if overrun > 0:
             status.bank_left_ms = max(0, status.bank_left_ms - math.ceil(overrun))
         status.decision_ms.append(elapsed_ms)
-        self.moves.append(replay.Move(seat, action, elapsed_ms, True))
+        self.moves.append(replay.Move(seat, action, elapsed_ms, True, received))
 
     def _on_stale(self, seat: int, status: SeatStatus, request: Request | None) -> None:
         status.stale_messages += 1
@@ -210,7 +213,7 @@ class GameRunner:
     def _play_fallback(self, seat: int) -> None:
         action = self.book.fallback_action(seat, self.state.legal_actions(seat))
         self.state.apply(seat, action)
-        self.moves.append(replay.Move(seat, action, None, False))
+        self.moves.append(replay.Move(seat, action, None, False, time.monotonic()))
 
     # The end.
 
@@ -263,7 +266,7 @@ class GameRunner:
                 "fault_policy": limits_in_force.fault_policy.value,
                 "fault_budget": limits_in_force.fault_budget,
             },
-            "actions": [move.to_json() for move in self.moves],
+            "actions": [move.to_json(self.started) for move in self.moves],
             "faults": [
                 {"seat": f.seat, "bot": f.bot, "kind": f.kind.value, "detail": f.detail, "before_action": at}
                 for f, at in zip(self.book.faults, self.fault_at, strict=True)

@@ -2,11 +2,12 @@
 
     {"format": "card-referee-replay", "version": 1, "match_id", "game_index", "game", "players", "seed",
      "config", "deal", "seats": [{"seat", "bot", "command"}], "limits": {...},
-     "actions": [{"seat", "action", "ms", "by": "bot"|"fallback"}],
+     "actions": [{"seat", "action", "ms", "by": "bot"|"fallback", "at_ms"}],
      "faults": [{"seat", "bot", "kind", "detail", "before_action"}],
      "result": {"scores", "ranks"}  (as the game counted them), "forfeited": [bool], "ranks": [final ranks]}
 
-`ms` is the bot's decision time on the referee's clock (null for fallback actions). `before_action` is the
+`ms` is the bot's decision time on the referee's clock (null for fallback actions); `at_ms` is when the
+action was applied, in milliseconds from the start of the game. `before_action` is the
 index in `actions` the fault came before. The deal is the one the seed made; verification re-deals from the
 seed (run_match never deals explicitly) and replays every action through the rules engine.
 """
@@ -39,13 +40,16 @@ class Move:
     action: dict[str, Any]
     ms: float | None
     by_bot: bool
+    at: float
+    """When the action was applied, in seconds on the referee's monotonic clock."""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, game_started: float) -> dict[str, Any]:
         return {
             "seat": self.seat,
             "action": self.action,
             "ms": None if self.ms is None else round(self.ms, 3),
             "by": "bot" if self.by_bot else "fallback",
+            "at_ms": round((self.at - game_started) * 1000, 3),
         }
 
 

@@ -4,8 +4,9 @@
   game, so sizes are typical) to a DEALER echo peer in another process, which sends each frame back.
   Nothing is decoded, built or checked: the floor of any referee over this transport.
 - referee: a real match of the SDK random bot (`bots.python.random_bot`) through `run_match`, timed per
-  decision from the end of the first game to the end of the last (so process start-up is not counted):
-  observation, legal actions, encode, send, the bot's decode and choice and encode, receive, validate, apply.
+  decision as the interval between two actions applied (from the replays' `at_ms`, so process start-up is not
+  counted): observation, legal actions, encode, send, the bot's decode, choice and encode, receive, validate,
+  apply. Both timings are sampled per round trip; the ratio is of the medians (the means are printed too).
 - reuse: the same number of games played once as one match (processes kept alive) and once as one match per
   game (processes started for every game).
 """
@@ -20,15 +21,17 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import msgpack
 import zmq
 
 from protocol import codec
+from referee import replay
 from referee.botspec import resolve_bot, unique_names
 from referee.games import load_game
 from referee.match import run_match
-from referee.records import GameRecord, Limits, MatchSpec
+from referee.records import Limits, MatchSpec
 from referee.seating import rotated_games
 
 _ECHO_PEER = """
@@ -56,18 +59,35 @@ class WorkPerDecision:
 
 
 @dataclass(frozen=True)
+class Figures:
+    """Mean and median of timing samples, in microseconds. On a shared machine the mean carries every
+    scheduling delay of other people's work; the median is what the code itself costs."""
+
+    mean_us: float
+    median_us: float
+
+    @classmethod
+    def of(cls, samples: list[float]) -> Figures:
+        return cls(statistics.mean(samples), statistics.median(samples))
+
+
+@dataclass(frozen=True)
 class ProtocolBenchResult:
     game: str
     players: int
-    raw_us: float
-    referee_us: float
+    raw: Figures
+    referee: Figures
     request_bytes: float
     decisions: int
     work: WorkPerDecision
 
     @property
     def ratio(self) -> float:
-        return self.referee_us / self.raw_us
+        return self.referee.median_us / self.raw.median_us
+
+    @property
+    def mean_ratio(self) -> float:
+        return self.referee.mean_us / self.raw.mean_us
 
 
 @dataclass(frozen=True)
@@ -120,8 +140,10 @@ def work_per_decision(game_name: str, players: int, seed: int, games: int = 5) -
     return WorkPerDecision(engine / decisions * 1e6, encode / decisions * 1e6, decode / decisions * 1e6)
 
 
-def raw_round_trip_us(requests: list[bytes], round_trips: int) -> float:
-    """Mean microseconds of one ROUTER -> DEALER -> ROUTER round trip of `requests` (cycled) with an echo peer."""
+def raw_round_trips_us(requests: list[bytes], round_trips: int) -> list[float]:
+    """Microseconds of each ROUTER -> DEALER -> ROUTER round trip of `requests` (cycled) with an echo peer."""
+    clock = time.perf_counter
+    samples = []
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as workdir:
         context = zmq.Context()
         router = context.socket(zmq.ROUTER)
@@ -136,54 +158,55 @@ def raw_round_trip_us(requests: list[bytes], round_trips: int) -> float:
                 send((identity, frame))
                 recv()
             count = len(requests)
-            started = time.perf_counter()
             for index in range(round_trips):
+                started = clock()
                 send((identity, requests[index % count]))
                 recv()
-            elapsed = time.perf_counter() - started
+                samples.append((clock() - started) * 1e6)
             send((identity, b"stop"))
         finally:
             peer.wait(5)
             router.close(0)
             context.term()
-    return elapsed / round_trips * 1e6
+    return samples
 
 
-def _random_match(game: str, players: int, games: int, seed: int, match_id: str) -> MatchSpec:
+def _random_match(game: str, players: int, games: int, seed: int, match_id: str, **extra: Any) -> MatchSpec:
     bots = unique_names([resolve_bot("random", game) for _ in range(players)])
-    return MatchSpec(match_id, game, bots, rotated_games(players, games, seed), limits=Limits(move_time_ms=5000))
+    limits = Limits(move_time_ms=5000)
+    return MatchSpec(match_id, game, bots, rotated_games(players, games, seed), limits=limits, **extra)
 
 
-def referee_decision_us(game: str, players: int, games: int, seed: int) -> tuple[float, int]:
-    """Mean microseconds per decision of a match of SDK random bots, after the first game, and the decisions."""
-    finished: list[tuple[float, GameRecord]] = []
-    run_match(
-        _random_match(game, players, games, seed, "bench-protocol"), lambda r: finished.append((time.perf_counter(), r))
-    )
-    decisions = sum(sum(t.decisions for t in record.timings) for _, record in finished[1:])
-    elapsed = finished[-1][0] - finished[0][0]
-    return elapsed / decisions * 1e6, decisions
+def referee_decisions_us(game: str, players: int, games: int, seed: int) -> list[float]:
+    """Microseconds of each decision of a match of SDK random bots: the time between two consecutive actions
+    being applied (or between the start of the game and its first action), from the games' replays."""
+    samples: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="referee-bench-") as replay_dir:
+        record = run_match(_random_match(game, players, games, seed, "bench-protocol", replay_dir=replay_dir))
+        for game_record in record.games:
+            applied = [move["at_ms"] for move in replay.load(str(game_record.replay_path))["actions"]]
+            samples += [(now - before) * 1000 for before, now in zip([0.0, *applied], applied, strict=False)]
+    return samples
 
 
 def bench_protocol(
     game: str = "scout", players: int = 4, games: int = 20, seed: int = 0, repeats: int = 3
 ) -> ProtocolBenchResult:
-    """Raw and referee timings, interleaved `repeats` times (the machine's load changes); medians of each."""
+    """Raw and referee timings, interleaved `repeats` times (the machine's load changes), pooled."""
     requests = typical_requests(game, players, seed)
     raw: list[float] = []
     referee: list[float] = []
-    decisions = 0
     for repeat in range(repeats):
-        referee_us, decisions = referee_decision_us(game, players, games, seed + repeat)
-        referee.append(referee_us)
-        raw.append(raw_round_trip_us(requests, decisions))
+        decisions = referee_decisions_us(game, players, games, seed + repeat)
+        referee += decisions
+        raw += raw_round_trips_us(requests, len(decisions))
     return ProtocolBenchResult(
         game=game,
         players=players,
-        raw_us=statistics.median(raw),
-        referee_us=statistics.median(referee),
+        raw=Figures.of(raw),
+        referee=Figures.of(referee),
         request_bytes=statistics.mean(map(len, requests)),
-        decisions=decisions,
+        decisions=len(referee),
         work=work_per_decision(game, players, seed),
     )
 
