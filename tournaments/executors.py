@@ -25,7 +25,7 @@ import threading
 import time
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from referee.match import run_match
@@ -83,11 +83,26 @@ class LocalExecutor(Executor):
         for _ in workers:
             tasks.put(None)
         try:
-            for worker in workers:
-                worker.start()
+            with _sigint_ignored():
+                for worker in workers:
+                    worker.start()
             _collect(results, workers, len(specs), on_game)
         finally:
             _stop(workers)
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore SIGINT for the few milliseconds of starting the workers: they inherit the disposition, so a
+    Ctrl-C during their seconds of start-up is ignored there instead of printing their tracebacks."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _collect(
