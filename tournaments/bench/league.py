@@ -2,10 +2,13 @@
 
 The time counted is the whole run as `referee tournament run` does it (worker start-up, bot processes,
 games, one commit per game), so the ratio between concurrencies is what an organiser gains from more cores.
+Each run also reports the CPU time of this process and all its descendants (workers, bots) over the wall
+time: the cores the run actually got, which tells a busy machine from a run that cannot use more cores.
 """
 
 from __future__ import annotations
 
+import resource
 import tempfile
 import time
 from collections.abc import Sequence
@@ -25,10 +28,15 @@ class LeagueBenchRun:
     concurrency: int
     games: int
     seconds: float
+    cpu_seconds: float
 
     @property
     def games_per_second(self) -> float:
         return self.games / self.seconds
+
+    @property
+    def cores_busy(self) -> float:
+        return self.cpu_seconds / self.seconds
 
 
 @dataclass(frozen=True)
@@ -51,7 +59,15 @@ def bench_league(league_path: Path | str = BENCH_LEAGUE, concurrencies: Sequence
             LeagueStore(Path(folder) / "bench.sqlite") as store,
         ):
             plan = plan_league(league, store)
+            cpu_before = _cpu_seconds()
             started = time.perf_counter()
             games = play_league(plan, store, LocalExecutor(concurrency))
-            runs.append(LeagueBenchRun(concurrency, games, time.perf_counter() - started))
+            elapsed = time.perf_counter() - started
+            runs.append(LeagueBenchRun(concurrency, games, elapsed, _cpu_seconds() - cpu_before))
     return LeagueBenchResult(league.name, tuple(runs))
+
+
+def _cpu_seconds() -> float:
+    """User and system time of this process and of every descendant that has ended (workers, bots)."""
+    own, ended = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + ended.ru_utime + ended.ru_stime
