@@ -39,6 +39,7 @@ MatchRunner = Callable[..., MatchRecord]
 _POLL_S = 0.2
 _PARENT_CHECK_S = 0.5
 _STOP_GRACE_S = 5.0
+_CONNECT_TIMEOUT_S = 10.0
 
 
 class ExecutorError(RuntimeError):
@@ -209,18 +210,25 @@ def _watch_parent(parent: int) -> None:
 class DaskExecutor(Executor):
     """One task per match on the Dask cluster whose scheduler is at `address` (or through `client`)."""
 
-    def __init__(self, address: str | None = None, runner: MatchRunner = run_match, client: Any = None) -> None:
+    def __init__(
+        self,
+        address: str | None = None,
+        runner: MatchRunner = run_match,
+        client: Any = None,
+        connect_timeout_s: float = _CONNECT_TIMEOUT_S,
+    ) -> None:
         if (address is None) == (client is None):
             raise ValueError("give a scheduler address or a client, not both")
         self.address = address
         self.client = client
         self.runner = runner
+        self.connect_timeout_s = connect_timeout_s
 
     def run(self, specs: Sequence[MatchSpec], on_game: GameSink) -> None:
         if not specs:
             return
         distributed = import_distributed()
-        client = self.client or distributed.Client(self.address)
+        client = self.client or _connect(distributed, self.address, self.connect_timeout_s)
         try:
             games = distributed.Queue(name=f"referee-games-{uuid.uuid4().hex}", client=client)
             futures = [
@@ -246,6 +254,13 @@ def import_distributed() -> Any:
             "--scheduler needs Dask: pip install 'card-referee[dask]' (dask[distributed]) here and on every worker"
         ) from error
     return distributed
+
+
+def _connect(distributed: Any, address: str | None, timeout_s: float) -> Any:
+    try:
+        return distributed.Client(address, timeout=timeout_s)
+    except (OSError, ValueError) as error:
+        raise ExecutorError(f"cannot reach the Dask scheduler at {address}: {error}") from error
 
 
 def _task_key(spec: MatchSpec) -> str:

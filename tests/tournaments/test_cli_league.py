@@ -241,3 +241,10 @@ def test_replays_and_logs_go_where_the_league_says(write_league) -> None:
     assert stored == [str(path) for path in replays]
     verified = CliRunner().invoke(main, ["replay", "verify", str(replays[0])])
     assert verified.exit_code == 0, verified.output
+
+
+def test_missing_dask_is_one_line(write_league, monkeypatch) -> None:
+    league = small_league(write_league)
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    missing = invoke("tournament", "run", str(league), "--scheduler", "tcp://127.0.0.1:9")
+    assert missing.exit_code == 1 and "pip install 'card-referee[dask]'" in missing.output

@@ -107,6 +107,13 @@ def test_dask_plays_real_matches(dask_client, write_league) -> None:
     assert Counter((record.match_id, record.index) for record in received) == expected_games(specs)
 
 
+def test_unreachable_scheduler_is_an_executor_error(specs) -> None:
+    pytest.importorskip("distributed")
+    executor = DaskExecutor("tcp://127.0.0.1:9", runner=scripted_runner, connect_timeout_s=0.5)
+    with pytest.raises(ExecutorError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
+        executor.run(specs, lambda record: None)
+
+
 def test_missing_dask_is_a_clear_error(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "distributed", None)
     with pytest.raises(DaskUnavailable, match=r"pip install 'card-referee\[dask\]'"):

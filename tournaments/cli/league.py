@@ -15,7 +15,15 @@ import click
 
 from referee.records import GameRecord
 
-from ..executors import DaskExecutor, Executor, ExecutorError, LocalExecutor, default_concurrency
+from ..executors import (
+    DaskExecutor,
+    DaskUnavailable,
+    Executor,
+    ExecutorError,
+    LocalExecutor,
+    default_concurrency,
+    import_distributed,
+)
 from ..league import League, LeagueFileError, load_league
 from ..ratings import DEFAULT_BOOTSTRAP, Ratings, rate
 from ..runner import LeaguePlan, plan_league, play_league
@@ -128,6 +136,10 @@ def table_command(
 
 def _executor(concurrency: int | None, scheduler: str | None) -> Executor:
     if scheduler is not None:
+        try:
+            import_distributed()
+        except DaskUnavailable as error:
+            raise click.ClickException(str(error)) from error
         return DaskExecutor(scheduler)
     cores = default_concurrency()
     if concurrency is not None and concurrency > cores:
