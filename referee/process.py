@@ -15,6 +15,7 @@ import resource
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -130,16 +131,20 @@ class BotProcess:
         return f"exited with status {code}"
 
     def kill(self) -> None:
-        """Kill the process group and every other member of the bot's session; reap; close the log."""
+        """Kill the process group and every other member of the bot's session, and return once they are all
+        gone (SIGKILL is asynchronous); reap; close the log."""
         if self._killed:
             return
         self._killed = True
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
-        for pid in session_members(self.pid):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._popen.wait(_REAP_SECONDS)
+        deadline = time.monotonic() + _REAP_SECONDS
+        while (members := session_members(self.pid)) and time.monotonic() < deadline:
+            for pid in members:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.005)
         self._drain.join(_REAP_SECONDS)
         os.close(self.pidfd)
