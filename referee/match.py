@@ -137,14 +137,14 @@ class GameRunner:
 
     def _on_exit(self, participant: Participant) -> None:
         status = participant.process.describe_exit() if participant.process else "exited"
-        self.session.mark_crashed(participant, f"the bot {status}")
+        detail = self.session.mark_crashed(participant, f"the bot {status} during game {self.spec.index}")
         seat = self.seat_of.get(participant.index)
         if seat is None or self.seats[seat].forfeited:
             return
         request = self.pending.get(participant.index)
         if request is not None:
             request.state = RequestState.ABANDONED
-        self._fault(seat, FaultKind.CRASH, f"the bot {status} during game {self.spec.index}", request)
+        self._fault(seat, FaultKind.CRASH, detail, request)
 
     def _on_message(self, incoming: Incoming) -> None:
         participant = self.session.owner(incoming.identity)

@@ -72,6 +72,18 @@ def session_members(session_id: int) -> list[int]:
     return members
 
 
+def last_output_line(log_path: Path, max_chars: int = 200) -> str | None:
+    """The last non-empty line a bot printed (for the detail of a crash), or None."""
+    try:
+        with open(log_path, "rb") as log:
+            log.seek(max(0, log.seek(0, os.SEEK_END) - 4096))
+            tail = log.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    lines = [line.strip() for line in tail.splitlines() if line.strip()]
+    return lines[-1][:max_chars] if lines else None
+
+
 class BotProcess:
     """One running bot program. `pidfd` becomes readable when the process exits (for zmq.Poller)."""
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from protocol import codec, limits
 from referee.connection import Bindings, HandshakeRefused, Router, Transport
-from referee.process import BotProcess, BotStartError
+from referee.process import BotProcess, BotStartError, last_output_line
 from referee.records import BotSpec, FaultKind, MatchSpec
 
 _BYE_GRACE_S = 0.5
@@ -150,13 +150,14 @@ class Session:
     def _fail_handshake(self, participant: Participant, refusals: list[str], detail: str) -> None:
         """A bot that never bound: a refused hello is the likeliest cause when there was one (connections
         carry no seat before their token is accepted, so the refusal is charged to a bot that never bound)."""
+        crashed = participant.process is not None and participant.process.exited()
+        self.stop(participant)
         if refusals:
             participant.down = Downtime(FaultKind.PROTOCOL_ERROR, f"hello refused ({refusals.pop(0)}); {detail}")
-        elif participant.process is not None and participant.process.exited():
-            participant.down = Downtime(FaultKind.CRASH, detail)
+        elif crashed:
+            participant.down = Downtime(FaultKind.CRASH, self._with_last_output(participant, detail))
         else:
             participant.down = Downtime(FaultKind.TIMEOUT, detail)
-        self.stop(participant)
 
     # Running.
 
@@ -175,9 +176,17 @@ class Session:
         index = self.bindings.owner(identity)
         return None if index is None else self.participants[index]
 
-    def mark_crashed(self, participant: Participant, detail: str) -> None:
-        participant.down = Downtime(FaultKind.CRASH, detail)
+    def mark_crashed(self, participant: Participant, detail: str) -> str:
+        """Stop a bot whose process exited; returns `detail` with the last line the bot printed."""
         self.stop(participant)
+        detail = self._with_last_output(participant, detail)
+        participant.down = Downtime(FaultKind.CRASH, detail)
+        return detail
+
+    @staticmethod
+    def _with_last_output(participant: Participant, detail: str) -> str:
+        line = last_output_line(participant.log_path)
+        return detail if line is None else f"{detail}; its last output: {line}"
 
     def ready(self) -> list[Participant]:
         return [p for p in self.participants if p.down is None]

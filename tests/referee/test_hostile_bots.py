@@ -117,3 +117,13 @@ def test_a_bot_that_fails_its_handshake_forfeits_every_game(pid_dir: Path) -> No
     record = run_match(spec)
     assert all([fault.kind for fault in game.faults] == [FaultKind.CRASH] for game in record.games)
     assert len(recorded_pids(pid_dir)) == 1
+
+
+@pytest.mark.parametrize(
+    "bot, words", [("crash_mid_game", "crashing mid-game, on purpose"), ("crash_at_start", "crashing at start")]
+)
+def test_a_crash_is_reported_with_the_bots_last_output(bot: str, words: str, pid_dir: Path) -> None:
+    (game,) = run_match(match_spec(GAME, [fixture_bot(bot), "random"])).games
+    (fault,) = game.faults
+    assert fault.kind is FaultKind.CRASH
+    assert "exited with status 1" in fault.detail and words in fault.detail
