@@ -34,7 +34,8 @@ class Leaderboard:
             self._computed_at = now
             ratings = rate(self.games, bootstrap=0)
             best = ratings.bots[0]
-            self._leader = f"leader {best.bot} {best.elo:+.0f} Elo ({best.games} games)"
+            games = "1 game" if best.games == 1 else f"{best.games} games"
+            self._leader = f"leader {best.bot} {best.elo:+.0f} Elo ({games})"
         return self._leader
 
 
