@@ -3,8 +3,9 @@
 Each request's observation must be exactly the engine's observation for that seat at that point of the game
 (the referee adds nothing), and must hold no secret card of another seat: checked against the full state,
 re-simulated from the game's replay. Secret cards: for SCOUT, cards in another hand that were never on the
-table this round; for Scauver, every card in another hand. Records of finished rounds are not searched (a
-card of a past round may be dealt again).
+table this round; for Scauver, every card in another hand, and the cards another seat has set up in its
+flanks before the setup is revealed. Records of finished rounds are not searched (a card of a past round may
+be dealt again).
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ def _secrets(game: str, state: GameState, seat: int) -> set[Any]:
         observation = state.observation(other)
         if game == "scauver":
             hidden.update(observation["hand"])
+            own_view, seat_view = observation["fields"][other], state.observation(seat)["fields"][other]
+            for flank in ("left", "right"):
+                hidden.update(set(own_view[flank]) - set(seat_view[flank]))
             continue
         public: set[Any] = set()
         for entry in observation["history"]:
@@ -127,3 +131,12 @@ def test_the_leak_detector_finds_another_seats_hand(game: str) -> None:
     state = load_game(game).new_game(3, seed=5)
     assert _leaks(state.observation(1)["hand"], _secrets(game, state, 0), game)
     assert not _leaks(state.observation(0), _secrets(game, state, 0), game)
+
+
+def test_the_leak_detector_finds_a_setup_not_yet_revealed() -> None:
+    state = load_game("scauver").new_game(3, seed=5)
+    setup = state.legal_actions(1)[0]
+    state.apply(1, setup)
+    hidden = _secrets("scauver", state, 0)
+    assert set(setup["left"] + setup["right"]) <= hidden
+    assert not _leaks(state.observation(0), hidden, "scauver")
