@@ -127,3 +127,17 @@ def test_a_crash_is_reported_with_the_bots_last_output(bot: str, words: str, pid
     (fault,) = game.faults
     assert fault.kind is FaultKind.CRASH
     assert "exited with status 1" in fault.detail and words in fault.detail
+
+
+def test_no_process_outlives_a_match_that_fails_in_the_referee(pid_dir: Path) -> None:
+    class Boom(RuntimeError):
+        pass
+
+    def explode(record: GameRecord) -> None:
+        raise Boom("the caller's callback failed")
+
+    spec = match_spec(GAME, [fixture_bot("forks_sleeper"), fixture_bot("never_answers")], games=3)
+    with pytest.raises(Boom):
+        run_match(spec, on_game=explode)
+    assert len(recorded_pids(pid_dir)) == 3
+    _check_no_survivors(pid_dir)
