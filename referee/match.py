@@ -126,12 +126,15 @@ class GameRunner:
         now = time.monotonic()
         for participant_index, request in list(self.pending.items()):
             if request.deadline <= now and self.pending.get(participant_index) is request:
-                status = self.seats[request.seat]
-                allowed_ms = self.match.limits.move_time_ms + status.bank_left_ms
-                status.bank_left_ms = 0
-                request.state = RequestState.TIMED_OUT
-                detail = f"no answer to request {request.id} within {allowed_ms} ms"
-                self._fault(request.seat, FaultKind.TIMEOUT, detail, request)
+                self._time_out(request)
+
+    def _time_out(self, request: Request) -> None:
+        status = self.seats[request.seat]
+        allowed_ms = self.match.limits.move_time_ms + status.bank_left_ms
+        status.bank_left_ms = 0
+        request.state = RequestState.TIMED_OUT
+        detail = f"no answer to request {request.id} within {allowed_ms} ms"
+        self._fault(request.seat, FaultKind.TIMEOUT, detail, request)
 
     # Events.
 
@@ -174,6 +177,9 @@ class GameRunner:
 
     def _on_action(self, seat: int, status: SeatStatus, request: Request, action: dict[str, Any]) -> None:
         received = time.monotonic()
+        if received > request.deadline:
+            self._time_out(request)
+            return
         elapsed_ms = (received - request.sent_at) * 1000
         try:
             self.state.apply(seat, action)
