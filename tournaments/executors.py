@@ -10,7 +10,10 @@ processes, on SIGTERM or when this process dies.
 DaskExecutor: one task per match on a Dask cluster (`pip install 'card-referee[dask]'`); game records come
 back through a distributed Queue as each game ends. Workers run the bots' commands as resolved here
 (absolute paths, this Python for the built-in bots), so every worker machine needs the project and the bots
-installed at the same paths.
+installed at the same paths. Ctrl-C here cancels the matches not yet started; a match already running on a
+worker plays on to its end (Dask cannot stop a running task) but is not stored by this run, so a rerun plays
+its missing games again. A worker lost mid-match makes Dask retry the match elsewhere; the games it had
+already reported come back twice, and the store keeps one.
 """
 
 from __future__ import annotations
