@@ -11,8 +11,8 @@ DaskExecutor: one task per match on a Dask cluster (`pip install 'card-referee[d
 back through a distributed Queue as each game ends. Workers run the bots' commands as resolved here
 (absolute paths, this Python for the built-in bots), so every worker machine needs the project and the bots
 installed at the same paths. Ctrl-C here cancels the matches not yet started; a match already running on a
-worker plays on to its end (Dask cannot stop a running task) but is not stored by this run, so a rerun plays
-its missing games again. A worker lost mid-match makes Dask retry the match elsewhere; the games it had
+worker plays on to its end (Dask cannot stop a running task), but its games that end after the stop are not
+stored, so a rerun plays them again. A worker lost mid-match makes Dask retry the match elsewhere; the games it had
 already reported come back twice, and the store keeps one.
 """
 
