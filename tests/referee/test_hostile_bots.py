@@ -12,7 +12,7 @@ from referee_helpers import alive, fixture_bot, match_spec, recorded_pids, subst
 from referee import replay
 from referee.match import run_match
 from referee.process import session_members
-from referee.records import FaultKind, GameRecord
+from referee.records import FaultKind, GameRecord, Limits
 
 GAME = "scauver"
 
@@ -140,4 +140,14 @@ def test_no_process_outlives_a_match_that_fails_in_the_referee(pid_dir: Path) ->
     with pytest.raises(Boom):
         run_match(spec, on_game=explode)
     assert len(recorded_pids(pid_dir)) == 3
+    _check_no_survivors(pid_dir)
+
+
+def test_a_bot_that_never_says_hello_times_out_at_startup(pid_dir: Path) -> None:
+    limits = Limits(move_time_ms=400, startup_time_s=1.0)
+    record = run_match(match_spec(GAME, [fixture_bot("never_connects"), "random"], games=2, limits=limits))
+    for game in record.games:
+        (fault,) = game.faults
+        assert (fault.seat, fault.kind) == (game.seats.index("never_connects"), FaultKind.TIMEOUT)
+        assert "startup limit" in fault.detail
     _check_no_survivors(pid_dir)
