@@ -124,8 +124,8 @@ class GameRunner:
             for incoming in self.session.router.receive():
                 self._on_message(incoming)
         now = time.monotonic()
-        for participant_index, request in list(self.pending.items()):
-            if request.deadline <= now and self.pending.get(participant_index) is request:
+        for request in list(self.pending.values()):
+            if request.state is RequestState.SENT and request.deadline <= now:
                 self._time_out(request)
 
     def _time_out(self, request: Request) -> None:
