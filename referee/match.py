@@ -198,8 +198,7 @@ class GameRunner:
     def _on_stale(self, seat: int, status: SeatStatus, request: Request | None) -> None:
         status.stale_messages += 1
         if status.stale_messages > limits.DEFAULT_STALE_REPLY_LIMIT:
-            detail = f"a flood of {status.stale_messages} stale or unsolicited messages"
-            self._fault(seat, FaultKind.PROTOCOL_ERROR, detail, request)
+            self._reject(seat, request, f"a flood of {status.stale_messages} stale or unsolicited messages")
 
     def _reject(self, seat: int, request: Request | None, detail: str) -> None:
         if request is not None:
