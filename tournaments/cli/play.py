@@ -163,7 +163,9 @@ def play(
 
     A BOT is a built-in name (random, heuristic, scout-heuristic, scauver-heuristic), a path to a program
     or a .py script, or a command line in quotes ("node bots/js/random_bot.js"). Seats rotate from game to
-    game. Bot faults are reported, not fatal: the exit status is 0 whenever the match was played.
+    game. Bot faults are reported, not fatal: the exit status is 0 whenever the match was played. A faulty
+    seat ranks last in its game; a bot that crashed is restarted for the next game, one that never completed
+    its handshake forfeits every game.
     """
     info = load_game(game).info
     if not info.min_players <= len(bots) <= info.max_players:
