@@ -1,0 +1,57 @@
+"""What a bot receives, in order, over a whole match: welcome (with the limits in force), then per game
+game_start (its seat), requests with increasing ids, game_over (the game's result, its seat), and bye last."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from referee_helpers import fixture_bot, match_spec
+
+from protocol import limits
+from referee.match import run_match
+from referee.records import Limits
+
+
+def test_every_bot_receives_the_protocol_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RECORD_DIR", str(tmp_path))
+    match_limits = Limits(move_time_ms=900, time_bank_ms=250, startup_time_s=7.5)
+    spec = match_spec("scout", [fixture_bot("recorder")] * 3, games=3, limits=match_limits)
+    record = run_match(spec)
+    logs = sorted(tmp_path.glob("*.jsonl"))
+    assert len(logs) == 3
+    seats_seen = []
+    for log in logs:
+        messages = [json.loads(line) for line in log.read_text().splitlines()]
+        welcome, *games_part, bye = messages
+        assert welcome["type"] == "welcome" and welcome["protocol"] == limits.PROTOCOL_VERSION
+        assert welcome["limits"] == {
+            "move_time_ms": 900,
+            "time_bank_ms": 250,
+            "startup_time_s": 7.5,
+            "max_message_bytes": limits.MAX_MESSAGE_BYTES,
+            "max_depth": limits.MAX_DEPTH,
+            "max_container_len": limits.MAX_CONTAINER_LEN,
+            "max_string_bytes": limits.MAX_STRING_BYTES,
+        }
+        assert bye == {"type": "bye"}
+        starts = [index for index, message in enumerate(games_part) if message["type"] == "game_start"]
+        assert starts[0] == 0 and len(starts) == 3
+        last_id = 0
+        seats = []
+        for number, (begin, end) in enumerate(zip(starts, [*starts[1:], len(games_part)], strict=True)):
+            start, *requests, over = games_part[begin:end]
+            assert start["game"] == "scout" and start["players"] == 3 and start["game_index"] == number
+            assert start["match_id"] == spec.match_id
+            assert over["type"] == "game_over" and over["seat"] == start["seat"]
+            assert over["result"]["scores"] == list(record.games[number].scores)
+            assert requests and all(request["type"] == "request" for request in requests)
+            ids = [request["id"] for request in requests]
+            assert ids == sorted(set(ids)) and ids[0] > last_id
+            last_id = ids[-1]
+            assert all(request["time_left_ms"] == 900 and request["bank_left_ms"] <= 250 for request in requests)
+            assert all(request["observation"]["seat"] == start["seat"] for request in requests)
+            seats.append(start["seat"])
+        seats_seen.append(seats)
+    assert sorted(seats_seen) == [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
