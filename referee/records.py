@@ -14,7 +14,7 @@ from typing import Any
 from protocol import limits
 
 
-class FaultKind(str, enum.Enum):
+class FaultKind(enum.StrEnum):
     TIMEOUT = "timeout"
     CRASH = "crash"
     """The bot process exited or disconnected (including a crash before or during the handshake)."""
@@ -23,7 +23,7 @@ class FaultKind(str, enum.Enum):
     """Undecodable bytes, a message over a limit, a schema error, a wrong token, a flood."""
 
 
-class FaultPolicy(str, enum.Enum):
+class FaultPolicy(enum.StrEnum):
     FORFEIT = "forfeit"
     """The faulty seat ranks last in that game; a fallback policy plays its later decisions."""
     SUBSTITUTE = "substitute"

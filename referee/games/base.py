@@ -111,9 +111,7 @@ class Game(ABC):
         """A fresh game. Without a seed, one is drawn from a secure source (and kept in `state.seed`)."""
         info = self.info
         if type(players) is not int or not info.min_players <= players <= info.max_players:
-            raise ConfigError(
-                f"{info.name} is for {info.min_players} to {info.max_players} players, not {players!r}"
-            )
+            raise ConfigError(f"{info.name} is for {info.min_players} to {info.max_players} players, not {players!r}")
         if seed is None:
             seed = secrets.randbelow(MAX_SEED)
         elif type(seed) is not int or not 0 <= seed <= MAX_SEED:

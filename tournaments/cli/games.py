@@ -23,7 +23,9 @@ def games(as_json: bool, tablefmt: str) -> None:
                     "name": info.name,
                     "title": info.title,
                     "players": [info.min_players, info.max_players],
-                    "options": {option.name: {"default": option.default, "help": option.help} for option in info.options},
+                    "options": {
+                        option.name: {"default": option.default, "help": option.help} for option in info.options
+                    },
                 }
                 for info in infos
             ]
