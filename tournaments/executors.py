@@ -91,6 +91,8 @@ class LocalExecutor(Executor):
                 for worker in workers:
                     worker.start()
             _collect(results, workers, len(specs), on_game)
+            for worker in workers:
+                worker.join(_STOP_GRACE_S)
         finally:
             _stop(workers)
 
@@ -168,6 +170,7 @@ def _work(
             results.put(("done", spec.match_id))
     finally:
         _kill_leftover_children()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _exit_on_signal(signum: int, frame: object) -> None:
