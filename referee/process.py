@@ -16,7 +16,8 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 _DRAIN_CHUNK = 64 * 1024
@@ -55,9 +56,19 @@ def _drain(read_fd: int, log_path: Path, cap_bytes: int) -> None:
     os.close(read_fd)
 
 
-def session_members(session_id: int) -> list[int]:
-    """Pids of every live process in the session `session_id` (found in /proc, so no psutil is needed)."""
-    members = []
+@dataclass(frozen=True)
+class ProcessEntry:
+    """One process as /proc/PID/stat describes it."""
+
+    pid: int
+    ppid: int
+    session: int
+    state: str
+
+
+def live_processes() -> Iterator[ProcessEntry]:
+    """Every process on the machine except zombies, read from /proc (so no psutil is needed). A process that
+    ends while this runs is skipped."""
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -67,9 +78,22 @@ def session_members(session_id: int) -> list[int]:
         except OSError:
             continue
         # After the command name: state ppid pgrp session ...
-        if int(fields[3]) == session_id and fields[0] != b"Z":
-            members.append(int(entry.name))
-    return members
+        state = fields[0].decode()
+        if state != "Z":
+            yield ProcessEntry(pid=int(entry.name), ppid=int(fields[1]), session=int(fields[3]), state=state)
+
+
+def session_members(session_id: int) -> list[int]:
+    """Pids of every live process in the session `session_id`."""
+    return [process.pid for process in live_processes() if process.session == session_id]
+
+
+def kill_with_sessions(pids: Iterable[int]) -> None:
+    """SIGKILL each process and every other member of the session it leads (the forks of a bot)."""
+    for leader in pids:
+        for pid in {leader, *session_members(leader)}:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def last_output_line(log_path: Path, max_chars: int = 200) -> str | None:

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from referee.match import run_match
-from referee.process import session_members
+from referee.process import kill_with_sessions, live_processes
 from referee.records import GameRecord, MatchRecord, MatchSpec
 
 GameSink = Callable[[GameRecord], None]
@@ -185,25 +185,8 @@ def _kill_leftover_children() -> None:
     The match runner stops its bots itself; this catches a bot started in the instant a stop signal
     arrived, before the runner knew of it.
     """
-    for child in _children(os.getpid()):
-        for pid in {child, *session_members(child)}:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-
-
-def _children(parent: int) -> list[int]:
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == parent and fields[0] != b"Z":
-            found.append(int(entry.name))
-    return found
+    worker = os.getpid()
+    kill_with_sessions(process.pid for process in live_processes() if process.ppid == worker)
 
 
 def _watch_parent(parent: int) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -15,7 +16,7 @@ from referee_helpers import alive
 from referee.botspec import UnknownBot, resolve_bot, unique_names
 from referee.connection import Bindings, HandshakeRefused
 from referee.faults import FaultBook, SeatStatus, forfeit_ranks
-from referee.process import BotProcess, BotStartError, session_members
+from referee.process import BotProcess, BotStartError, kill_with_sessions, live_processes, session_members
 from referee.records import BotSpec, FaultKind, FaultPolicy
 from referee.seating import rotated_games
 
@@ -169,6 +170,20 @@ def test_kill_ends_every_process_of_the_session_even_a_new_process_group(tmp_pat
     process.kill()
     assert not any(alive(pid) for pid in members)
     assert not process.exited() or "SIGKILL" in process.describe_exit()
+
+
+def test_live_processes_reads_this_process_and_kill_with_sessions_ends_a_forgotten_session() -> None:
+    me = next(process for process in live_processes() if process.pid == os.getpid())
+    assert (me.ppid, me.session) == (os.getppid(), os.getsid(0))
+    code = "import os, time\nif os.fork() == 0:\n    time.sleep(60)\ntime.sleep(60)\n"
+    leader = subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+    _wait_for(lambda: len(session_members(leader.pid)) == 2)
+    members = session_members(leader.pid)
+    assert len(members) == 2
+    kill_with_sessions([leader.pid])
+    leader.wait(10)
+    _wait_for(lambda: not any(alive(pid) for pid in members))
+    assert not any(alive(pid) for pid in members)
 
 
 def test_the_memory_limit_applies(tmp_path: Path) -> None:
