@@ -13,6 +13,7 @@ from typing import Any
 import msgpack
 
 from . import limits
+from .logs import LOG_FROM
 
 # Messages a bot may send.
 HELLO = "hello"
@@ -181,18 +182,25 @@ def encode(message: dict[str, Any]) -> bytes:
 
 
 def encode_request(
-    request_id: int, observation: dict[str, Any], legal_actions: list[Any], time_left_ms: int, bank_left_ms: int
+    request_id: int,
+    observation: dict[str, Any],
+    legal_actions: list[Any],
+    time_left_ms: int,
+    bank_left_ms: int,
+    log_from: dict[str, int] | None = None,
 ) -> bytes:
-    return _packer.pack(
-        {
-            "type": REQUEST,
-            "id": request_id,
-            "observation": observation,
-            "legal_actions": legal_actions,
-            "time_left_ms": time_left_ms,
-            "bank_left_ms": bank_left_ms,
-        }
-    )
+    """A request; `log_from` (protocol/logs.py) when the observation's logs are deltas."""
+    request = {
+        "type": REQUEST,
+        "id": request_id,
+        "observation": observation,
+        "legal_actions": legal_actions,
+        "time_left_ms": time_left_ms,
+        "bank_left_ms": bank_left_ms,
+    }
+    if log_from is not None:
+        request[LOG_FROM] = log_from
+    return _packer.pack(request)
 
 
 def welcome(move_time_ms: int, time_bank_ms: int, startup_time_s: float) -> dict[str, Any]:

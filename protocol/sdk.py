@@ -12,8 +12,9 @@ An object bot has `act(observation, legal_actions) -> action` and, optionally, `
 (a `GameStart`) and `on_game_over(result)` (the result map: {"scores": [...], "ranks": [...]}).
 
 `run_bot` reads REFEREE_ENDPOINT and REFEREE_TOKEN, connects one DEALER socket, says hello, answers every
-request with the same id, and returns a `SessionEnd` (an int, usable as exit status) on bye, on refused, or
-when the referee is gone. It sits on the per-decision hot path, so the loop does no work a request does not
+request with the same id (rebuilding the observation's logs from their deltas, so a bot always sees the whole
+observation: protocol/logs.py), and returns a `SessionEnd` (an int, usable as exit status) on bye, on refused,
+or when the referee is gone. It sits on the per-decision hot path, so the loop does no work a request does not
 need: one recv, one unpackb, the bot's decision, one pack, one send.
 """
 
@@ -30,6 +31,7 @@ import msgpack
 import zmq
 
 from protocol import limits
+from protocol.logs import LOG_FROM, LogReceiver
 
 Action = dict[str, Any]
 Observation = dict[str, Any]
@@ -126,15 +128,17 @@ class _Session:
         self.parent = os.getppid()
         self.quiet_ticks = 0
         self.packer = msgpack.Packer(use_bin_type=True)
+        self.logs = LogReceiver()
 
     def run(self) -> SessionEnd:
-        recv, unpackb, send, pack, act, use_list = (
+        recv, unpackb, send, pack, act, use_list, restore = (
             self.socket.recv,
             msgpack.unpackb,
             self.socket.send,
             self.packer.pack,
             self.hooks.act,
             self.use_list,
+            self.logs.restore,
         )
         while True:
             try:
@@ -149,7 +153,11 @@ class _Session:
             self.quiet_ticks = 0
             kind = message.get("type") if type(message) is dict else None
             if kind == "request":
-                action = act(message["observation"], message["legal_actions"])
+                observation = message["observation"]
+                log_from = message.get(LOG_FROM)
+                if log_from is not None:
+                    restore(observation, log_from)
+                action = act(observation, message["legal_actions"])
                 send(pack({"type": "action", "id": message["id"], "action": action}))
             else:
                 end = self._handle(kind, message)

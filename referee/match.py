@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol import codec, limits
+from protocol.logs import LogSender
 from referee import replay
 from referee.connection import Incoming, Transport
 from referee.faults import FaultBook, SeatStatus, forfeit_ranks
@@ -71,6 +72,8 @@ class GameRunner:
         self.moves: list[replay.Move] = []
         self.fault_at: list[int] = []
         self.pending: dict[int, Request] = {}
+        keys = game.info.log_keys
+        self.log_senders = [LogSender(keys) for _ in self.seated] if keys else None
         self.started = 0.0
         self.state: GameState
 
@@ -105,8 +108,10 @@ class GameRunner:
                 continue
             request_id = self.next_id
             self.next_id += 1
+            observation = state.observation(seat)
+            log_from = self.log_senders[seat].trim(observation) if self.log_senders else None
             frame = codec.encode_request(
-                request_id, state.observation(seat), state.legal_actions(seat), move_ms, status.bank_left_ms
+                request_id, observation, state.legal_actions(seat), move_ms, status.bank_left_ms, log_from
             )
             sent_at = time.monotonic()
             self.session.send(participant, frame)
@@ -211,6 +216,8 @@ class GameRunner:
         """Record the fault; a decision left open by it is played by the fallback."""
         self.fault_at.append(len(self.moves))
         self.book.record(seat, kind, detail)
+        if self.log_senders:
+            self.log_senders[seat].resend()
         if request is not None:
             del self.pending[self.seated[seat].index]
             self._play_fallback(seat)

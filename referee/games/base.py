@@ -79,6 +79,10 @@ class GameInfo:
     max_players: int
     options: tuple[Option, ...] = ()
     summary: str = ""
+    log_keys: tuple[str, ...] = ()
+    """Observation keys that are append-only logs within a round (the round is observation["round"]): a
+    later observation of the same round holds the earlier one's entries, unchanged, first. The referee
+    sends such logs as deltas (protocol/logs.py)."""
 
 
 class Game(ABC):

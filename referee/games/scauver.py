@@ -126,6 +126,7 @@ class ScauverGame(Game):
         max_players=4,
         options=OPTIONS,
         summary="Bet, build two flanks, link vanguards of equal value; the lowest |left - right| x link wins.",
+        log_keys=("betting",),
     )
 
     def _new_state(self, players: int, seed: int, config: Config, deal: Any) -> ScauverState:

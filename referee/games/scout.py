@@ -350,6 +350,7 @@ class ScoutGame(Game):
             ),
         ),
         summary="Kei Kajino's shedding game: Show stronger sets or Scout a card; as many rounds as players.",
+        log_keys=("history",),
     )
 
     def _new_state(self, players: int, seed: int, config: Config, deal: Any) -> ScoutState:

@@ -261,3 +261,27 @@ def test_an_observation_does_not_depend_on_cards_hidden_from_its_seat(name: str,
             checks += 1
             redealt_differently += observations(twin) != observations(state)
     assert redealt_differently or not checks, "the redealer should change what other seats see"
+
+
+@pytest.mark.parametrize(("name", "players"), TABLES)
+@EXAMPLES
+@given(seed=SEEDS)
+def test_declared_logs_only_grow_within_a_round(name: str, players: int, seed: int) -> None:
+    """GameInfo.log_keys is a promise the referee's delta encoding relies on: within a round (observation
+    "round"), every seat's log holds its previous entries, unchanged, first."""
+    game = load_game(name)
+    state = game.new_game(players, seed=seed)
+    last: dict[tuple[int, str], tuple[Any, list[Any]]] = {}
+    grown = 0
+    for _ in decisions(state, random.Random(seed)):
+        for seat in range(players):
+            observation = state.observation(seat)
+            for key in game.info.log_keys:
+                log = observation[key]
+                assert type(log) is list
+                round_, before = last.get((seat, key), (None, []))
+                if round_ == observation["round"]:
+                    assert log[: len(before)] == before, f"{key} of seat {seat} changed within a round"
+                    grown += len(log) > len(before)
+                last[seat, key] = (observation["round"], json.loads(json.dumps(log)))
+    assert grown or not game.info.log_keys

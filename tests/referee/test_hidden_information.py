@@ -1,7 +1,8 @@
 """Hidden information: bots that record every message they receive, over many seeded games of both games.
 
-Each request's observation must be exactly the engine's observation for that seat at that point of the game
-(the referee adds nothing), and must hold no secret card of another seat: checked against the full state,
+Each request's observation, with its logs rebuilt from their deltas as a bot does (protocol/logs.py), must be
+exactly the engine's observation for that seat at that point of the game (the referee adds nothing), and the
+observation and legal actions must hold no secret card of another seat: checked against the full state,
 re-simulated from the game's replay. Secret cards: for SCOUT, cards in another hand that were never on the
 table this round; for Scauver, every card in another hand, and the cards another seat has set up in its
 flanks before the setup is revealed. Records of finished rounds are not searched (a card of a past round may
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 from referee_helpers import fixture_bot, match_spec
 
+from protocol.logs import LOG_FROM, LogReceiver
 from referee import replay
 from referee.games import GameState, load_game
 from referee.match import run_match
@@ -27,17 +29,22 @@ PAST_ROUNDS = {"finished_rounds", "last_round"}
 Request = dict[str, Any]
 
 
-def _requests_by_game_and_seat(record_dir: Path) -> dict[tuple[int, int], list[Request]]:
+def _requests_by_game_and_seat(record_dir: Path) -> tuple[dict[tuple[int, int], list[Request]], int]:
+    """Every recorded request, its observation's logs rebuilt; and how many requests carried a log delta."""
     requests: dict[tuple[int, int], list[Request]] = defaultdict(list)
+    deltas = 0
     for path in record_dir.glob("*.jsonl"):
         game_index = seat = -1
+        logs = LogReceiver()
         for line in path.read_text().splitlines():
             message = json.loads(line)
             if message["type"] == "game_start":
                 game_index, seat = message["game_index"], message["seat"]
             elif message["type"] == "request":
+                logs.restore(message["observation"], message[LOG_FROM])
+                deltas += any(message[LOG_FROM].values())
                 requests[game_index, seat].append(message)
-    return requests
+    return requests, deltas
 
 
 def _scout_card(value: Any) -> frozenset[int] | None:
@@ -117,7 +124,8 @@ def test_bots_never_see_another_seats_hidden_cards(
     )
     record = run_match(spec)
     assert all(not game_record.faults for game_record in record.games)
-    requests = _requests_by_game_and_seat(record_dir)
+    requests, deltas = _requests_by_game_and_seat(record_dir)
+    assert deltas, "logs are sent as deltas"
     checked = 0
     for game_record in record.games:
         data = replay.load(game_record.replay_path)

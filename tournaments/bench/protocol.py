@@ -27,6 +27,7 @@ import msgpack
 import zmq
 
 from protocol import codec
+from protocol.logs import LOG_FROM, LogReceiver, LogSender
 from referee import replay
 from referee.botspec import resolve_bot, unique_names
 from referee.games import load_game
@@ -53,9 +54,9 @@ class WorkPerDecision:
     engine_us: float
     """legal_actions + observation + apply."""
     encode_us: float
-    """The referee packing the request."""
+    """The referee trimming the logs to deltas and packing the request."""
     bot_decode_us: float
-    """The bot unpacking it (what the SDK does with every request)."""
+    """The bot unpacking it and restoring its logs (what the SDK does with every request)."""
 
 
 @dataclass(frozen=True)
@@ -101,15 +102,23 @@ class ReuseBenchResult:
         return self.restarted_s / self.reused_s
 
 
+def _log_senders(game_name: str, players: int) -> list[LogSender] | None:
+    keys = load_game(game_name).info.log_keys
+    return [LogSender(keys) for _ in range(players)] if keys else None
+
+
 def typical_requests(game_name: str, players: int, seed: int) -> list[bytes]:
-    """The encoded requests of one seeded random game, in order."""
+    """The requests of one seeded random game, in order, encoded as the referee sends them (logs as deltas)."""
     state = load_game(game_name).new_game(players, seed=seed)
+    senders = _log_senders(game_name, players)
     chooser = random.Random(seed)
     requests: list[bytes] = []
     while not state.is_over():
         for seat in state.to_move():
             legal = state.legal_actions(seat)
-            requests.append(codec.encode_request(len(requests), state.observation(seat), legal, 1000, 0))
+            observation = state.observation(seat)
+            log_from = senders[seat].trim(observation) if senders else None
+            requests.append(codec.encode_request(len(requests), observation, legal, 1000, 0, log_from))
             state.apply(seat, chooser.choice(legal))
     return requests
 
@@ -121,6 +130,8 @@ def work_per_decision(game_name: str, players: int, seed: int, games: int = 5) -
     clock = time.perf_counter
     for index in range(games):
         state = load_game(game_name).new_game(players, seed=seed + index)
+        senders = _log_senders(game_name, players)
+        receivers = [LogReceiver() for _ in range(players)]
         chooser = random.Random(seed + index)
         while not state.is_over():
             for seat in state.to_move():
@@ -131,10 +142,13 @@ def work_per_decision(game_name: str, players: int, seed: int, games: int = 5) -
                 state.apply(seat, action)
                 engine += clock() - started
                 started = clock()
-                frame = codec.encode_request(decisions, observation, legal, 1000, 0)
+                log_from = senders[seat].trim(observation) if senders else None
+                frame = codec.encode_request(decisions, observation, legal, 1000, 0, log_from)
                 encode += clock() - started
                 started = clock()
-                msgpack.unpackb(frame, raw=False)
+                request = msgpack.unpackb(frame, raw=False)
+                if log_from is not None:
+                    receivers[seat].restore(request["observation"], request[LOG_FROM])
                 decode += clock() - started
                 decisions += 1
     return WorkPerDecision(engine / decisions * 1e6, encode / decisions * 1e6, decode / decisions * 1e6)
