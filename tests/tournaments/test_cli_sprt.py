@@ -63,6 +63,6 @@ def test_sigterm_stops_between_pairs_and_says_how_far_it_got():
         _, errors = process.communicate(timeout=60)
     finally:
         process.kill()
-    assert process.returncode == 130
+    assert process.returncode == 143
     assert "Interrupted before a decision" in errors
     assert "Traceback" not in errors

@@ -1,9 +1,12 @@
 """The `referee` command line. Commands only parse options and format output; the work is in the library.
 
-Library errors are turned into click.ClickException (a one-line message, exit status 1) at this edge.
+Library errors are turned into click.ClickException (a one-line message, exit status 1) at this edge; Ctrl-C
+and SIGTERM stop a command the one way signals.py describes.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import click
 
@@ -13,16 +16,29 @@ from .bench import bench
 from .games import games
 from .play import play
 from .replay import replay
+from .signals import stops_cleanly
 from .tournament import tournament
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _CommandGroup(click.Group):
+    """Runs every command within stops_cleanly(), so that Ctrl-C and SIGTERM stop any of them the same way."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with stops_cleanly():
+            return super().invoke(ctx)
+
+
+@click.group(cls=_CommandGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="referee")
 def main() -> None:
     """Referee and league harness for bots playing SCOUT and Scauver.
 
     Bots are separate programs in any language that talk protocol v1 (ZeroMQ + msgpack, see
     protocol/PROTOCOL.md). Start with `referee games`, then `referee play GAME BOT BOT ...`.
+
+    Exit status: 0 when the command did its work, 1 on an error (a one-line message) or a failed check, 2 on a
+    usage error, 130 after Ctrl-C and 143 after SIGTERM (the bots are stopped first, and a command that plays
+    says what it got done).
     """
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shlex
-import signal
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,8 +30,6 @@ from ..store import LeagueStore, StoreError
 from ..tables import crosstable, ratings_json, ratings_table
 from .options import echo_json, json_option, tablefmt_option
 from .progress import Leaderboard, ProgressLine, format_duration
-
-_INTERRUPTED = 130
 
 crosstable_option = click.option(
     "--crosstable", "with_crosstable", is_flag=True, help="Also print the pairwise points of every pair."
@@ -93,7 +90,7 @@ def run_command(
     for path in leagues:
         league = _load(path)
         store_path = Path(db) if db else league.default_db
-        with _store(store_path) as store, _stop_on_sigterm():
+        with _store(store_path) as store:
             plan = _plan(league, store)
             _play(plan, store, executor, path, db)
             result = _results(store, league.name, bootstrap)
@@ -168,20 +165,6 @@ def _store(path: Path, create: bool = True) -> Iterator[LeagueStore]:
         yield store
 
 
-@contextmanager
-def _stop_on_sigterm() -> Iterator[None]:
-    """Treat SIGTERM like Ctrl-C, so that a killed run still stops its workers and says how to resume."""
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def _plan(league: League, store: LeagueStore) -> LeaguePlan:
     try:
         plan = plan_league(league, store)
@@ -218,7 +201,7 @@ def _play(plan: LeaguePlan, store: LeagueStore, executor: Executor, path: str, d
             f"Resume with: {resume}",
             err=True,
         )
-        raise SystemExit(_INTERRUPTED) from None
+        raise
     except (ExecutorError, StoreError) as error:
         progress.close()
         raise click.ClickException(f"{error} (the games stored so far are kept; rerun to resume)") from error

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import secrets
-import signal
 import sys
-import threading
-from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -98,23 +94,6 @@ def _print_summary(record: MatchRecord, tablefmt: str) -> None:
     click.echo(tabulate(rows, headers=headers, tablefmt=tablefmt))
 
 
-def _terminate_cleanly(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
-
-
-@contextlib.contextmanager
-def _sigterm_unwinds() -> Iterator[None]:
-    """SIGTERM unwinds like Ctrl-C, so that the match's bot processes are killed on the way out."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, _terminate_cleanly)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 @click.command()
 @click.argument("game", type=click.Choice(list_games()))
 @click.argument("bots", metavar="BOT BOT ...", nargs=-1, required=True)
@@ -165,7 +144,7 @@ def play(
     or a .py script, or a command line in quotes ("node bots/js/random_bot.js"). Seats rotate from game to
     game. Bot faults are reported, not fatal: the exit status is 0 whenever the match was played. A faulty
     seat ranks last in its game; a bot that crashed is restarted for the next game, one that never completed
-    its handshake forfeits every game.
+    its handshake forfeits every game. Ctrl-C or SIGTERM stops the bots and exits 130 or 143.
     """
     info = load_game(game).info
     if not info.min_players <= len(bots) <= info.max_players:
@@ -188,18 +167,23 @@ def play(
     if not as_json:
         click.echo(f"{game}: {', '.join(s.name for s in specs)}; {game_count} game(s), seed {base_seed}\n")
 
+    played: list[GameRecord] = []
+
     def on_game(record: GameRecord) -> None:
+        played.append(record)
         if as_json:
             if game_count > 1:
                 click.echo(f"game {record.index + 1}/{game_count} played", err=True)
         else:
             _print_game(record, game_count, tablefmt)
 
-    with _sigterm_unwinds():
-        try:
-            record = run_match(spec, on_game, transport=Transport(transport))
-        except (GameError, MatchSpecError, BotStartError) as error:
-            raise click.ClickException(str(error)) from error
+    try:
+        record = run_match(spec, on_game, transport=Transport(transport))
+    except (GameError, MatchSpecError, BotStartError) as error:
+        raise click.ClickException(str(error)) from error
+    except KeyboardInterrupt:
+        click.echo(f"Stopped after {len(played)} of {game_count} game(s); the bots are stopped.", err=True)
+        raise
     if as_json:
         echo_json(
             {"game": game, "match_id": spec.match_id, "seed": base_seed, "games": [_game_json(g) for g in record.games]}

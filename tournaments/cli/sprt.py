@@ -19,7 +19,6 @@ from referee.records import Limits
 from ..sprt import Decision, SprtConfigError, SprtState, SprtTest
 from ..sprt_match import DEFAULT_BATCH_PAIRS, SprtPlan, SprtResult, play_sprt
 from .options import echo_json, json_option, limits_options
-from .signals import sigterm_as_interrupt
 
 _VERDICTS = {
     Decision.H1: "H1 accepted: {new} is better than {base} by more than {elo0:g} Elo",
@@ -114,14 +113,13 @@ def sprt_command(
         click.echo(_progress_line(result.state), err=as_json)
 
     try:
-        with sigterm_as_interrupt():
-            result = play_sprt(plan, on_batch)
+        result = play_sprt(plan, on_batch)
     except (GameError, MatchSpecError, BotStartError) as error:
         raise click.ClickException(str(error)) from error
     except KeyboardInterrupt:
         counted = progress[0].state.pentanomial.pairs if progress else 0
         click.echo(f"Interrupted before a decision; {counted} pairs counted (see the last LLR line).", err=True)
-        raise SystemExit(130) from None
+        raise
     if as_json:
         echo_json(_result_json(plan, result))
         return
