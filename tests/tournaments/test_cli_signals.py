@@ -31,11 +31,12 @@ def assert_gone(pid: int, seconds: float = 10.0) -> None:
 
 
 def recorded_pid(directory: Path, process: subprocess.Popen[str], seconds: float = 60.0) -> int:
+    """The pid the fixture bot wrote into `directory` (its file may exist a moment before its text does)."""
     deadline = time.monotonic() + seconds
-    while not (files := list(directory.glob("*.pid"))):
+    while not (texts := [text for file in directory.glob("*.pid") if (text := file.read_text())]):
         assert time.monotonic() < deadline and process.poll() is None, process.communicate()
         time.sleep(0.05)
-    return int(files[0].read_text())
+    return int(texts[0])
 
 
 @pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
