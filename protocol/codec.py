@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgpack
+import msgspec
 
 from . import limits
 from .logs import LOG_FROM
@@ -63,6 +64,7 @@ BotMessage = Hello | ActionReply
 _HELLO_KEYS = frozenset({"type", "protocol", "token", "name", "version"})
 _ACTION_KEYS = frozenset({"type", "id", "action"})
 _SCALARS = (str, int, bool, float, type(None))
+_FLAT_SCALARS = frozenset(_SCALARS)
 
 
 def _reject_ext(code: int, data: bytes) -> Any:
@@ -94,6 +96,21 @@ def _check_tree(value: Any, depth: int) -> None:
         raise Undecodable(f"value of type {kind.__name__} is not allowed")
 
 
+def _is_flat_action_reply(value: Any) -> bool:
+    """The common reply, {"type", "id", "action": {str: scalar}}: depth 2, string keys, plain scalars, so it
+    passes _check_tree; seen without walking it. Anything else (Scauver's list-valued actions included) is
+    walked in full."""
+    if type(value) is not dict or len(value) != 3 or type(value.get("id")) is not int or "type" not in value:
+        return False
+    action = value.get("action")
+    if type(action) is not dict:
+        return False
+    for key, item in action.items():
+        if type(key) is not str or type(item) not in _FLAT_SCALARS:
+            return False
+    return type(value["type"]) in _FLAT_SCALARS
+
+
 def decode_value(frame: bytes) -> Any:
     """One msgpack value from a bot frame, within every limit of protocol/limits.py."""
     if len(frame) > limits.MAX_MESSAGE_BYTES:
@@ -117,7 +134,8 @@ def decode_value(frame: bytes) -> Any:
         raise Undecodable(f"not one msgpack value within the limits: {error or type(error).__name__}") from None
     except RecursionError:
         raise Undecodable("nesting too deep") from None
-    _check_tree(value, 0)
+    if not _is_flat_action_reply(value):
+        _check_tree(value, 0)
     return value
 
 
@@ -173,12 +191,13 @@ def decode_bot_message(frame: bytes) -> BotMessage:
     raise SchemaError(f"bots do not send messages of type {kind!r:.40}")
 
 
-_packer = msgpack.Packer(use_bin_type=True)
+_encode = msgspec.msgpack.Encoder().encode
+"""msgspec packs the referee's messages (strings as str, never bin) three times as fast as msgpack."""
 
 
 def encode(message: dict[str, Any]) -> bytes:
     """One referee message as one frame."""
-    return _packer.pack(message)
+    return _encode(message)
 
 
 def encode_request(
@@ -200,7 +219,7 @@ def encode_request(
     }
     if log_from is not None:
         request[LOG_FROM] = log_from
-    return _packer.pack(request)
+    return _encode(request)
 
 
 def welcome(move_time_ms: int, time_bank_ms: int, startup_time_s: float) -> dict[str, Any]:

@@ -20,6 +20,13 @@ import zmq
 
 from protocol import limits
 
+# Plain ints: pyzmq's flag enums cost an enum construction per `&` or `|` on the per-decision path.
+_NOBLOCK = int(zmq.NOBLOCK)
+_SNDMORE_NOBLOCK = int(zmq.SNDMORE | zmq.NOBLOCK)
+_EVENTS = int(zmq.EVENTS)
+_POLLIN = int(zmq.POLLIN)
+_RCVMORE = int(zmq.RCVMORE)
+
 MAX_FRAME_BYTES = 16 * limits.MAX_MESSAGE_BYTES
 """ZeroMQ drops the connection of a peer that sends more than this (larger frames are never buffered).
 Frames between MAX_MESSAGE_BYTES and this reach the referee and are a protocol fault of the sender."""
@@ -73,8 +80,9 @@ class Router:
         timeout_ms = max(0, int((deadline - time.monotonic()) * 1000) + 1)
         message = False
         exited = []
+        socket = self.socket
         for item, _ in self._poller.poll(timeout_ms):
-            if item is self.socket:
+            if item is socket:
                 message = True
             else:
                 exited.append(item)
@@ -83,13 +91,22 @@ class Router:
     def receive(self) -> Iterator[Incoming]:
         """Every message waiting now (EVENTS is checked first: cheaper than a failing non-blocking recv)."""
         socket = self.socket
-        while cast(int, socket.getsockopt(zmq.EVENTS)) & zmq.POLLIN:
-            frames = socket.recv_multipart(zmq.NOBLOCK)
-            yield Incoming(frames[0], frames[1:])
+        getsockopt, recv = socket.getsockopt, socket.recv
+        while cast(int, getsockopt(_EVENTS)) & _POLLIN:
+            identity = cast(bytes, recv(_NOBLOCK))
+            frames = []
+            while getsockopt(_RCVMORE):
+                frames.append(cast(bytes, recv(_NOBLOCK)))
+            yield Incoming(identity, frames)
 
     def send(self, identity: bytes, frame: bytes) -> None:
-        with contextlib.suppress(zmq.ZMQError):
-            self.socket.send_multipart((identity, frame), zmq.NOBLOCK)
+        """Queue one frame for a bot; dropped if the bot is gone or not reading (its request then times out)."""
+        socket = self.socket
+        try:
+            socket.send(identity, _SNDMORE_NOBLOCK)
+            socket.send(frame, _NOBLOCK)
+        except zmq.ZMQError:
+            pass
 
     def close(self) -> None:
         self.socket.close(0)

@@ -11,4 +11,4 @@ def choose(observation: dict, legal_actions: Sequence[dict]) -> dict:
 
 
 if __name__ == "__main__":
-    raise SystemExit(run_bot(choose, name="random", version="1", arrays_as_tuples=True))
+    raise SystemExit(run_bot(choose, name="random", version="1"))

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import msgpack
 import zmq
 
 from protocol import codec
 from protocol.logs import LOG_FROM, LogReceiver, LogSender
+from protocol.sdk import decode_message
 from referee import replay
 from referee.botspec import resolve_bot, unique_names
 from referee.games import load_game
@@ -146,7 +146,7 @@ def work_per_decision(game_name: str, players: int, seed: int, games: int = 5) -
                 frame = codec.encode_request(decisions, observation, legal, 1000, 0, log_from)
                 encode += clock() - started
                 started = clock()
-                request = msgpack.unpackb(frame, raw=False)
+                request = decode_message(frame)
                 if log_from is not None:
                     receivers[seat].restore(request["observation"], request[LOG_FROM])
                 decode += clock() - started
