@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import secrets
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
@@ -11,6 +12,8 @@ import click
 import tabulate as tabulate_module
 
 from protocol import limits
+from referee.connection import Transport
+from referee.games.base import MAX_SEED
 from referee.records import FaultPolicy, Limits
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -29,6 +32,34 @@ def tablefmt_option(function: F) -> F:
         default="simple",
         show_default=True,
         help="Table format, passed to tabulate.",
+    )(function)
+
+
+def _seed_or_drawn(context: click.Context, parameter: click.Parameter, seed: int | None) -> int:
+    return secrets.randbelow(MAX_SEED) if seed is None else seed
+
+
+def seed_option(function: F) -> F:
+    """--seed, handed to the command as an int: drawn from a secure source when not given (print it, so that
+    the run can be repeated)."""
+    return click.option(
+        "--seed",
+        type=click.IntRange(0, MAX_SEED),
+        default=None,
+        callback=_seed_or_drawn,
+        help="Seed of the deals [default: drawn from a secure source and printed].",
+    )(function)
+
+
+def transport_option(function: F) -> F:
+    """--transport, handed to the command as a Transport."""
+    return click.option(
+        "--transport",
+        type=click.Choice([t.value for t in Transport]),
+        default=Transport.IPC.value,
+        show_default=True,
+        callback=lambda context, parameter, value: Transport(value),
+        help="How bots connect: ipc (local socket file) or tcp (127.0.0.1).",
     )(function)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import secrets
 import sys
 from typing import Any
 
@@ -13,13 +12,12 @@ from tabulate import tabulate
 from referee.botspec import UnknownBot, resolve_bot, unique_names
 from referee.connection import Transport
 from referee.games import GameError, list_games, load_game
-from referee.games.base import MAX_SEED
 from referee.match import MatchSpecError, run_match
 from referee.process import BotStartError
 from referee.records import GameRecord, Limits, MatchRecord, MatchSpec
 from referee.seating import rotated_games
 
-from .options import echo_json, json_option, limits_options, tablefmt_option
+from .options import echo_json, json_option, limits_options, seed_option, tablefmt_option, transport_option
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -106,35 +104,24 @@ def _print_summary(record: MatchRecord, tablefmt: str) -> None:
     show_default=True,
     help="Games in the match (deals are repeated once per seat rotation).",
 )
-@click.option(
-    "--seed",
-    type=click.IntRange(0, MAX_SEED),
-    default=None,
-    help="Seed of the deals [default: drawn from a secure source and printed].",
-)
+@seed_option
 @limits_options
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE", help="A game option (repeatable).")
 @click.option("--replay-dir", type=click.Path(file_okay=False), default=None, help="Write a replay of every game here.")
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="Keep the bots' logs here.")
-@click.option(
-    "--transport",
-    type=click.Choice([t.value for t in Transport]),
-    default=Transport.IPC.value,
-    show_default=True,
-    help="How bots connect: ipc (local socket file) or tcp (127.0.0.1).",
-)
+@transport_option
 @json_option
 @tablefmt_option
 def play(
     game: str,
     bots: tuple[str, ...],
     game_count: int,
-    seed: int | None,
+    seed: int,
     limits: Limits,
     options: tuple[str, ...],
     replay_dir: str | None,
     log_dir: str | None,
-    transport: str,
+    transport: Transport,
     as_json: bool,
     tablefmt: str,
 ) -> None:
@@ -153,19 +140,18 @@ def play(
         specs = unique_names([resolve_bot(bot, game) for bot in bots])
     except UnknownBot as error:
         raise click.ClickException(str(error)) from error
-    base_seed = secrets.randbelow(MAX_SEED) if seed is None else seed
     spec = MatchSpec(
-        match_id=f"{game}-{base_seed}",
+        match_id=f"{game}-{seed}",
         game=game,
         bots=specs,
-        games=rotated_games(len(specs), game_count, base_seed),
+        games=rotated_games(len(specs), game_count, seed),
         config=_parse_options(options),
         limits=limits,
         replay_dir=replay_dir,
         log_dir=log_dir,
     )
     if not as_json:
-        click.echo(f"{game}: {', '.join(s.name for s in specs)}; {game_count} game(s), seed {base_seed}\n")
+        click.echo(f"{game}: {', '.join(s.name for s in specs)}; {game_count} game(s), seed {seed}\n")
 
     played: list[GameRecord] = []
 
@@ -178,7 +164,7 @@ def play(
             _print_game(record, game_count, tablefmt)
 
     try:
-        record = run_match(spec, on_game, transport=Transport(transport))
+        record = run_match(spec, on_game, transport=transport)
     except (GameError, MatchSpecError, BotStartError) as error:
         raise click.ClickException(str(error)) from error
     except KeyboardInterrupt:
@@ -186,7 +172,7 @@ def play(
         raise
     if as_json:
         echo_json(
-            {"game": game, "match_id": spec.match_id, "seed": base_seed, "games": [_game_json(g) for g in record.games]}
+            {"game": game, "match_id": spec.match_id, "seed": seed, "games": [_game_json(g) for g in record.games]}
         )
     elif game_count > 1:
         _print_summary(record, tablefmt)

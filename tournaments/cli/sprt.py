@@ -3,7 +3,6 @@ a sequential test decides."""
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
 import click
@@ -11,14 +10,13 @@ import click
 from referee.botspec import UnknownBot, resolve_bot, unique_names
 from referee.connection import Transport
 from referee.games import GameError, list_games, load_game
-from referee.games.base import MAX_SEED
 from referee.match import MatchSpecError
 from referee.process import BotStartError
 from referee.records import Limits
 
 from ..sprt import Decision, SprtConfigError, SprtState, SprtTest
 from ..sprt_match import DEFAULT_BATCH_PAIRS, SprtPlan, SprtResult, play_sprt
-from .options import echo_json, json_option, limits_options
+from .options import echo_json, json_option, limits_options, seed_option, transport_option
 
 _VERDICTS = {
     Decision.H1: "H1 accepted: {new} is better than {base} by more than {elo0:g} Elo",
@@ -46,20 +44,9 @@ _VERDICTS = {
     show_default=True,
     help="Pairs per match (the bot processes are started once per batch).",
 )
-@click.option(
-    "--seed",
-    type=click.IntRange(0, MAX_SEED),
-    default=None,
-    help="Seed of the deals [default: drawn from a secure source and printed].",
-)
+@seed_option
 @limits_options
-@click.option(
-    "--transport",
-    type=click.Choice([t.value for t in Transport]),
-    default=Transport.IPC.value,
-    show_default=True,
-    help="How bots connect: ipc (local socket file) or tcp (127.0.0.1).",
-)
+@transport_option
 @json_option
 def sprt_command(
     game: str,
@@ -71,9 +58,9 @@ def sprt_command(
     beta: float,
     max_pairs: int,
     batch_pairs: int,
-    seed: int | None,
+    seed: int,
     limits: Limits,
-    transport: str,
+    transport: Transport,
     as_json: bool,
 ) -> None:
     """Test whether NEW_BOT is stronger than BASE_BOT at two-seat GAME, as chess engine testers do.
@@ -93,10 +80,10 @@ def sprt_command(
             base=base,
             test=SprtTest(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta),
             max_pairs=max_pairs,
-            seed=secrets.randbelow(MAX_SEED) if seed is None else seed,
+            seed=seed,
             batch_pairs=batch_pairs,
             limits=limits,
-            transport=Transport(transport),
+            transport=transport,
         )
     except (UnknownBot, SprtConfigError) as error:
         raise click.ClickException(str(error)) from error
