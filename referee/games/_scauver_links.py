@@ -52,28 +52,29 @@ def valid_links(left: Sequence[str], right: Sequence[str]) -> list[tuple[list[st
     left = sorted(left, key=CARD_ORDER.__getitem__)
     right = sorted(right, key=CARD_ORDER.__getitem__)
     by_sum: dict[int, list[tuple[int, list[str]]]] = {}
-    for indices in _FLANK_SUBSETS[len(left)]:
-        cards = [left[i] for i in indices]
-        total = 0
-        mask = 0
-        for card in cards:
-            value = CARD_VALUE[card]
-            total += value
-            mask |= 1 << value
+    for total, mask, cards in _vanguards(left):
         by_sum.setdefault(total, []).append((mask, cards))
     links = []
-    for indices in _FLANK_SUBSETS[len(right)]:
-        cards = [right[i] for i in indices]
-        total = 0
-        mask = 0
-        for card in cards:
-            value = CARD_VALUE[card]
-            total += value
-            mask |= 1 << value
+    for total, mask, cards in _vanguards(right):
         for left_mask, left_cards in by_sum.get(total, ()):
             if not left_mask & mask:
                 links.append((left_cards, cards))
     return links
+
+
+def _vanguards(flank: Sequence[str]) -> list[tuple[int, int, list[str]]]:
+    """(total value, value mask, cards) of every possible vanguard of a flank, in the flank's order."""
+    vanguards = []
+    for indices in _FLANK_SUBSETS[len(flank)]:
+        cards = [flank[i] for i in indices]
+        total = 0
+        mask = 0
+        for card in cards:
+            value = CARD_VALUE[card]
+            total += value
+            mask |= 1 << value
+        vanguards.append((total, mask, cards))
+    return vanguards
 
 
 def link_problem(left: Sequence[str], right: Sequence[str]) -> str | None:
