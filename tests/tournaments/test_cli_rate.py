@@ -2,20 +2,12 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from known_results import KNOWN_RESULTS
 
 from tournaments.cli import main
 from tournaments.ratings import rate
 from tournaments.results_file import ResultsFileError, parse_results
 from tournaments.tables import crosstable, ratings_json, ratings_table
-
-KNOWN_RESULTS = {
-    ("A", "B"): (7, 2, 3),
-    ("A", "C"): (8, 1, 3),
-    ("A", "D"): (9, 2, 1),
-    ("B", "C"): (6, 2, 4),
-    ("B", "D"): (7, 3, 2),
-    ("C", "D"): (5, 4, 3),
-}
 
 
 def known_lines() -> list[str]:

@@ -3,18 +3,10 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from known_results import KNOWN_RESULTS
 
 from tournaments.bradley_terry import ELO_PER_NAT, NoMaximumError, Pairing, fit
 from tournaments.ratings import Estimate, PairRecord, RatingInputError, rate
-
-KNOWN_RESULTS = {
-    ("A", "B"): (7, 2, 3),
-    ("A", "C"): (8, 1, 3),
-    ("A", "D"): (9, 2, 1),
-    ("B", "C"): (6, 2, 4),
-    ("B", "D"): (7, 3, 2),
-    ("C", "D"): (5, 4, 3),
-}
 
 
 def two_seat_games(results: dict[tuple[str, str], tuple[int, int, int]]) -> list[dict[str, int]]:
