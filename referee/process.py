@@ -66,21 +66,23 @@ class ProcessEntry:
     state: str
 
 
+def read_process(pid: int) -> ProcessEntry | None:
+    """The process `pid` as /proc describes it (so no psutil is needed), or None if there is none."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return None
+    # After the command name: state ppid pgrp session ...
+    return ProcessEntry(pid=pid, ppid=int(fields[1]), session=int(fields[3]), state=fields[0].decode())
+
+
 def live_processes() -> Iterator[ProcessEntry]:
-    """Every process on the machine except zombies, read from /proc (so no psutil is needed). A process that
-    ends while this runs is skipped."""
+    """Every process on the machine except zombies (they run nothing). A process that ends while this runs is
+    skipped."""
     for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        # After the command name: state ppid pgrp session ...
-        state = fields[0].decode()
-        if state != "Z":
-            yield ProcessEntry(pid=int(entry.name), ppid=int(fields[1]), session=int(fields[3]), state=state)
+        if entry.name.isdigit() and (process := read_process(int(entry.name))) and process.state != "Z":
+            yield process
 
 
 def session_members(session_id: int) -> list[int]:

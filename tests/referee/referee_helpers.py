@@ -3,12 +3,12 @@ left alive."""
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from referee.botspec import resolve_bot, unique_names
+from referee.process import read_process
 from referee.records import BotSpec, FaultPolicy, Limits, MatchSpec
 from referee.seating import rotated_games
 
@@ -52,15 +52,8 @@ def substitute(limits: Limits = TEST_LIMITS, budget: int = 3) -> Limits:
 
 def alive(pid: int) -> bool:
     """True if `pid` is a live process (zombies count as dead: they run nothing)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != b"Z"
+    process = read_process(pid)
+    return process is not None and process.state != "Z"
 
 
 def recorded_pids(directory: Path) -> list[int]:

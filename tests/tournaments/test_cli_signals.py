@@ -14,20 +14,25 @@ from pathlib import Path
 
 import pytest
 
-from referee.process import live_processes
+from referee.process import read_process
 
 NEVER_CONNECTS = Path(__file__).resolve().parents[1] / "fixtures" / "bots" / "never_connects.py"
 PLAY_NEVER_CONNECTS = ["play", "scout", str(NEVER_CONNECTS), "random", "random", "--startup-time", "60"]
 
 
+def running(pid: int) -> bool:
+    process = read_process(pid)
+    return process is not None and process.state != "Z"
+
+
 def assert_gone(pid: int, seconds: float = 10.0) -> None:
-    """Fail if `pid` is still alive after a few seconds, killing it first so that a failure leaks nothing."""
+    """Fail if `pid` is still running after a few seconds, killing it first so that a failure leaks nothing."""
     deadline = time.monotonic() + seconds
-    while (alive := any(process.pid == pid for process in live_processes())) and time.monotonic() < deadline:
+    while running(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    if alive:
+    if running(pid):
         os.kill(pid, signal.SIGKILL)
-    assert not alive, f"bot process {pid} outlived the stopped command"
+        pytest.fail(f"bot process {pid} outlived the stopped command")
 
 
 def recorded_pid(directory: Path, process: subprocess.Popen[str], seconds: float = 60.0) -> int:
