@@ -124,6 +124,10 @@ def test_bench_protocol_and_reuse_print_their_figures() -> None:
     assert protocol.exit_code == 0, protocol.output
     figures = json.loads(protocol.stdout)
     assert figures["raw_round_trip_us"] > 0 and figures["referee_decision_us"] > 0 and figures["ratio"] > 0
-    reuse = CliRunner().invoke(main, ["bench", "reuse", "--games", "2", "--players", "3", "--json"])
+    reuse = CliRunner().invoke(main, ["bench", "reuse", "--games", "2", "--players", "2", "--json"])
     assert reuse.exit_code == 0, reuse.output
-    assert json.loads(reuse.stdout)["speedup"] > 0
+    rows = json.loads(reuse.stdout)
+    assert [(row["game"], row["players"]) for row in rows] == [("scauver", 2), ("scout", 2)]
+    assert all(row["speedup"] > 0 and row["decisions_per_game"] > 0 for row in rows)
+    no_table = CliRunner().invoke(main, ["bench", "reuse", "--game", "scauver", "--players", "5"])
+    assert no_table.exit_code == 1 and "scauver is not played by 5 players" in no_table.output

@@ -30,7 +30,7 @@ from protocol.logs import LOG_FROM, LogReceiver, LogSender
 from protocol.sdk import decode_message
 from referee import replay
 from referee.botspec import resolve_bot, unique_names
-from referee.games import load_game
+from referee.games import list_games, load_game
 from referee.match import run_match
 from referee.records import Limits, MatchSpec
 from referee.seating import rotated_games
@@ -93,13 +93,22 @@ class ProtocolBenchResult:
 
 @dataclass(frozen=True)
 class ReuseBenchResult:
+    game: str
+    players: int
     games: int
+    decisions_per_game: float
     reused_s: float
     restarted_s: float
 
     @property
     def speedup(self) -> float:
         return self.restarted_s / self.reused_s
+
+    @property
+    def start_s(self) -> float:
+        """What starting and stopping the bots costs per game: the restarted run's extra time per game. The
+        speed-up is (start_s + game time) / game time, so short games gain the most."""
+        return (self.restarted_s - self.reused_s) / self.games
 
 
 def _log_senders(game_name: str, players: int) -> list[LogSender] | None:
@@ -226,12 +235,24 @@ def bench_protocol(
 
 
 def bench_reuse(game: str = "scout", players: int = 4, games: int = 100, seed: int = 0) -> ReuseBenchResult:
+    """The same `games` games of random bots: one match (processes reused), then one match per game."""
     started = time.perf_counter()
-    run_match(_random_match(game, players, games, seed, "bench-reuse"))
+    record = run_match(_random_match(game, players, games, seed, "bench-reuse"))
     reused = time.perf_counter() - started
+    decisions = sum(timing.decisions for game_record in record.games for timing in game_record.timings)
     started = time.perf_counter()
     for index, game_spec in enumerate(_random_match(game, players, games, seed, "bench-restart").games):
         spec = _random_match(game, players, 1, seed, f"bench-restart-{index}")
         run_match(MatchSpec(spec.match_id, game, spec.bots, (game_spec,), limits=spec.limits))
     restarted = time.perf_counter() - started
-    return ReuseBenchResult(games, reused, restarted)
+    return ReuseBenchResult(game, players, games, decisions / games, reused, restarted)
+
+
+def reuse_tables(game: str | None = None, players: int | None = None) -> list[tuple[str, int]]:
+    """(game, players) for every registered game and player count, or only those asked for."""
+    tables = []
+    for name in [game] if game else list_games():
+        info = load_game(name).info
+        counts = range(info.min_players, info.max_players + 1)
+        tables += [(name, count) for count in counts if players is None or count == players]
+    return tables

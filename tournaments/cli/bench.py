@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import click
+from tabulate import tabulate
 
 from referee.games import GameError, list_games
 
 from ..bench.engine import bench_engine
-from ..bench.protocol import bench_protocol, bench_reuse
+from ..bench.protocol import bench_protocol, bench_reuse, reuse_tables
 from .bench_league import league_bench
-from .options import echo_json, json_option
+from .options import echo_json, json_option, tablefmt_option
 
 
 @click.group()
@@ -107,29 +108,43 @@ def protocol(game: str, players: int, games: int, repeats: int, seed: int, as_js
 
 
 @bench.command()
-@click.option("--game", type=click.Choice(list_games()), default="scout", show_default=True)
-@click.option("--players", "-p", type=int, default=4, show_default=True, help="Seats at the table.")
-@click.option("--games", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option("--game", type=click.Choice(list_games()), default=None, help="Only this game (default: every game).")
+@click.option("--players", "-p", type=int, default=None, help="Only this many seats (default: every count).")
+@click.option("--games", type=click.IntRange(min=1), default=100, show_default=True, help="Games per match.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @json_option
-def reuse(game: str, players: int, games: int, seed: int, as_json: bool) -> None:
-    """A match of random bots with the processes kept alive vs started anew for every game. Target: >= 10x."""
-    result = bench_reuse(game, players, games, seed)
-    figures = {
-        "game": game,
-        "players": players,
-        "games": games,
-        "reused_s": round(result.reused_s, 3),
-        "restarted_s": round(result.restarted_s, 3),
-        "speedup": round(result.speedup, 1),
-    }
+@tablefmt_option
+def reuse(game: str | None, players: int | None, games: int, seed: int, as_json: bool, tablefmt: str) -> None:
+    """Matches of random bots with the processes kept alive vs started anew for every game, for every game and
+    player count. Target: >= 10x.
+
+    The speed-up is (start + game) / game, where start is what starting and stopping the bots costs per game:
+    it holds where games are short next to a bot's start, and cannot where they are long.
+    """
+    tables = reuse_tables(game, players)
+    if not tables:
+        subject = f"{game} is" if game else "no game is"
+        raise click.ClickException(f"{subject} not played by {players} players")
+    rows = []
+    for name, count in tables:
+        result = bench_reuse(name, count, games, seed)
+        rows.append(
+            {
+                "game": name,
+                "players": count,
+                "games": games,
+                "decisions_per_game": round(result.decisions_per_game, 1),
+                "reused_s": round(result.reused_s, 3),
+                "restarted_s": round(result.restarted_s, 3),
+                "start_ms_per_game": round(result.start_s * 1000, 1),
+                "speedup": round(result.speedup, 1),
+            }
+        )
     if as_json:
-        echo_json(figures)
+        echo_json(rows)
         return
-    click.echo(
-        f"{games} games of {game}, {players} random bots: {figures['reused_s']} s with processes reused, "
-        f"{figures['restarted_s']} s started per game: {figures['speedup']}x"
-    )
+    click.echo(f"{games} games of random bots per match, processes reused vs started for every game:")
+    click.echo(tabulate(rows, headers="keys", tablefmt=tablefmt))
 
 
 bench.add_command(league_bench)
