@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from protocol import codec, limits
+from protocol.logs import LogSender
 from referee.games import load_game
 
 DOC = (Path(__file__).resolve().parents[2] / "protocol" / "PROTOCOL.md").read_text()
@@ -70,3 +71,26 @@ def test_scauver_example_actions_answer_its_phase() -> None:
     example = example_request("Scauver")
     assert example["observation"]["phase"] == "answer"
     assert {action["kind"] for action in example["legal_actions"]} == {"call", "fold", "raise"}
+
+
+def test_logs_example_is_the_delta_the_referee_sends() -> None:
+    """The Logs section's example continues the SCOUT example request: seat 1 shows, seat 2 scouts, seat 0
+    shows; seat 1's next request sends history from entry 4 on."""
+    start = DOC.index("### Logs")
+    section_text = DOC[start : DOC.index("### Time", start)]
+    block = section_text[section_text.index("```\n") : section_text.rindex("```")]
+    shown_from = int(re.search(r'"log_from": \{"history": (\d+)\}', block).group(1))  # type: ignore[union-attr]
+    shown = json.loads(re.search(r'"history": (\[\s*\{.*?\}\])\}', block, flags=re.DOTALL).group(1))  # type: ignore[union-attr]
+    state = load_game("scout").new_game(3, seed=4)
+    sender = LogSender(load_game("scout").info.log_keys)
+    sender.trim(state.observation(1))
+    for seat in state.to_move():
+        state.apply(seat, {"kind": "orient", "flip": False})
+    state.apply(0, {"kind": "show", "start": 2, "length": 1})
+    assert sender.trim(state.observation(1)) == {"history": 0}
+    state.apply(1, {"kind": "show", "start": 2, "length": 3})
+    state.apply(2, {"kind": "scout", "end": "left", "flip": False, "insert": 0, "and_show": False})
+    state.apply(0, {"kind": "show", "start": 0, "length": 2})
+    observation = state.observation(1)
+    assert sender.trim(observation) == {"history": shown_from}
+    assert observation["history"] == shown
