@@ -12,6 +12,11 @@ from ..bench.protocol import bench_protocol, bench_reuse, reuse_tables
 from .bench_league import league_bench
 from .options import echo_json, json_option, tablefmt_option
 
+_bench_seed = click.option(
+    "--seed", type=int, default=0, show_default=True, help="Seed of the deals and choices (reproducible by default)."
+)
+_seats = "Seats at the table."
+
 
 @click.group()
 def bench() -> None:
@@ -20,9 +25,9 @@ def bench() -> None:
 
 @bench.command()
 @click.argument("game", type=click.Choice(list_games()))
-@click.option("--players", "-p", type=int, default=4, show_default=True, help="Seats at the table.")
+@click.option("--players", "-p", type=int, default=4, show_default=True, help=_seats)
 @click.option("--seconds", type=float, default=3.0, show_default=True, help="Play whole games for at least this long.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals and of the random choices.")
+@_bench_seed
 @json_option
 def engine(game: str, players: int, seconds: float, seed: int, as_json: bool) -> None:
     """Random self-play of GAME in this process (legal actions listed in full at every decision).
@@ -55,7 +60,7 @@ def engine(game: str, players: int, seconds: float, seed: int, as_json: bool) ->
 
 @bench.command()
 @click.option("--game", type=click.Choice(list_games()), default="scout", show_default=True)
-@click.option("--players", "-p", type=int, default=4, show_default=True, help="Seats at the table.")
+@click.option("--players", "-p", type=int, default=4, show_default=True, help=_seats)
 @click.option("--games", type=click.IntRange(min=2), default=20, show_default=True, help="Games per referee run.")
 @click.option(
     "--repeats",
@@ -64,7 +69,7 @@ def engine(game: str, players: int, seconds: float, seed: int, as_json: bool) ->
     show_default=True,
     help="Interleaved raw/referee runs; the medians are reported.",
 )
-@click.option("--seed", type=int, default=0, show_default=True)
+@_bench_seed
 @json_option
 def protocol(game: str, players: int, games: int, repeats: int, seed: int, as_json: bool) -> None:
     """Referee per-decision round trip vs a raw ZeroMQ round trip of the same requests.
@@ -111,7 +116,7 @@ def protocol(game: str, players: int, games: int, repeats: int, seed: int, as_js
 @click.option("--game", type=click.Choice(list_games()), default=None, help="Only this game (default: every game).")
 @click.option("--players", "-p", type=int, default=None, help="Only this many seats (default: every count).")
 @click.option("--games", type=click.IntRange(min=1), default=100, show_default=True, help="Games per match.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@_bench_seed
 @json_option
 @tablefmt_option
 def reuse(game: str | None, players: int | None, games: int, seed: int, as_json: bool, tablefmt: str) -> None:
