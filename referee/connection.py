@@ -1,5 +1,10 @@
 """The match's one ROUTER socket, the poll loop over it and the bots' exit notifications, and the binding of
-ZeroMQ identities to bots by secret token.
+ZeroMQ identities to bots by secret token and, on ipc, by the process that connected.
+
+All bots run as the same user, so a bot can read another bot's token from /proc/PID/environ. A token alone
+therefore does not prove who is speaking: on ipc the kernel tells the referee which process connected
+(SO_PEERCRED), and a token binds only a connection made by a process of the bot it was issued to. Only
+messages of connections not bound yet pay for that check; a bound connection's messages take the plain path.
 
 Waiting is always bounded by a deadline on the referee's monotonic clock. Bot processes are watched
 through their pidfds in the same poll, so a crash is noticed at once, not at the next timeout.
@@ -10,8 +15,10 @@ from __future__ import annotations
 import contextlib
 import enum
 import secrets
+import socket
+import struct
 import time
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -26,6 +33,9 @@ _SNDMORE_NOBLOCK = int(zmq.SNDMORE | zmq.NOBLOCK)
 _EVENTS = int(zmq.EVENTS)
 _POLLIN = int(zmq.POLLIN)
 _RCVMORE = int(zmq.RCVMORE)
+_UCRED = struct.Struct("3i")
+"""struct ucred: pid, uid, gid."""
+_SRCFD_SINCE = (4, 0, 5)
 
 MAX_FRAME_BYTES = 16 * limits.MAX_MESSAGE_BYTES
 """ZeroMQ drops the connection of a peer that sends more than this (larger frames are never buffered).
@@ -41,10 +51,43 @@ class HandshakeRefused(ValueError):
     """A hello that cannot bind its connection; the reason is sent back in `refused`."""
 
 
+class TokenTheft(HandshakeRefused):
+    """A hello from a process of one bot carrying the token issued to another bot."""
+
+    def __init__(self, thief: int, victim: int) -> None:
+        super().__init__("this token was issued to another bot")
+        self.thief = thief
+        self.victim = victim
+
+
+class Peer(enum.Enum):
+    """What the referee knows of the process behind a connection, when it is not a bot of the match."""
+
+    UNCHECKED = "unchecked"
+    """The transport carries no credentials (tcp, or a libzmq without ZMQ_SRCFD): the token alone decides."""
+    STRANGER = "stranger"
+    """The process is unknown, gone, or in no bot's session."""
+
+
 @dataclass(frozen=True, slots=True)
 class Incoming:
     identity: bytes
     frames: list[bytes]
+    peer_pid: int | None = None
+    """The pid of the process that made the connection: only for connections not bound yet, on ipc."""
+
+
+def peer_pid(frame: zmq.Frame) -> int | None:
+    """The pid of the process at the other end of the ipc connection `frame` arrived on (SO_PEERCRED), or None.
+    The connection's fd belongs to ZeroMQ's I/O thread, so the credentials are read on a duplicate of it."""
+    try:
+        fd = cast(int, frame.get(zmq.SRCFD))
+        with socket.fromfd(fd, socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+            credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _UCRED.size)
+    except (zmq.ZMQError, OSError):
+        return None
+    pid = _UCRED.unpack(credentials)[0]
+    return pid if pid > 0 else None
 
 
 def new_token() -> str:
@@ -52,9 +95,14 @@ def new_token() -> str:
 
 
 class Router:
-    """The ROUTER socket bound by the referee, and a poller over it and the bots' pidfds."""
+    """The ROUTER socket bound by the referee, and a poller over it and the bots' pidfds.
 
-    def __init__(self, transport: Transport, workdir: Path) -> None:
+    `bound` holds the identities of bound connections (a live view kept by Bindings): their messages are read
+    as plain bytes; any other message is read with its source fd to learn which process sent it."""
+
+    def __init__(self, transport: Transport, workdir: Path, bound: Container[bytes]) -> None:
+        self._bound = bound
+        self.checks_peers = transport is Transport.IPC and zmq.zmq_version_info() >= _SRCFD_SINCE
         self._context = zmq.Context()
         self.socket = self._context.socket(zmq.ROUTER)
         self.socket.setsockopt(zmq.LINGER, 0)
@@ -92,12 +140,28 @@ class Router:
         """Every message waiting now (EVENTS is checked first: cheaper than a failing non-blocking recv)."""
         socket = self.socket
         getsockopt, recv = socket.getsockopt, socket.recv
+        bound = self._bound
         while cast(int, getsockopt(_EVENTS)) & _POLLIN:
             identity = cast(bytes, recv(_NOBLOCK))
+            if identity not in bound:
+                yield self._receive_unbound(identity)
+                continue
             frames = []
             while getsockopt(_RCVMORE):
                 frames.append(cast(bytes, recv(_NOBLOCK)))
             yield Incoming(identity, frames)
+
+    def _receive_unbound(self, identity: bytes) -> Incoming:
+        """The rest of a message from a connection not bound yet, with the pid of its sender when known."""
+        socket = self.socket
+        frames: list[bytes] = []
+        pid = None
+        while socket.getsockopt(_RCVMORE):
+            frame = socket.recv(_NOBLOCK, copy=False)
+            if not frames and self.checks_peers:
+                pid = peer_pid(frame)
+            frames.append(frame.bytes)
+        return Incoming(identity, frames, pid)
 
     def send(self, identity: bytes, frame: bytes) -> None:
         """Queue one frame for a bot; dropped if the bot is gone or not reading (its request then times out)."""
@@ -135,8 +199,15 @@ class Bindings:
         if identity is not None:
             del self._identity_owner[identity]
 
-    def bind(self, identity: bytes, protocol: int, token: str) -> int:
-        """Bind `identity` to the owner of `token`; raises HandshakeRefused saying why not."""
+    @property
+    def bound(self) -> Container[bytes]:
+        """The identities bound now (a live view, for Router)."""
+        return self._identity_owner
+
+    def bind(self, identity: bytes, protocol: int, token: str, peer: int | Peer = Peer.UNCHECKED) -> int:
+        """Bind `identity` to the owner of `token`; raises HandshakeRefused saying why not. `peer` is the owner
+        whose process made the connection: the token binds only if that is the token's owner (TokenTheft if
+        it is another bot)."""
         if protocol != limits.PROTOCOL_VERSION:
             raise HandshakeRefused(
                 f"protocol {protocol} is not supported (this referee speaks only {limits.PROTOCOL_VERSION})"
@@ -144,6 +215,10 @@ class Bindings:
         owner = self._token_owner.get(token)
         if owner is None:
             raise HandshakeRefused("unknown token")
+        if peer is Peer.STRANGER:
+            raise HandshakeRefused("the connection was not made by the process this token was issued to")
+        if peer is not Peer.UNCHECKED and peer != owner:
+            raise TokenTheft(thief=peer, victim=owner)
         if owner in self._owner_identity:
             raise HandshakeRefused("this token is already bound to another connection")
         if identity in self._identity_owner:

@@ -92,6 +92,7 @@ class GameRunner:
             if participant.down is not None:
                 self._fault(seat, participant.down.kind, f"not running: {participant.down.detail}")
                 continue
+            self._charge_thefts(participant)
             message = codec.game_start(
                 self.game.name, seat, len(self.seated), self.config, self.match.match_id, self.spec.index
             )
@@ -157,7 +158,9 @@ class GameRunner:
     def _on_message(self, incoming: Incoming) -> None:
         participant = self.session.owner(incoming.identity)
         if participant is None:
-            self.session.unbound_messages += 1
+            thief = self.session.admit(incoming)
+            if thief is not None and thief.index in self.seat_of:
+                self._charge_thefts(thief)
             return
         seat = self.seat_of[participant.index]
         status = self.seats[seat]
@@ -204,6 +207,18 @@ class GameRunner:
         status.stale_messages += 1
         if status.stale_messages > limits.DEFAULT_STALE_REPLY_LIMIT:
             self._reject(seat, request, f"a flood of {status.stale_messages} stale or unsolicited messages")
+
+    def _charge_thefts(self, participant: Participant) -> None:
+        """Record the hellos with another bot's token the participant sent since its last game as protocol
+        errors of its seat (a decision open at the time is rejected); a forfeited seat is not charged again."""
+        seat = self.seat_of[participant.index]
+        status = self.seats[seat]
+        for detail in participant.thefts:
+            if status.forfeited:
+                status.stale_messages += 1
+            else:
+                self._reject(seat, self.pending.get(participant.index), detail)
+        participant.thefts.clear()
 
     def _reject(self, seat: int, request: Request | None, detail: str) -> None:
         if request is not None:

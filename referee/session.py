@@ -5,6 +5,10 @@ A bot that fails its handshake (crash, silence past the startup limit, refused h
 the match: every later game records a fault for its seat and forfeits it. A bot that completed its handshake
 and later crashed is restarted (with a fresh token and handshake) before the next game; if that restart
 fails its handshake, it stays down for the rest of the match.
+
+On ipc every hello is checked against the process that connected (see referee.connection): a hello from a
+process of one bot with another bot's token is refused, and the thief is charged a protocol error in the game
+in progress or the next game it plays (`Participant.thefts`); its victim is not affected.
 """
 
 from __future__ import annotations
@@ -12,12 +16,12 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from protocol import codec, limits
-from referee.connection import Bindings, HandshakeRefused, Router, Transport
-from referee.process import BotProcess, BotStartError, last_output_line
+from referee.connection import Bindings, HandshakeRefused, Incoming, Peer, Router, TokenTheft, Transport
+from referee.process import BotProcess, BotStartError, last_output_line, read_process
 from referee.records import BotSpec, FaultKind, MatchSpec
 
 _BYE_GRACE_S = 0.5
@@ -41,6 +45,10 @@ class Participant:
     down: Downtime | None = None
     restartable: bool = False
     starts: int = 0
+    refusal: str | None = None
+    """Why the last hello from this bot's processes was refused (ipc only: there the sender is known)."""
+    thefts: list[str] = field(default_factory=list)
+    """Hellos with another bot's token, not yet recorded as faults of this bot's seat."""
 
 
 class Session:
@@ -48,8 +56,8 @@ class Session:
 
     def __init__(self, spec: MatchSpec, transport: Transport, workdir: Path) -> None:
         self.spec = spec
-        self.router = Router(transport, workdir)
         self.bindings = Bindings()
+        self.router = Router(transport, workdir, self.bindings.bound)
         log_dir = Path(spec.log_dir) if spec.log_dir else workdir
         log_dir.mkdir(parents=True, exist_ok=True)
         self.participants = [
@@ -89,6 +97,7 @@ class Session:
         participant.starts += 1
         participant.down = None
         participant.hello_name = None
+        participant.refusal = None
         try:
             process = BotProcess.start(
                 participant.spec.command,
@@ -130,30 +139,67 @@ class Session:
 
     def _handle_hellos(self, waiting: dict[int, Participant], refusals: list[str]) -> None:
         for incoming in self.router.receive():
-            if self.bindings.owner(incoming.identity) is not None or len(incoming.frames) != 1:
+            if self.bindings.owner(incoming.identity) is not None:
                 self.unbound_messages += 1
                 continue
-            try:
-                message = codec.decode_bot_message(incoming.frames[0])
-                if not isinstance(message, codec.Hello):
-                    raise HandshakeRefused("the first message must be hello")
-                owner = self.bindings.bind(incoming.identity, message.protocol, message.token)
-            except (codec.ProtocolViolation, HandshakeRefused) as error:
+            self.admit(incoming, refusals)
+        for index in [index for index in waiting if self.bindings.identity(index) is not None]:
+            del waiting[index]
+
+    def admit(self, incoming: Incoming, refusals: list[str] | None = None) -> Participant | None:
+        """Answer a message from a connection not bound yet: bind it (welcome) if it is a hello that may bind,
+        refuse it otherwise. A refusal is noted on the bot that sent it when the transport tells who that is,
+        else appended to `refusals` (if given). Returns the bot caught with another bot's token, if any."""
+        if len(incoming.frames) != 1:
+            self.unbound_messages += 1
+            return None
+        sender = self._sender(incoming)
+        peer = Peer.UNCHECKED if not self.router.checks_peers else Peer.STRANGER if sender is None else sender.index
+        try:
+            message = codec.decode_bot_message(incoming.frames[0])
+            if not isinstance(message, codec.Hello):
+                raise HandshakeRefused("the first message must be hello")
+            owner = self.bindings.bind(incoming.identity, message.protocol, message.token, peer)
+        except TokenTheft as theft:
+            self.router.send(incoming.identity, codec.encode(codec.refused(str(theft))))
+            return self._charge_theft(self.participants[theft.thief], self.participants[theft.victim])
+        except (codec.ProtocolViolation, HandshakeRefused) as error:
+            self.router.send(incoming.identity, codec.encode(codec.refused(str(error))))
+            if sender is not None:
+                sender.refusal = str(error)
+            elif refusals is not None and not self.router.checks_peers:
                 refusals.append(str(error))
-                self.router.send(incoming.identity, codec.encode(codec.refused(str(error))))
-                continue
-            participant = self.participants[owner]
-            participant.hello_name = message.name
-            self.router.send(incoming.identity, self.welcome)
-            waiting.pop(owner, None)
+            return None
+        participant = self.participants[owner]
+        participant.hello_name = message.name
+        self.router.send(incoming.identity, self.welcome)
+        return None
+
+    def _sender(self, incoming: Incoming) -> Participant | None:
+        """The bot whose session holds the process that made the connection (every process of a bot is in the
+        session the referee started it in), or None if unknown."""
+        if incoming.peer_pid is None or (process := read_process(incoming.peer_pid)) is None:
+            return None
+        for participant in self.participants:
+            if participant.process is not None and participant.process.pid == process.session:
+                return participant
+        return None
+
+    def _charge_theft(self, thief: Participant, victim: Participant) -> Participant:
+        """Queue the fault for the thief's seat; a flood of attempts queues no more than the fault budget."""
+        if len(thief.thefts) < self.spec.limits.fault_budget:
+            thief.thefts.append(f"presented another bot's token (that of {victim.spec.name}) in a hello")
+        return thief
 
     def _fail_handshake(self, participant: Participant, refusals: list[str], detail: str) -> None:
-        """A bot that never bound: a refused hello is the likeliest cause when there was one (connections
-        carry no seat before their token is accepted, so the refusal is charged to a bot that never bound)."""
+        """A bot that never bound: a refused hello is the likeliest cause when there was one. On ipc the refusal
+        is the bot's own; on tcp connections carry no seat before their token is accepted, so a refusal is
+        charged to a bot that never bound."""
         crashed = participant.process is not None and participant.process.exited()
         self.stop(participant)
-        if refusals:
-            participant.down = Downtime(FaultKind.PROTOCOL_ERROR, f"hello refused ({refusals.pop(0)}); {detail}")
+        refusal = participant.refusal or (refusals.pop(0) if refusals else None)
+        if refusal is not None:
+            participant.down = Downtime(FaultKind.PROTOCOL_ERROR, f"hello refused ({refusal}); {detail}")
         elif crashed:
             participant.down = Downtime(FaultKind.CRASH, self._with_last_output(participant, detail))
         else:

@@ -11,10 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
+import zmq
 from referee_helpers import alive
 
 from referee.botspec import UnknownBot, resolve_bot, unique_names
-from referee.connection import Bindings, HandshakeRefused
+from referee.connection import Bindings, HandshakeRefused, Peer, Router, TokenTheft, Transport
 from referee.faults import FaultBook, SeatStatus, forfeit_ranks
 from referee.process import BotProcess, BotStartError, kill_with_sessions, live_processes, session_members
 from referee.records import BotSpec, FaultKind, FaultPolicy
@@ -132,6 +133,46 @@ def test_bindings_bind_each_token_once() -> None:
     with pytest.raises(HandshakeRefused):
         bindings.bind(b"c", 1, token)
     assert bindings.bind(b"c", 1, renewed) == 0
+
+
+def test_bindings_bind_a_token_only_for_a_connection_of_its_owner() -> None:
+    bindings = Bindings()
+    token = bindings.issue(0)
+    bindings.issue(1)
+    with pytest.raises(TokenTheft) as theft:
+        bindings.bind(b"a", 1, token, peer=1)
+    assert (theft.value.thief, theft.value.victim) == (1, 0)
+    with pytest.raises(HandshakeRefused, match="not made by the process"):
+        bindings.bind(b"a", 1, token, peer=Peer.STRANGER)
+    assert bindings.owner(b"a") is None
+    assert bindings.bind(b"a", 1, token, peer=0) == 0
+    with pytest.raises(TokenTheft):
+        bindings.bind(b"b", 1, token, peer=1)
+
+
+@pytest.mark.parametrize("transport, checked", [(Transport.IPC, True), (Transport.TCP, False)])
+def test_the_router_tells_the_sender_of_unbound_messages_on_ipc(
+    transport: Transport, checked: bool, tmp_path: Path
+) -> None:
+    bindings = Bindings()
+    router = Router(transport, tmp_path, bindings.bound)
+    dealer = zmq.Context.instance().socket(zmq.DEALER)
+    try:
+        dealer.connect(router.endpoint)
+        assert router.checks_peers is checked
+        dealer.send(b"first")
+        assert router.wait(time.monotonic() + 5)[0]
+        (first,) = router.receive()
+        assert first.frames == [b"first"]
+        assert first.peer_pid == (os.getpid() if checked else None)
+        bindings.bind(first.identity, 1, bindings.issue(0))
+        dealer.send(b"second")
+        assert router.wait(time.monotonic() + 5)[0]
+        (second,) = router.receive()
+        assert (second.frames, second.peer_pid) == ([b"second"], None)
+    finally:
+        dealer.close(0)
+        router.close()
 
 
 def _start(tmp_path: Path, code: str, cap: int = 1000) -> BotProcess:
