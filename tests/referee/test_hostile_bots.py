@@ -31,6 +31,7 @@ HOSTILE = {
     "double_reply": None,
     "flood": FaultKind.PROTOCOL_ERROR,
     "wrong_token": FaultKind.PROTOCOL_ERROR,
+    "token_thief": FaultKind.PROTOCOL_ERROR,
     "loud_stderr": None,
     "forks_sleeper": None,
 }
@@ -150,4 +151,25 @@ def test_a_bot_that_never_says_hello_times_out_at_startup(pid_dir: Path) -> None
         (fault,) = game.faults
         assert (fault.seat, fault.kind) == (game.seats.index("never_connects"), FaultKind.TIMEOUT)
         assert "startup limit" in fault.detail
+    _check_no_survivors(pid_dir)
+
+
+@pytest.mark.parametrize("victim", ["hello_after_theft", "random"])
+def test_a_stolen_token_neither_binds_nor_harms_its_owner(victim: str, pid_dir: Path) -> None:
+    """token_thief says hello with its sibling's token before its own hello and again in each game: before the
+    sibling's hello (hello_after_theft waits for the attempt) or after it (a random bot is quicker). Every
+    attempt is refused and charged to the thief, the sibling plays every game without a fault, and nothing but
+    refusals reaches the stolen connection (no welcome, no game_start, no request: not the sibling's hand)."""
+    sibling = fixture_bot(victim) if victim != "random" else victim
+    record = run_match(match_spec(GAME, [fixture_bot("token_thief"), sibling], games=2, seed=5))
+
+    for played in record.games:
+        thief = played.seats.index("token_thief")
+        assert played.faults and all(fault.seat == thief for fault in played.faults), played.faults
+        assert all(fault.kind is FaultKind.PROTOCOL_ERROR for fault in played.faults), played.faults
+        assert all("another bot's token" in fault.detail for fault in played.faults), played.faults
+        assert played.timings[1 - thief].decisions > 0
+    (stolen,) = pid_dir.glob("stolen-*.types")
+    received = stolen.read_text().split()
+    assert len(received) >= 2 and set(received) == {"refused"}, received
     _check_no_survivors(pid_dir)
