@@ -3,15 +3,37 @@
 Each bot runs in its own session and process group, with stdin closed, a memory limit (RLIMIT_DATA, which
 counts memory actually written to, so runtimes that reserve large address ranges such as V8 or Go still
 start), an optional CPU limit, and stdout+stderr in one pipe that a thread drains into a log file capped at
-`log_cap_bytes`: a bot that prints megabytes never blocks and never fills the disk. `kill` ends the whole
-process group and every other process of the bot's session, forked children included.
+`log_cap_bytes`: a bot that prints megabytes never blocks and never fills the disk.
+
+Where the machine allows it (Linux with util-linux `unshare`, as root or with unprivileged user namespaces;
+probed once per process, see `containment`), the bot also runs in its own PID namespace: the referee starts
+`unshare --pid --fork --kill-child -- BOT...` (plus `--user --map-root-user` when not root), so `pid` is the
+unshare process, the session leader, and the bot's program is the namespace's init, its child. unshare exits
+with the bot's status (and dies of the signal that killed it), so crashes are seen as before; the rlimits set
+before exec are inherited by the bot; /proc stays the referee's, so pids in /proc and from SO_PEERCRED are
+the referee's numbers and every process of the bot keeps the session id `pid` unless it calls setsid().
+Containment: when unshare dies, --kill-child SIGKILLs the init (PR_SET_PDEATHSIG), and when the init dies the
+kernel kills every process left in the namespace before the init is reaped, so a daemon that double-forked
+and called setsid() dies with its bot. unshare itself gets SIGKILL when the referee's thread that started it
+ends, so a referee killed without a chance to clean up takes its bots along (they see no parent to watch).
+Inside, the bot is pid 1, with the signal semantics of an init: a signal it sends itself whose action is the
+default one is ignored.
+
+Elsewhere the bot runs in its session only, and a process that leaves the session (setsid() after a double
+fork) can escape. `kill` ends the whole process group, every other process of the bot's session, and (in a
+namespace) waits until the namespace's init is gone, which means every process in it is.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import enum
+import functools
+import logging
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import threading
@@ -22,14 +44,94 @@ from pathlib import Path
 
 _DRAIN_CHUNK = 64 * 1024
 _REAP_SECONDS = 2.0
+_PROBE_SECONDS = 5.0
+_PID_NAMESPACE_FLAGS = ("--pid", "--fork", "--kill-child")
+_USER_NAMESPACE_FLAGS = ("--user", "--map-root-user")
+_PR_SET_PDEATHSIG = 1
+
+_log = logging.getLogger(__name__)
 
 
 class BotStartError(OSError):
     """The bot's program could not be started at all (missing file, not executable, ...)."""
 
 
+class Containment(enum.Enum):
+    """What holds every process of a bot, so that `BotProcess.kill` can end them all."""
+
+    PID_NAMESPACE = "pid namespace"
+    """The bot's own PID namespace: nothing it starts can outlive it."""
+    SESSION = "session"
+    """The bot's session only: a process that calls setsid() leaves it."""
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """How bots are started on this machine: the containment and the command prefix that gives it."""
+
+    containment: Containment
+    prefix: tuple[str, ...] = ()
+
+
+@functools.cache
+def containment() -> Wrapper:
+    """A PID namespace per bot if util-linux `unshare` can make one here (tried once with `true`, then cached),
+    else the session only."""
+    unshare = shutil.which("unshare")
+    if unshare is not None:
+        user = () if os.geteuid() == 0 else _USER_NAMESPACE_FLAGS
+        prefix = (unshare, *user, *_PID_NAMESPACE_FLAGS, "--")
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            probe = subprocess.run(
+                [*prefix, "true"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=_PROBE_SECONDS,
+                check=False,
+            )
+            if probe.returncode == 0:
+                return Wrapper(Containment.PID_NAMESPACE, prefix)
+    _log.warning("bots run in a session only (no PID namespace available): a bot's daemon can outlive it")
+    return Wrapper(Containment.SESSION)
+
+
+def _resolve_program(program: str, env: Mapping[str, str], cwd: str | None) -> str:
+    """The executable Popen would run for `program` (looked up in the bot's PATH unless it names a path), so a
+    missing program is a start error even when unshare, not the program, is what the referee starts."""
+    if os.sep in program:
+        path = os.path.join(cwd or os.getcwd(), program)
+        found = path if os.path.isfile(path) and os.access(path, os.X_OK) else None
+    else:
+        found = shutil.which(program, path=env.get("PATH", os.defpath))
+    if found is None:
+        raise BotStartError(f"cannot start {program!r}: no such executable file")
+    return os.path.abspath(found)
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _die_with_referee(referee: int) -> None:
+    """Runs in the child between fork and exec: SIGKILL it when the referee's thread that started it ends.
+    A bot in a namespace sees no parent (getppid() is 0 there) so it cannot notice a referee that died without
+    a bye; the unshare process dying ends the namespace instead. The referee starts and stops a match's bots
+    in one thread."""
+    _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != referee:
+        os._exit(1)
+
+
+def _prepare_child(memory_bytes: int | None, cpu_seconds: int | None, referee: int | None) -> None:
+    """Runs in the child between fork and exec; `referee` is set when the child is unshare."""
+    if referee is not None:
+        _die_with_referee(referee)
+    _limit_resources(memory_bytes, cpu_seconds)
+
+
 def _limit_resources(memory_bytes: int | None, cpu_seconds: int | None) -> None:
-    """Runs in the child between fork and exec."""
     if memory_bytes is not None:
         resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
     if cpu_seconds is not None:
@@ -111,12 +213,16 @@ def last_output_line(log_path: Path, max_chars: int = 200) -> str | None:
 
 
 class BotProcess:
-    """One running bot program. `pidfd` becomes readable when the process exits (for zmq.Poller)."""
+    """One running bot program. `pidfd` becomes readable when the process exits (for zmq.Poller); `pid` is the
+    leader of the bot's session (in a PID namespace, the unshare process whose child is the bot's program)."""
 
-    def __init__(self, popen: subprocess.Popen[bytes], log_path: Path, drain: threading.Thread) -> None:
+    def __init__(
+        self, popen: subprocess.Popen[bytes], log_path: Path, drain: threading.Thread, containment: Containment
+    ) -> None:
         self._popen = popen
         self.log_path = log_path
         self._drain = drain
+        self.containment = containment
         self.pid = popen.pid
         self.pidfd = os.pidfd_open(popen.pid)
         self._killed = False
@@ -133,6 +239,12 @@ class BotProcess:
         cwd: str | None = None,
     ) -> BotProcess:
         memory_bytes = memory_mb * 1024 * 1024 if memory_mb else None
+        wrapper = containment()
+        referee = None
+        if wrapper.prefix:
+            command = [*wrapper.prefix, _resolve_program(command[0], env, cwd), *command[1:]]
+            referee = os.getpid()
+            _libc()
         read_fd, write_fd = os.pipe()
         try:
             popen = subprocess.Popen(
@@ -143,7 +255,7 @@ class BotProcess:
                 env=dict(env),
                 cwd=cwd,
                 start_new_session=True,
-                preexec_fn=lambda: _limit_resources(memory_bytes, cpu_seconds),
+                preexec_fn=lambda: _prepare_child(memory_bytes, cpu_seconds, referee),
             )
         except (OSError, subprocess.SubprocessError) as error:
             os.close(read_fd)
@@ -154,7 +266,8 @@ class BotProcess:
             target=_drain, args=(read_fd, log_path, log_cap_bytes), name=f"bot-log-{popen.pid}", daemon=True
         )
         drain.start()
-        return cls(popen, log_path, drain)
+        _log.debug("bot %d (log %s) runs in its own %s", popen.pid, log_path, wrapper.containment.value)
+        return cls(popen, log_path, drain, wrapper.containment)
 
     def exited(self) -> bool:
         return self._popen.poll() is not None
@@ -170,19 +283,36 @@ class BotProcess:
 
     def kill(self) -> None:
         """Kill the process group and every other member of the bot's session, and return once they are all
-        gone (SIGKILL is asynchronous); reap; close the log."""
+        gone (SIGKILL is asynchronous) and, in a PID namespace, once its init is (the kernel empties the
+        namespace before the init's exit completes, whatever session its processes are in); reap; close the
+        log."""
         if self._killed:
             return
         self._killed = True
+        inits = self._namespace_inits()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._popen.wait(_REAP_SECONDS)
         deadline = time.monotonic() + _REAP_SECONDS
-        while (members := session_members(self.pid)) and time.monotonic() < deadline:
-            for pid in members:
+        while (left := self._processes_left(inits)) and time.monotonic() < deadline:
+            for pid in left:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
             time.sleep(0.005)
         self._drain.join(_REAP_SECONDS)
         os.close(self.pidfd)
+
+    def _namespace_inits(self) -> list[int]:
+        """The init of the bot's PID namespace (the child of unshare), if there is one and it runs."""
+        if self.containment is not Containment.PID_NAMESPACE:
+            return []
+        return [process.pid for process in live_processes() if process.ppid == self.pid]
+
+    def _processes_left(self, inits: list[int]) -> set[int]:
+        members = set(session_members(self.pid))
+        for pid in inits:
+            process = read_process(pid)
+            if process is not None and process.state != "Z":
+                members.add(pid)
+        return members

@@ -3,12 +3,15 @@ left alive."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
 from referee.botspec import resolve_bot, unique_names
-from referee.process import read_process
+from referee.process import Containment, containment, read_process
 from referee.records import BotSpec, FaultPolicy, Limits, MatchSpec
 from referee.seating import rotated_games
 
@@ -58,3 +61,17 @@ def alive(pid: int) -> bool:
 
 def recorded_pids(directory: Path) -> list[int]:
     return [int(path.read_text()) for path in directory.glob("*.pid")]
+
+
+def require_pid_namespace() -> None:
+    """Skip the test unless bots get their own PID namespace here; fail instead if REFEREE_REQUIRE_PID_NAMESPACE
+    is set (a CI that runs as root on Linux, where a skip would hide a lost containment)."""
+    if containment().containment is Containment.PID_NAMESPACE:
+        return
+    reason = (
+        "this machine cannot give a bot its own PID namespace (no util-linux unshare, or neither root nor "
+        "unprivileged user namespaces), so a bot's daemon can escape its match"
+    )
+    if os.environ.get("REFEREE_REQUIRE_PID_NAMESPACE"):
+        pytest.fail(reason)
+    pytest.skip(reason)

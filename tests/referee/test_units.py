@@ -12,12 +12,22 @@ from pathlib import Path
 
 import pytest
 import zmq
-from referee_helpers import alive
+from referee_helpers import alive, require_pid_namespace
 
+from referee import process as process_module
 from referee.botspec import UnknownBot, resolve_bot, unique_names
 from referee.connection import Bindings, HandshakeRefused, Peer, Router, TokenTheft, Transport
 from referee.faults import FaultBook, SeatStatus, forfeit_ranks
-from referee.process import BotProcess, BotStartError, kill_with_sessions, live_processes, session_members
+from referee.process import (
+    BotProcess,
+    BotStartError,
+    Containment,
+    Wrapper,
+    kill_with_sessions,
+    live_processes,
+    read_process,
+    session_members,
+)
 from referee.records import BotSpec, FaultKind, FaultPolicy
 from referee.seating import rotated_games
 
@@ -175,6 +185,16 @@ def test_the_router_tells_the_sender_of_unbound_messages_on_ipc(
         router.close()
 
 
+@pytest.fixture(params=list(Containment), ids=[mode.name.lower() for mode in Containment])
+def containment_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Containment:
+    """Run the test with bots in their own PID namespace, and again with the session-only fallback."""
+    if request.param is Containment.PID_NAMESPACE:
+        require_pid_namespace()
+    else:
+        monkeypatch.setattr(process_module, "containment", lambda: Wrapper(Containment.SESSION))
+    return request.param
+
+
 def _start(tmp_path: Path, code: str, cap: int = 1000) -> BotProcess:
     return BotProcess.start([sys.executable, "-c", code], dict(os.environ), tmp_path / "bot.log", cap, memory_mb=512)
 
@@ -185,7 +205,7 @@ def _wait_for(condition: object, seconds: float = 10.0) -> None:
         time.sleep(0.02)
 
 
-def test_a_bot_log_is_capped_and_the_bot_never_blocks(tmp_path: Path) -> None:
+def test_a_bot_log_is_capped_and_the_bot_never_blocks(tmp_path: Path, containment_mode: Containment) -> None:
     process = _start(tmp_path, "import sys\nfor _ in range(2000): sys.stdout.write('y' * 1000 + '\\n')\n", cap=5000)
     _wait_for(process.exited)
     assert process.exited() and process.describe_exit() == "exited with status 0"
@@ -195,7 +215,9 @@ def test_a_bot_log_is_capped_and_the_bot_never_blocks(tmp_path: Path) -> None:
     assert len(log) < 5100
 
 
-def test_kill_ends_every_process_of_the_session_even_a_new_process_group(tmp_path: Path) -> None:
+def test_kill_ends_every_process_of_the_session_even_a_new_process_group(
+    tmp_path: Path, containment_mode: Containment
+) -> None:
     code = (
         "import os, time\n"
         "for _ in range(2):\n"
@@ -205,9 +227,11 @@ def test_kill_ends_every_process_of_the_session_even_a_new_process_group(tmp_pat
         "time.sleep(60)\n"
     )
     process = _start(tmp_path, code)
-    _wait_for(lambda: len(session_members(process.pid)) == 3)
+    assert process.containment is containment_mode
+    expected = 4 if containment_mode is Containment.PID_NAMESPACE else 3  # unshare leads the session there
+    _wait_for(lambda: len(session_members(process.pid)) == expected)
     members = session_members(process.pid)
-    assert len(members) == 3
+    assert len(members) == expected
     process.kill()
     assert not any(alive(pid) for pid in members)
     assert not process.exited() or "SIGKILL" in process.describe_exit()
@@ -227,7 +251,7 @@ def test_live_processes_reads_this_process_and_kill_with_sessions_ends_a_forgott
     assert not any(alive(pid) for pid in members)
 
 
-def test_the_memory_limit_applies(tmp_path: Path) -> None:
+def test_the_memory_limit_applies(tmp_path: Path, containment_mode: Containment) -> None:
     process = _start(tmp_path, "b = bytearray(900 * 1024 * 1024)")
     _wait_for(process.exited)
     assert process.describe_exit() == "exited with status 1"
@@ -235,6 +259,71 @@ def test_the_memory_limit_applies(tmp_path: Path) -> None:
     assert b"MemoryError" in (tmp_path / "bot.log").read_bytes()
 
 
-def test_a_missing_program_is_a_start_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize("program", ["/no/such/program", "no-such-program", "./no-such-program"])
+def test_a_missing_program_is_a_start_error(program: str, tmp_path: Path, containment_mode: Containment) -> None:
     with pytest.raises(BotStartError, match="cannot start"):
-        BotProcess.start(["/no/such/program"], {}, tmp_path / "bot.log", 100)
+        BotProcess.start([program], {"PATH": str(tmp_path)}, tmp_path / "bot.log", 100, cwd=str(tmp_path))
+
+
+def test_a_program_found_in_the_bots_path_and_cwd_starts(tmp_path: Path, containment_mode: Containment) -> None:
+    script = tmp_path / "bot"
+    script.write_text(f"#!{sys.executable}\nprint('started')\n")
+    script.chmod(0o755)
+    for program in ("bot", "./bot"):
+        process = BotProcess.start([program], {"PATH": str(tmp_path)}, tmp_path / "bot.log", 100, cwd=str(tmp_path))
+        _wait_for(process.exited)
+        assert process.describe_exit() == "exited with status 0"
+        process.kill()
+    assert (tmp_path / "bot.log").read_text() == "started\nstarted\n"
+
+
+def test_a_bot_killed_by_a_signal_is_reported_so(tmp_path: Path, containment_mode: Containment) -> None:
+    process = _start(tmp_path, "import ctypes\nctypes.string_at(0)\n")
+    _wait_for(process.exited)
+    assert process.describe_exit() == "was killed by SIGSEGV"
+    process.kill()
+
+
+def test_in_a_pid_namespace_a_daemon_of_the_bot_dies_with_it(tmp_path: Path) -> None:
+    """A double fork and setsid() leave the session (the fallback cannot find the daemon); the namespace holds."""
+    require_pid_namespace()
+    daemon_pid = tmp_path / "daemon.pid"
+    code = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    if os.fork() != 0:\n"
+        "        os._exit(0)\n"
+        "    os.setsid()\n"
+        f"    open({str(daemon_pid)!r}, 'w').write(os.readlink('/proc/self'))\n"
+        "    time.sleep(60)\n"
+        "time.sleep(60)\n"
+    )
+    process = _start(tmp_path, code)
+    _wait_for(lambda: daemon_pid.exists() and daemon_pid.read_text() != "")
+    daemon = int(daemon_pid.read_text())
+    entry = read_process(daemon)
+    assert entry is not None and entry.session == daemon != process.pid
+    process.kill()
+    assert not alive(daemon)
+
+
+def test_in_a_pid_namespace_a_bot_dies_with_a_referee_killed_without_a_bye(tmp_path: Path) -> None:
+    """The bot sees no parent in its namespace (getppid() is 0), so it could not notice; the namespace ends."""
+    require_pid_namespace()
+    bot = "import os, time\nopen('bot.pid', 'w').write(os.readlink('/proc/self'))\ntime.sleep(60)\n"
+    referee = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from referee.process import BotProcess\n"
+        f"BotProcess.start([sys.executable, '-c', {bot!r}], {{}}, Path('bot.log'), 1000, cwd='.')\n"
+        "time.sleep(60)\n"
+    )
+    fake_referee = subprocess.Popen([sys.executable, "-c", referee], cwd=tmp_path)
+    pid_file = tmp_path / "bot.pid"
+    _wait_for(lambda: pid_file.exists() and pid_file.read_text() != "")
+    bot_pid = int(pid_file.read_text())
+    assert alive(bot_pid)
+    fake_referee.kill()
+    fake_referee.wait()
+    _wait_for(lambda: not alive(bot_pid))
+    assert not alive(bot_pid)
