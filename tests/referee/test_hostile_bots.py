@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from referee_helpers import alive, fixture_bot, match_spec, recorded_pids, substitute
+from referee_helpers import alive, fixture_bot, match_spec, recorded_pids, require_pid_namespace, substitute
 
 from referee import replay
 from referee.match import run_match
@@ -34,7 +34,10 @@ HOSTILE = {
     "token_thief": FaultKind.PROTOCOL_ERROR,
     "loud_stderr": None,
     "forks_sleeper": None,
+    "daemonizes": None,
 }
+NEEDS_PID_NAMESPACE = {"daemonizes"}
+"""Bots whose processes only a PID namespace per bot can end (see referee.process)."""
 
 
 def _hostile_seat(record: GameRecord, name: str) -> int:
@@ -53,6 +56,8 @@ def _check_no_survivors(pid_dir: Path) -> None:
 @pytest.mark.parametrize("game", ["scout", "scauver"])
 @pytest.mark.parametrize("bot", list(HOSTILE), ids=list(HOSTILE))
 def test_hostile_bot_is_contained(bot: str, game: str, pid_dir: Path, tmp_path: Path) -> None:
+    if bot in NEEDS_PID_NAMESPACE:
+        require_pid_namespace()
     spec = match_spec(
         game,
         [fixture_bot(bot), "random", "random"],
