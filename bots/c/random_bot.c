@@ -160,6 +160,19 @@ static int play(void *socket) {
     }
 }
 
+/* A seed from the kernel: bots are pid 1 of their own PID namespace, so time ^ getpid() would repeat. */
+static unsigned random_seed(void) {
+    unsigned seed = (unsigned)time(NULL);
+    FILE *urandom = fopen("/dev/urandom", "rb");
+    if (urandom != NULL) {
+        if (fread(&seed, sizeof seed, 1, urandom) != 1) {
+            seed = (unsigned)time(NULL);
+        }
+        fclose(urandom);
+    }
+    return seed;
+}
+
 int main(void) {
     const char *endpoint = getenv("REFEREE_ENDPOINT");
     const char *token = getenv("REFEREE_TOKEN");
@@ -167,7 +180,7 @@ int main(void) {
         fprintf(stderr, "c-random: REFEREE_ENDPOINT is not set (the referee starts bots)\n");
         return EXIT_NO_ENDPOINT;
     }
-    srand((unsigned)time(NULL) ^ (unsigned)getpid());
+    srand(random_seed());
     void *context = zmq_ctx_new();
     void *socket = zmq_socket(context, ZMQ_DEALER);
     int linger = LINGER_MS, tick = TICK_MS;
