@@ -1,7 +1,8 @@
 """Fixtures shared across test packages: the bots in other languages, built or installed once per run.
 
-At the project root on purpose: a conftest.py in tests/ would put tests/ on sys.path, where tests/referee and
-tests/protocol would shadow the real packages as namespace packages."""
+This file puts tests/ on sys.path, where tests/referee and tests/protocol (folders without __init__.py) could
+pass for the real packages; pyproject's `pythonpath = ["."]` puts the project root there too, so the real,
+regular packages win the import."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parent.parent
 C_BOT_DIR = ROOT / "bots" / "c"
 JS_BOT_DIR = ROOT / "bots" / "js"
 
