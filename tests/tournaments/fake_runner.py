@@ -4,12 +4,20 @@
 ranks first), hands it to on_game, and then, when the spec's log_dir names a folder, waits until the
 caller has acknowledged that game there (a file MATCH-INDEX.ack): proof that records reach the caller
 while their match is still running. A match whose id contains "fail" raises after its first game.
+
+`placement_runner` plays like `scripted_runner` without pacing, and first writes into the spec's log_dir the
+CPUs its worker may use and those of a process the worker starts (as a bot would be started).
 """
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from referee.records import GameRecord, GameSpec, MatchRecord, MatchSpec, SeatTiming
@@ -61,3 +69,13 @@ def _wait_for(path: Path) -> None:
         if time.monotonic() > deadline:
             raise TimeoutError(f"nobody acknowledged {path.name}: records do not reach the caller per game")
         time.sleep(0.01)
+
+
+_PRINT_CPUS = "import json, os; print(json.dumps(sorted(os.sched_getaffinity(0))))"
+
+
+def placement_runner(spec: MatchSpec, on_game: Callable[[GameRecord], None] | None = None) -> MatchRecord:
+    child = subprocess.run([sys.executable, "-c", _PRINT_CPUS], capture_output=True, text=True, check=True)
+    placement = {"worker": os.getpid(), "cpus": sorted(os.sched_getaffinity(0)), "child": json.loads(child.stdout)}
+    (Path(str(spec.log_dir)) / f"{spec.match_id}.cpus.json").write_text(json.dumps(placement))
+    return scripted_runner(replace(spec, log_dir=None), on_game)

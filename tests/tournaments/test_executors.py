@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import sys
 from collections import Counter
@@ -9,12 +10,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from fake_runner import ack_path, scripted_runner
+from fake_runner import ack_path, placement_runner, scripted_runner
 
 from referee.match import run_match
 from referee.records import GameRecord, MatchSpec
 from tournaments.executors import DaskExecutor, DaskUnavailable, ExecutorError, LocalExecutor, import_distributed
 from tournaments.league import load_league
+from tournaments.placement import cpu_shares, usable_cpus
 from tournaments.schedule import league_schedule, match_spec
 
 pytestmark = pytest.mark.timeout(180)
@@ -118,3 +120,45 @@ def test_missing_dask_is_a_clear_error(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "distributed", None)
     with pytest.raises(DaskUnavailable, match=r"pip install 'card-referee\[dask\]'"):
         import_distributed()
+
+
+def worker_placements(folder: Path) -> list[dict]:
+    return [json.loads(path.read_text()) for path in sorted(folder.glob("*.cpus.json"))]
+
+
+@pytest.mark.skipif(len(usable_cpus()) < 2, reason="placement needs at least 2 usable CPUs")
+def test_pinned_workers_keep_to_disjoint_cpu_shares_and_their_bots_inherit_them(specs, tmp_path: Path) -> None:
+    logged = [replace(spec, log_dir=str(tmp_path)) for spec in specs]
+    LocalExecutor(2, runner=placement_runner).run(logged, lambda record: None)
+    placements = worker_placements(tmp_path)
+    assert len(placements) == len(specs)
+    cpus_by_worker = {placement["worker"]: tuple(placement["cpus"]) for placement in placements}
+    assert len(cpus_by_worker) == 2
+    first, second = cpus_by_worker.values()
+    assert first and second and not set(first) & set(second)
+    assert all(placement["child"] == placement["cpus"] for placement in placements)
+
+
+def test_unpinned_workers_may_use_every_cpu(specs, tmp_path: Path) -> None:
+    logged = [replace(spec, log_dir=str(tmp_path)) for spec in specs]
+    LocalExecutor(2, runner=placement_runner, pinned=False).run(logged, lambda record: None)
+    assert {tuple(placement["cpus"]) for placement in worker_placements(tmp_path)} == {tuple(usable_cpus())}
+
+
+@pytest.mark.parametrize(
+    ("workers", "cpus", "shares"),
+    [
+        (1, [0, 1], [{0, 1}]),
+        (2, [0, 1], [{0}, {1}]),
+        (3, [0, 1], [{0}, {1}, {0}]),
+        (2, [0, 1, 2, 3, 4], [{0, 1, 2}, {3, 4}]),
+        (3, [4, 6, 8, 10], [{4, 6}, {8}, {10}]),
+    ],
+)
+def test_cpu_shares_are_disjoint_and_as_even_as_they_go(workers: int, cpus: list[int], shares: list[set]) -> None:
+    assert cpu_shares(workers, cpus) == shares
+
+
+def test_cpu_shares_need_a_worker_and_a_cpu() -> None:
+    with pytest.raises(ValueError, match="at least one worker"):
+        cpu_shares(0, [0, 1])

@@ -49,8 +49,11 @@ class LeagueBenchResult:
         return run.games_per_second / self.runs[0].games_per_second
 
 
-def bench_league(league_path: Path | str = BENCH_LEAGUE, concurrencies: Sequence[int] = (1, 2)) -> LeagueBenchResult:
-    """Play the whole league once per concurrency, each time into a fresh temporary store."""
+def bench_league(
+    league_path: Path | str = BENCH_LEAGUE, concurrencies: Sequence[int] = (1, 2), *, pinned: bool = True
+) -> LeagueBenchResult:
+    """Play the whole league once per concurrency, each time into a fresh temporary store, with the workers
+    placed as `referee tournament run` places them (pinned to their CPU shares unless `pinned` is False)."""
     league = load_league(league_path)
     runs = []
     for concurrency in concurrencies:
@@ -61,7 +64,7 @@ def bench_league(league_path: Path | str = BENCH_LEAGUE, concurrencies: Sequence
             plan = plan_league(league, store)
             cpu_before = _cpu_seconds()
             started = time.perf_counter()
-            games = play_league(plan, store, LocalExecutor(concurrency))
+            games = play_league(plan, store, LocalExecutor(concurrency, pinned=pinned))
             elapsed = time.perf_counter() - started
             runs.append(LeagueBenchRun(concurrency, games, elapsed, _cpu_seconds() - cpu_before))
     return LeagueBenchResult(league.name, tuple(runs))

@@ -6,7 +6,7 @@ import click
 
 from ..bench.league import BENCH_LEAGUE, bench_league
 from ..league import LeagueFileError
-from .options import echo_json, json_option
+from .options import echo_json, json_option, pin_option
 
 
 @click.command(name="league")
@@ -19,8 +19,9 @@ from .options import echo_json, json_option
     multiple=True,
     help="Worker processes of one run; repeat for several runs  [default: 1 and 2]",
 )
+@pin_option
 @json_option
-def league_bench(league: str | None, concurrencies: tuple[int, ...], as_json: bool) -> None:
+def league_bench(league: str | None, concurrencies: tuple[int, ...], pinned: bool, as_json: bool) -> None:
     """Play the same league from an empty store with each concurrency and compare games/s.
 
     Without LEAGUE.toml, plays tournaments/examples/bench.toml (360 SCOUT games of the built-in bots). The
@@ -28,7 +29,7 @@ def league_bench(league: str | None, concurrencies: tuple[int, ...], as_json: bo
     busy" (CPU time of the run and its processes over wall time) shows how many cores the run really got.
     """
     try:
-        result = bench_league(league or BENCH_LEAGUE, concurrencies or (1, 2))
+        result = bench_league(league or BENCH_LEAGUE, concurrencies or (1, 2), pinned=pinned)
     except LeagueFileError as error:
         raise click.ClickException(str(error)) from error
     runs = [
@@ -43,10 +44,11 @@ def league_bench(league: str | None, concurrencies: tuple[int, ...], as_json: bo
         for run in result.runs
     ]
     if as_json:
-        echo_json({"league": result.league, "runs": runs})
+        echo_json({"league": result.league, "pinned": pinned, "runs": runs})
         return
     for run in runs:
         click.echo(
             f"{result.league}, concurrency {run['concurrency']}: {run['games']} games in {run['seconds']:.2f} s, "
             f"{run['games_per_s']:.2f} games/s ({run['speedup']:.2f}x), {run['cores_busy']:.2f} cores busy"
+            + ("" if pinned else " (not pinned)")
         )

@@ -28,7 +28,7 @@ from ..ratings import DEFAULT_BOOTSTRAP, Ratings, rate
 from ..runner import LeaguePlan, plan_league, play_league
 from ..store import LeagueStore, StoreError
 from ..tables import crosstable, ratings_json, ratings_table
-from .options import echo_json, json_option, tablefmt_option
+from .options import echo_json, json_option, pin_option, tablefmt_option
 from .progress import Leaderboard, ProgressLine, format_duration
 
 crosstable_option = click.option(
@@ -52,6 +52,7 @@ bootstrap_option = click.option(
     default=None,
     help="Matches played at once by local worker processes  [default: the number of cores]",
 )
+@pin_option
 @click.option(
     "--db", type=click.Path(dir_okay=False), help="The result store  [default: LEAGUE.sqlite beside the file]"
 )
@@ -68,6 +69,7 @@ bootstrap_option = click.option(
 def run_command(
     leagues: tuple[str, ...],
     concurrency: int | None,
+    pinned: bool,
     db: str | None,
     scheduler: str | None,
     with_crosstable: bool,
@@ -85,7 +87,7 @@ def run_command(
         raise click.UsageError("--db names one store: give one LEAGUE.toml with it")
     if scheduler is not None and concurrency is not None:
         raise click.UsageError("--concurrency is for local workers; a Dask cluster runs as many tasks as its workers")
-    executor = _executor(concurrency, scheduler)
+    executor = _executor(concurrency, scheduler, pinned)
     documents = []
     for path in leagues:
         league = _load(path)
@@ -131,7 +133,7 @@ def table_command(
         _print_results(result, with_crosstable, tablefmt)
 
 
-def _executor(concurrency: int | None, scheduler: str | None) -> Executor:
+def _executor(concurrency: int | None, scheduler: str | None, pinned: bool) -> Executor:
     if scheduler is not None:
         try:
             import_distributed()
@@ -145,7 +147,7 @@ def _executor(concurrency: int | None, scheduler: str | None) -> Executor:
             "limits",
             err=True,
         )
-    return LocalExecutor(concurrency or cores)
+    return LocalExecutor(concurrency or cores, pinned=pinned)
 
 
 def _load(path: str) -> League:

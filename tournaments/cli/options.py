@@ -63,6 +63,18 @@ def transport_option(function: F) -> F:
     )(function)
 
 
+def pin_option(function: F) -> F:
+    """--pin/--no-pin, handed to the command as `pinned`."""
+    return click.option(
+        "--pin/--no-pin",
+        "pinned",
+        default=True,
+        show_default=True,
+        help="Keep each local worker, and the bots of its matches, on its own share of the CPUs: matches run "
+        "faster and cannot slow each other's clocks. --no-pin lets the system place them.",
+    )(function)
+
+
 def echo_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, sort_keys=False))
 
