@@ -14,8 +14,9 @@ multi-threaded bots still get them); with more workers than CPUs, workers share 
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 CpuSet = frozenset[int]
 
@@ -49,3 +50,17 @@ def pin(cpus: CpuSet | None) -> None:
     leaves it where it is."""
     if cpus is not None and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, cpus)
+
+
+@contextlib.contextmanager
+def kept_on(cpus: CpuSet | None) -> Iterator[None]:
+    """Keep this thread, and the processes it starts meanwhile, on `cpus` for the duration of the block."""
+    if cpus is None or not hasattr(os, "sched_setaffinity"):
+        yield
+        return
+    previous = os.sched_getaffinity(0)
+    pin(cpus)
+    try:
+        yield
+    finally:
+        pin(frozenset(previous))

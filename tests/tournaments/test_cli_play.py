@@ -129,5 +129,7 @@ def test_bench_protocol_and_reuse_print_their_figures() -> None:
     rows = json.loads(reuse.stdout)
     assert [(row["game"], row["players"]) for row in rows] == [("scauver", 2), ("scout", 2)]
     assert all(row["speedup"] > 0 and row["decisions_per_game"] > 0 for row in rows)
+    one_core = CliRunner().invoke(main, ["bench", "reuse", "--game", "scout", "--games", "2", "-p", "2", "--one-core"])
+    assert one_core.exit_code == 0 and "scout" in one_core.output
     no_table = CliRunner().invoke(main, ["bench", "reuse", "--game", "scauver", "--players", "5"])
     assert no_table.exit_code == 1 and "scauver is not played by 5 players" in no_table.output

@@ -16,7 +16,7 @@ from referee.match import run_match
 from referee.records import GameRecord, MatchSpec
 from tournaments.executors import DaskExecutor, DaskUnavailable, ExecutorError, LocalExecutor, import_distributed
 from tournaments.league import load_league
-from tournaments.placement import cpu_shares, usable_cpus
+from tournaments.placement import usable_cpus
 from tournaments.schedule import league_schedule, match_spec
 
 pytestmark = pytest.mark.timeout(180)
@@ -143,22 +143,3 @@ def test_unpinned_workers_may_use_every_cpu(specs, tmp_path: Path) -> None:
     logged = [replace(spec, log_dir=str(tmp_path)) for spec in specs]
     LocalExecutor(2, runner=placement_runner, pinned=False).run(logged, lambda record: None)
     assert {tuple(placement["cpus"]) for placement in worker_placements(tmp_path)} == {tuple(usable_cpus())}
-
-
-@pytest.mark.parametrize(
-    ("workers", "cpus", "shares"),
-    [
-        (1, [0, 1], [{0, 1}]),
-        (2, [0, 1], [{0}, {1}]),
-        (3, [0, 1], [{0}, {1}, {0}]),
-        (2, [0, 1, 2, 3, 4], [{0, 1, 2}, {3, 4}]),
-        (3, [4, 6, 8, 10], [{4, 6}, {8}, {10}]),
-    ],
-)
-def test_cpu_shares_are_disjoint_and_as_even_as_they_go(workers: int, cpus: list[int], shares: list[set]) -> None:
-    assert cpu_shares(workers, cpus) == shares
-
-
-def test_cpu_shares_need_a_worker_and_a_cpu() -> None:
-    with pytest.raises(ValueError, match="at least one worker"):
-        cpu_shares(0, [0, 1])

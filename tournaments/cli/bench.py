@@ -9,6 +9,7 @@ from referee.games import GameError, list_games
 
 from ..bench.engine import bench_engine
 from ..bench.protocol import bench_protocol, bench_reuse, reuse_tables
+from ..placement import CpuSet, kept_on, usable_cpus
 from .bench_league import league_bench
 from .options import echo_json, json_option, tablefmt_option
 
@@ -16,6 +17,18 @@ _bench_seed = click.option(
     "--seed", type=int, default=0, show_default=True, help="Seed of the deals and choices (reproducible by default)."
 )
 _seats = "Seats at the table."
+
+
+_one_core = click.option(
+    "--one-core",
+    is_flag=True,
+    help="Keep every process of the run on one CPU, as the workers of `referee tournament run` keep their matches "
+    "when there are as many workers as cores  [default: where the system puts them].",
+)
+
+
+def _placement(one_core: bool) -> CpuSet | None:
+    return frozenset(usable_cpus()[:1]) if one_core else None
 
 
 @click.group()
@@ -70,19 +83,23 @@ def engine(game: str, players: int, seconds: float, seed: int, as_json: bool) ->
     help="Interleaved raw/referee runs; the medians are reported.",
 )
 @_bench_seed
+@_one_core
 @json_option
-def protocol(game: str, players: int, games: int, repeats: int, seed: int, as_json: bool) -> None:
+def protocol(game: str, players: int, games: int, repeats: int, seed: int, one_core: bool, as_json: bool) -> None:
     """Referee per-decision round trip vs a raw ZeroMQ round trip of the same requests.
 
     raw: ROUTER -> echo DEALER in another process -> ROUTER, with the bytes of real requests of GAME.
     referee: a match of SDK random bots, wall time per decision (observation, legal actions, encode, send,
     the bot's decode/choice/encode, receive, validate, apply). Both are sampled per round trip; the ratio is
     of the medians (means, which carry the machine's other load, are printed too). Target for SCOUT: <= 1.5.
+    With --one-core both run on one CPU: each hand-over then stays on the core, so both get faster.
     """
-    result = bench_protocol(game, players, games, seed, repeats)
+    with kept_on(_placement(one_core)):
+        result = bench_protocol(game, players, games, seed, repeats)
     figures = {
         "game": game,
         "players": players,
+        "one_core": one_core,
         "request_bytes": round(result.request_bytes),
         "raw_round_trip_us": round(result.raw.median_us, 1),
         "referee_decision_us": round(result.referee.median_us, 1),
@@ -100,7 +117,7 @@ def protocol(game: str, players: int, games: int, repeats: int, seed: int, as_js
         return
     click.echo(
         f"{game}, {players} players, requests of {figures['request_bytes']} bytes on average"
-        f" ({result.decisions} decisions):\n"
+        f" ({result.decisions} decisions{', on one core' if one_core else ''}):\n"
         f"                          median       mean\n"
         f"  raw ZeroMQ round trip   {result.raw.median_us:>6.1f} us  {result.raw.mean_us:>6.1f} us\n"
         f"  referee per decision    {result.referee.median_us:>6.1f} us  {result.referee.mean_us:>6.1f} us\n"
@@ -117,9 +134,12 @@ def protocol(game: str, players: int, games: int, repeats: int, seed: int, as_js
 @click.option("--players", "-p", type=int, default=None, help="Only this many seats (default: every count).")
 @click.option("--games", type=click.IntRange(min=1), default=100, show_default=True, help="Games per match.")
 @_bench_seed
+@_one_core
 @json_option
 @tablefmt_option
-def reuse(game: str | None, players: int | None, games: int, seed: int, as_json: bool, tablefmt: str) -> None:
+def reuse(
+    game: str | None, players: int | None, games: int, seed: int, one_core: bool, as_json: bool, tablefmt: str
+) -> None:
     """Matches of random bots with the processes kept alive vs started anew for every game, for every game and
     player count. Target: >= 10x.
 
@@ -132,7 +152,8 @@ def reuse(game: str | None, players: int | None, games: int, seed: int, as_json:
         raise click.ClickException(f"{subject} not played by {players} players")
     rows = []
     for name, count in tables:
-        result = bench_reuse(name, count, games, seed)
+        with kept_on(_placement(one_core)):
+            result = bench_reuse(name, count, games, seed)
         rows.append(
             {
                 "game": name,
