@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from referee import peers
 from referee.botspec import resolve_bot, unique_names
 from referee.process import Containment, containment, read_process
 from referee.records import BotSpec, FaultPolicy, Limits, MatchSpec
@@ -75,3 +76,9 @@ def require_pid_namespace() -> None:
     if os.environ.get("REFEREE_REQUIRE_PID_NAMESPACE"):
         pytest.fail(reason)
     pytest.skip(reason)
+
+
+def require_tcp_peer_lookup() -> None:
+    """Skip the test where the referee cannot find the process behind a tcp connection (no /proc/net/tcp)."""
+    if not peers.tcp_lookup_possible():
+        pytest.skip("no /proc/net/tcp here: on tcp the token alone binds a connection")

@@ -1,0 +1,183 @@
+"""Which process made a connection the referee accepted, from the connection's file descriptor.
+
+On ipc the kernel says (SO_PEERCRED: the process that called connect()). On tcp it does not, but the referee
+binds loopback only, so the client's socket is on this machine: it is the row of /proc/net/tcp (or tcp6, for
+a dual-stack client socket speaking IPv4-mapped addresses) whose local end is our peer's address and port and
+whose remote end is ours, and its owner is a process with an fd linking to `socket:[INODE]`. That scan of
+/proc/*/fd is costly, so it is done only for connections not bound yet (at hello time), and first over the
+processes the caller names as likely. Where the machine has no /proc/net/tcp, `tcp_lookup_possible` is False.
+
+A socket shared by several processes (fork after connect) is attributed to the first holder found; on ipc the
+kernel reports the process that connected.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import itertools
+import os
+import socket
+import struct
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+_UCRED = struct.Struct("3i")
+"""struct ucred: pid, uid, gid."""
+_PROC = Path("/proc")
+SOCKET_TABLES = (_PROC / "net" / "tcp", _PROC / "net" / "tcp6")
+_WORD_HEX = 8
+
+ByteOrder = Literal["little", "big"]
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """One end of a TCP connection; an IPv4-mapped IPv6 address is stored as the IPv4 address it maps."""
+
+    address: IPAddress
+    port: int
+
+    @classmethod
+    def of(cls, address: str, port: int) -> Endpoint:
+        return cls(_unmapped(ipaddress.ip_address(address)), port)
+
+
+@dataclass(frozen=True, slots=True)
+class SocketRow:
+    """One socket of /proc/net/tcp or tcp6: its two ends and its inode (0 for a socket no process holds)."""
+
+    local: Endpoint
+    remote: Endpoint
+    inode: int
+
+
+class SocketTableError(ValueError):
+    """A line of /proc/net/tcp that does not read as a socket."""
+
+
+def _unmapped(address: IPAddress) -> IPAddress:
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def parse_endpoint(text: str, byteorder: ByteOrder = sys.byteorder) -> Endpoint:
+    """An `ADDRESS:PORT` of /proc/net/tcp{,6}. The kernel prints the address as 32-bit words, each as the number
+    the host reads from the network-order bytes (so on a little-endian host 127.0.0.1 is 0100007F), and the
+    port as a plain hex number."""
+    address_hex, _, port_hex = text.partition(":")
+    if len(address_hex) not in (8, 32) or not port_hex:
+        raise SocketTableError(f"not an address:port of /proc/net/tcp: {text!r}")
+    try:
+        words = [int(address_hex[i : i + _WORD_HEX], 16) for i in range(0, len(address_hex), _WORD_HEX)]
+        packed = b"".join(word.to_bytes(4, byteorder) for word in words)
+        return Endpoint(_unmapped(ipaddress.ip_address(packed)), int(port_hex, 16))
+    except ValueError as error:
+        raise SocketTableError(f"not an address:port of /proc/net/tcp: {text!r}") from error
+
+
+def parse_socket_line(line: str, byteorder: ByteOrder = sys.byteorder) -> SocketRow:
+    """One socket line of /proc/net/tcp{,6}: `sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout
+    inode ...`."""
+    fields = line.split()
+    if len(fields) < 10 or not fields[9].isdigit():
+        raise SocketTableError(f"not a socket line of /proc/net/tcp: {line!r}")
+    return SocketRow(parse_endpoint(fields[1], byteorder), parse_endpoint(fields[2], byteorder), int(fields[9]))
+
+
+def parse_socket_table(text: str, byteorder: ByteOrder = sys.byteorder) -> Iterator[SocketRow]:
+    """The sockets of a /proc/net/tcp{,6} text. The first line is a header; a line that does not read as a
+    socket is skipped (one odd line must not hide the others)."""
+    for line in text.splitlines()[1:]:
+        try:
+            row = parse_socket_line(line, byteorder)
+        except SocketTableError:
+            continue
+        yield row
+
+
+def tcp_lookup_possible(tables: Iterable[Path] = SOCKET_TABLES) -> bool:
+    return any(table.is_file() for table in tables)
+
+
+def socket_inode(local: Endpoint, remote: Endpoint, tables: Iterable[Path] = SOCKET_TABLES) -> int | None:
+    """The inode of the socket whose ends are `local` and `remote` (as its own process sees them), or None."""
+    for table in tables:
+        try:
+            text = table.read_text()
+        except OSError:
+            continue
+        for row in parse_socket_table(text):
+            if row.inode and row.local == local and row.remote == remote:
+                return row.inode
+    return None
+
+
+def _all_pids() -> Iterator[int]:
+    return (int(entry.name) for entry in os.scandir(_PROC) if entry.name.isdigit())
+
+
+def holds(pid: int, link: str) -> bool:
+    """True if process `pid` has an fd whose /proc link reads `link` (False if the process is gone)."""
+    fd_dir = _PROC / str(pid) / "fd"
+    try:
+        fds = os.listdir(fd_dir)
+    except OSError:
+        return False
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            if os.readlink(fd_dir / fd) == link:
+                return True
+    return False
+
+
+def socket_holder(inode: int, likely: Iterable[int] = ()) -> int | None:
+    """A process holding the socket `inode`: the `likely` pids are tried first, then every process."""
+    link = f"socket:[{inode}]"
+    tried: set[int] = set()
+    for pid in itertools.chain(likely, _all_pids()):
+        if pid in tried:
+            continue
+        tried.add(pid)
+        if holds(pid, link):
+            return pid
+    return None
+
+
+def ipc_peer_pid(fd: int) -> int | None:
+    """The pid of the process that connected the unix socket `fd` (SO_PEERCRED, read on a duplicate: the fd
+    belongs to ZeroMQ's I/O thread), or None."""
+    try:
+        with socket.fromfd(fd, socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+            credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _UCRED.size)
+    except OSError:
+        return None
+    pid = _UCRED.unpack(credentials)[0]
+    return pid if pid > 0 else None
+
+
+def tcp_peer_pid(fd: int, likely: Iterable[int] = (), tables: Iterable[Path] = SOCKET_TABLES) -> int | None:
+    """The pid of a process holding the client end of the loopback TCP connection `fd` (read on a duplicate), or
+    None if the client is not on this machine or is gone. `likely` is consumed only once the socket is found."""
+    try:
+        duplicate = os.dup(fd)
+    except OSError:
+        return None
+    try:
+        connection = socket.socket(fileno=duplicate)
+    except OSError:
+        os.close(duplicate)
+        return None
+    try:
+        with connection:
+            ours = Endpoint.of(*connection.getsockname()[:2])
+            peer = Endpoint.of(*connection.getpeername()[:2])
+    except (OSError, TypeError, ValueError):
+        return None
+    inode = socket_inode(peer, ours, tables)
+    return None if inode is None else socket_holder(inode, likely)
