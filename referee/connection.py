@@ -1,10 +1,13 @@
 """The match's one ROUTER socket, the poll loop over it and the bots' exit notifications, and the binding of
-ZeroMQ identities to bots by secret token and, on ipc, by the process that connected.
+ZeroMQ identities to bots by secret token and by the process that connected.
 
 All bots run as the same user, so a bot can read another bot's token from /proc/PID/environ. A token alone
-therefore does not prove who is speaking: on ipc the kernel tells the referee which process connected
-(SO_PEERCRED), and a token binds only a connection made by a process of the bot it was issued to. Only
-messages of connections not bound yet pay for that check; a bound connection's messages take the plain path.
+therefore does not prove who is speaking: the referee finds which process made the connection (see
+referee.peers: on ipc the kernel says, SO_PEERCRED; on tcp over loopback the client's socket is looked up in
+/proc/net/tcp and its holder in /proc/*/fd), and a token binds only a connection made by a process of the bot
+it was issued to. Only messages of connections not bound yet pay for that check; a bound connection's
+messages take the plain path. The token alone decides where the sender cannot be known: a libzmq older than
+4.0.5 (no ZMQ_SRCFD), or tcp on a machine without /proc/net/tcp.
 
 Waiting is always bounded by a deadline on the referee's monotonic clock. Bot processes are watched
 through their pidfds in the same poll, so a crash is noticed at once, not at the next timeout.
@@ -15,10 +18,8 @@ from __future__ import annotations
 import contextlib
 import enum
 import secrets
-import socket
-import struct
 import time
-from collections.abc import Container, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -26,6 +27,7 @@ from typing import cast
 import zmq
 
 from protocol import limits
+from referee import peers
 
 # Plain ints: pyzmq's flag enums cost an enum construction per `&` or `|` on the per-decision path.
 _NOBLOCK = int(zmq.NOBLOCK)
@@ -33,8 +35,6 @@ _SNDMORE_NOBLOCK = int(zmq.SNDMORE | zmq.NOBLOCK)
 _EVENTS = int(zmq.EVENTS)
 _POLLIN = int(zmq.POLLIN)
 _RCVMORE = int(zmq.RCVMORE)
-_UCRED = struct.Struct("3i")
-"""struct ucred: pid, uid, gid."""
 _SRCFD_SINCE = (4, 0, 5)
 
 MAX_FRAME_BYTES = 16 * limits.MAX_MESSAGE_BYTES
@@ -64,9 +64,10 @@ class Peer(enum.Enum):
     """What the referee knows of the process behind a connection, when it is not a bot of the match."""
 
     UNCHECKED = "unchecked"
-    """The transport carries no credentials (tcp, or a libzmq without ZMQ_SRCFD): the token alone decides."""
+    """The sender cannot be known (a libzmq without ZMQ_SRCFD, or tcp without /proc/net/tcp): the token alone
+    decides."""
     STRANGER = "stranger"
-    """The process is unknown, gone, or in no bot's session."""
+    """The process is unknown, gone, or of no bot of the match."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,20 +75,7 @@ class Incoming:
     identity: bytes
     frames: list[bytes]
     peer_pid: int | None = None
-    """The pid of the process that made the connection: only for connections not bound yet, on ipc."""
-
-
-def peer_pid(frame: zmq.Frame) -> int | None:
-    """The pid of the process at the other end of the ipc connection `frame` arrived on (SO_PEERCRED), or None.
-    The connection's fd belongs to ZeroMQ's I/O thread, so the credentials are read on a duplicate of it."""
-    try:
-        fd = cast(int, frame.get(zmq.SRCFD))
-        with socket.fromfd(fd, socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-            credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _UCRED.size)
-    except (zmq.ZMQError, OSError):
-        return None
-    pid = _UCRED.unpack(credentials)[0]
-    return pid if pid > 0 else None
+    """The pid of the process that made the connection: only for connections not bound yet, when it is known."""
 
 
 def new_token() -> str:
@@ -98,11 +86,22 @@ class Router:
     """The ROUTER socket bound by the referee, and a poller over it and the bots' pidfds.
 
     `bound` holds the identities of bound connections (a live view kept by Bindings): their messages are read
-    as plain bytes; any other message is read with its source fd to learn which process sent it."""
+    as plain bytes; any other message is read with its source fd to learn which process sent it. On tcp
+    `likely_peers` names the processes whose fds are searched first for the client's socket (the bots')."""
 
-    def __init__(self, transport: Transport, workdir: Path, bound: Container[bytes]) -> None:
+    def __init__(
+        self,
+        transport: Transport,
+        workdir: Path,
+        bound: Container[bytes],
+        likely_peers: Callable[[], Iterable[int]] = tuple,
+    ) -> None:
         self._bound = bound
-        self.checks_peers = transport is Transport.IPC and zmq.zmq_version_info() >= _SRCFD_SINCE
+        self._transport = transport
+        self._likely_peers = likely_peers
+        self.checks_peers = zmq.zmq_version_info() >= _SRCFD_SINCE and (
+            transport is Transport.IPC or peers.tcp_lookup_possible()
+        )
         self._context = zmq.Context()
         self.socket = self._context.socket(zmq.ROUTER)
         self.socket.setsockopt(zmq.LINGER, 0)
@@ -159,9 +158,19 @@ class Router:
         while socket.getsockopt(_RCVMORE):
             frame = socket.recv(_NOBLOCK, copy=False)
             if not frames and self.checks_peers:
-                pid = peer_pid(frame)
+                pid = self._peer_pid(frame)
             frames.append(frame.bytes)
         return Incoming(identity, frames, pid)
+
+    def _peer_pid(self, frame: zmq.Frame) -> int | None:
+        """The pid of the process at the other end of the connection `frame` arrived on, or None."""
+        try:
+            fd = cast(int, frame.get(zmq.SRCFD))
+        except zmq.ZMQError:
+            return None
+        if self._transport is Transport.IPC:
+            return peers.ipc_peer_pid(fd)
+        return peers.tcp_peer_pid(fd, self._likely_peers())
 
     def send(self, identity: bytes, frame: bytes) -> None:
         """Queue one frame for a bot; dropped if the bot is gone or not reading (its request then times out)."""

@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import enum
+import fcntl
 import functools
 import logging
 import os
@@ -48,6 +49,8 @@ _PROBE_SECONDS = 5.0
 _PID_NAMESPACE_FLAGS = ("--pid", "--fork", "--kill-child")
 _USER_NAMESPACE_FLAGS = ("--user", "--map-root-user")
 _PR_SET_PDEATHSIG = 1
+_NS_GET_PARENT = 0xB702
+"""ioctl on a namespace fd: _IO(NSIO 0xb7, 2), an fd of the parent PID namespace (EPERM above the caller's)."""
 
 _log = logging.getLogger(__name__)
 
@@ -179,6 +182,40 @@ def read_process(pid: int) -> ProcessEntry | None:
     return ProcessEntry(pid=pid, ppid=int(fields[1]), session=int(fields[3]), state=fields[0].decode())
 
 
+@dataclass(frozen=True)
+class Namespace:
+    """A PID namespace, named as the kernel names it: the device and inode of its nsfs file."""
+
+    device: int
+    inode: int
+
+
+def _namespace_of(fd: int) -> Namespace:
+    info = os.fstat(fd)
+    return Namespace(info.st_dev, info.st_ino)
+
+
+def pid_namespaces(pid: int) -> list[Namespace]:
+    """The PID namespace of process `pid`, then each namespace above it up to the caller's (so a process in a
+    namespace nested in a bot's one still names the bot's); empty if the process is gone."""
+    try:
+        fd = os.open(f"/proc/{pid}/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return []
+    chain = []
+    try:
+        while True:
+            chain.append(_namespace_of(fd))
+            try:
+                parent = fcntl.ioctl(fd, _NS_GET_PARENT)
+            except OSError:
+                return chain
+            os.close(fd)
+            fd = parent
+    finally:
+        os.close(fd)
+
+
 def live_processes() -> Iterator[ProcessEntry]:
     """Every process on the machine except zombies (they run nothing). A process that ends while this runs is
     skipped."""
@@ -226,6 +263,8 @@ class BotProcess:
         self.pid = popen.pid
         self.pidfd = os.pidfd_open(popen.pid)
         self._killed = False
+        self._namespace: Namespace | None = None
+        self._init: int | None = None
 
     @classmethod
     def start(
@@ -302,6 +341,22 @@ class BotProcess:
             time.sleep(0.005)
         self._drain.join(_REAP_SECONDS)
         os.close(self.pidfd)
+
+    def namespace(self) -> Namespace | None:
+        """The bot's own PID namespace (that of its init), or None without one, or while the init has not
+        started (or is gone) and the namespace was never seen; found once, then remembered."""
+        if self._namespace is None:
+            for init in self._namespace_inits():
+                namespaces = pid_namespaces(init)
+                if namespaces and namespaces[0] not in pid_namespaces(os.getpid()):
+                    self._namespace, self._init = namespaces[0], init
+        return self._namespace
+
+    def program_pids(self) -> list[int]:
+        """The pid of the bot's program and, in a namespace, of the unshare process in front of it (the
+        program's pid is known once `namespace` has found it): the processes that most likely speak for it."""
+        self.namespace()
+        return [self.pid] if self._init is None else [self._init, self.pid]
 
     def _namespace_inits(self) -> list[int]:
         """The init of the bot's PID namespace (the child of unshare), if there is one and it runs."""

@@ -6,9 +6,12 @@ the match: every later game records a fault for its seat and forfeits it. A bot 
 and later crashed is restarted (with a fresh token and handshake) before the next game; if that restart
 fails its handshake, it stays down for the rest of the match.
 
-On ipc every hello is checked against the process that connected (see referee.connection): a hello from a
-process of one bot with another bot's token is refused, and the thief is charged a protocol error in the game
-in progress or the next game it plays (`Participant.thefts`); its victim is not affected.
+Every hello is checked against the process that connected, where the transport lets the referee find it (see
+referee.connection): a hello from a process of one bot with another bot's token is refused, and the thief is
+charged a protocol error in the game in progress or the next game it plays (`Participant.thefts`); its victim
+is not affected. A process is a bot's if it is in the bot's PID namespace (or one nested in it), where bots
+have one, which holds even a process that left the bot's session (setsid() after a double fork); else if it
+is in the session the referee started the bot in.
 """
 
 from __future__ import annotations
@@ -16,12 +19,20 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from protocol import codec, limits
 from referee.connection import Bindings, HandshakeRefused, Incoming, Peer, Router, TokenTheft, Transport
-from referee.process import BotProcess, BotStartError, last_output_line, read_process
+from referee.process import (
+    BotProcess,
+    BotStartError,
+    Namespace,
+    last_output_line,
+    pid_namespaces,
+    read_process,
+)
 from referee.records import BotSpec, FaultKind, MatchSpec
 
 _BYE_GRACE_S = 0.5
@@ -46,7 +57,7 @@ class Participant:
     restartable: bool = False
     starts: int = 0
     refusal: str | None = None
-    """Why the last hello from this bot's processes was refused (ipc only: there the sender is known)."""
+    """Why the last hello from this bot's processes was refused (only where the sender is known)."""
     thefts: list[str] = field(default_factory=list)
     """Hellos with another bot's token, not yet recorded as faults of this bot's seat."""
 
@@ -57,7 +68,7 @@ class Session:
     def __init__(self, spec: MatchSpec, transport: Transport, workdir: Path) -> None:
         self.spec = spec
         self.bindings = Bindings()
-        self.router = Router(transport, workdir, self.bindings.bound)
+        self.router = Router(transport, workdir, self.bindings.bound, self._bot_pids)
         log_dir = Path(spec.log_dir) if spec.log_dir else workdir
         log_dir.mkdir(parents=True, exist_ok=True)
         self.participants = [
@@ -176,14 +187,30 @@ class Session:
         return None
 
     def _sender(self, incoming: Incoming) -> Participant | None:
-        """The bot whose session holds the process that made the connection (every process of a bot is in the
-        session the referee started it in), or None if unknown."""
+        """The bot of the process that made the connection: the bot whose PID namespace holds it (in it or in one
+        nested in it), or whose session does (every process of a bot starts in the session the referee started
+        it in); None if unknown."""
         if incoming.peer_pid is None or (process := read_process(incoming.peer_pid)) is None:
             return None
+        namespaces: list[Namespace] | None = None
         for participant in self.participants:
-            if participant.process is not None and participant.process.pid == process.session:
+            bot = participant.process
+            if bot is None:
+                continue
+            if process.session == bot.pid:
                 return participant
+            if (namespace := bot.namespace()) is not None:
+                namespaces = pid_namespaces(process.pid) if namespaces is None else namespaces
+                if namespace in namespaces:
+                    return participant
         return None
+
+    def _bot_pids(self) -> Iterator[int]:
+        """The bots' programs: where the process behind a tcp connection is looked for first (then everywhere,
+        for the other processes of a bot)."""
+        for participant in self.participants:
+            if participant.process is not None:
+                yield from participant.process.program_pids()
 
     def _charge_theft(self, thief: Participant, victim: Participant) -> Participant:
         """Queue the fault for the thief's seat; a flood of attempts queues no more than the fault budget."""
@@ -192,9 +219,9 @@ class Session:
         return thief
 
     def _fail_handshake(self, participant: Participant, refusals: list[str], detail: str) -> None:
-        """A bot that never bound: a refused hello is the likeliest cause when there was one. On ipc the refusal
-        is the bot's own; on tcp connections carry no seat before their token is accepted, so a refusal is
-        charged to a bot that never bound."""
+        """A bot that never bound: a refused hello is the likeliest cause when there was one. Where the sender of
+        a hello is known the refusal is the bot's own; elsewhere connections carry no seat before their token is
+        accepted, so a refusal is charged to a bot that never bound."""
         crashed = participant.process is not None and participant.process.exited()
         self.stop(participant)
         refusal = participant.refusal or (refusals.pop(0) if refusals else None)

@@ -7,9 +7,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from referee_helpers import alive, fixture_bot, match_spec, recorded_pids, require_pid_namespace, substitute
+from referee_helpers import (
+    alive,
+    fixture_bot,
+    match_spec,
+    recorded_pids,
+    require_pid_namespace,
+    require_tcp_peer_lookup,
+    substitute,
+)
 
 from referee import replay
+from referee.connection import Transport
 from referee.match import run_match
 from referee.process import session_members
 from referee.records import FaultKind, GameRecord, Limits
@@ -32,12 +41,13 @@ HOSTILE = {
     "flood": FaultKind.PROTOCOL_ERROR,
     "wrong_token": FaultKind.PROTOCOL_ERROR,
     "token_thief": FaultKind.PROTOCOL_ERROR,
+    "daemon_thief": FaultKind.PROTOCOL_ERROR,
     "loud_stderr": None,
     "forks_sleeper": None,
     "daemonizes": None,
 }
-NEEDS_PID_NAMESPACE = {"daemonizes"}
-"""Bots whose processes only a PID namespace per bot can end (see referee.process)."""
+NEEDS_PID_NAMESPACE = {"daemonizes", "daemon_thief"}
+"""Bots whose processes only a PID namespace per bot can end, or tie to their bot (see referee.process)."""
 
 
 def _hostile_seat(record: GameRecord, name: str) -> int:
@@ -159,14 +169,19 @@ def test_a_bot_that_never_says_hello_times_out_at_startup(pid_dir: Path) -> None
     _check_no_survivors(pid_dir)
 
 
+@pytest.mark.parametrize("transport", list(Transport), ids=[transport.value for transport in Transport])
 @pytest.mark.parametrize("victim", ["hello_after_theft", "random"])
-def test_a_stolen_token_neither_binds_nor_harms_its_owner(victim: str, pid_dir: Path) -> None:
+def test_a_stolen_token_neither_binds_nor_harms_its_owner(victim: str, transport: Transport, pid_dir: Path) -> None:
     """token_thief says hello with its sibling's token before its own hello and again in each game: before the
     sibling's hello (hello_after_theft waits for the attempt) or after it (a random bot is quicker). Every
     attempt is refused and charged to the thief, the sibling plays every game without a fault, and nothing but
-    refusals reaches the stolen connection (no welcome, no game_start, no request: not the sibling's hand)."""
+    refusals reaches the stolen connection (no welcome, no game_start, no request: not the sibling's hand).
+    On tcp too: there the referee finds the sender through /proc/net/tcp."""
+    if transport is Transport.TCP:
+        require_tcp_peer_lookup()
     sibling = fixture_bot(victim) if victim != "random" else victim
-    record = run_match(match_spec(GAME, [fixture_bot("token_thief"), sibling], games=2, seed=5))
+    spec = match_spec(GAME, [fixture_bot("token_thief"), sibling], games=2, seed=5)
+    record = run_match(spec, transport=transport)
 
     for played in record.games:
         thief = played.seats.index("token_thief")
@@ -177,4 +192,26 @@ def test_a_stolen_token_neither_binds_nor_harms_its_owner(victim: str, pid_dir: 
     (stolen,) = pid_dir.glob("stolen-*.types")
     received = stolen.read_text().split()
     assert len(received) >= 2 and set(received) == {"refused"}, received
+    _check_no_survivors(pid_dir)
+
+
+@pytest.mark.parametrize("transport", list(Transport), ids=[transport.value for transport in Transport])
+def test_a_daemon_that_left_its_bots_session_is_charged_for_a_stolen_token(transport: Transport, pid_dir: Path) -> None:
+    """daemon_thief's daemons (double fork, setsid()) say hello with the sibling's token: each attempt is refused
+    and charged to daemon_thief's seat, since the daemon is in daemon_thief's PID namespace; the sibling plays
+    on unharmed."""
+    require_pid_namespace()
+    if transport is Transport.TCP:
+        require_tcp_peer_lookup()
+    spec = match_spec(GAME, [fixture_bot("daemon_thief"), "random"], games=2, seed=5)
+    record = run_match(spec, transport=transport)
+
+    for played in record.games:
+        thief = played.seats.index("daemon_thief")
+        (fault,) = played.faults
+        assert (fault.seat, fault.kind) == (thief, FaultKind.PROTOCOL_ERROR), played.faults
+        assert "another bot's token" in fault.detail
+        assert played.timings[1 - thief].decisions > 0
+    received = [line for path in pid_dir.glob("stolen-*.types") for line in path.read_text().split()]
+    assert received == ["refused", "refused"], received
     _check_no_survivors(pid_dir)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import zmq
-from referee_helpers import alive, require_pid_namespace
+from referee_helpers import alive, require_pid_namespace, require_tcp_peer_lookup
 
 from referee import process as process_module
 from referee.botspec import UnknownBot, resolve_bot, unique_names
@@ -25,6 +25,7 @@ from referee.process import (
     Wrapper,
     kill_with_sessions,
     live_processes,
+    pid_namespaces,
     read_process,
     session_members,
 )
@@ -160,21 +161,22 @@ def test_bindings_bind_a_token_only_for_a_connection_of_its_owner() -> None:
         bindings.bind(b"b", 1, token, peer=1)
 
 
-@pytest.mark.parametrize("transport, checked", [(Transport.IPC, True), (Transport.TCP, False)])
-def test_the_router_tells_the_sender_of_unbound_messages_on_ipc(
-    transport: Transport, checked: bool, tmp_path: Path
-) -> None:
+@pytest.mark.parametrize("transport", list(Transport), ids=[transport.value for transport in Transport])
+def test_the_router_tells_the_sender_of_unbound_messages(transport: Transport, tmp_path: Path) -> None:
+    if transport is Transport.TCP:
+        require_tcp_peer_lookup()
     bindings = Bindings()
-    router = Router(transport, tmp_path, bindings.bound)
+    likely: list[int] = []
+    router = Router(transport, tmp_path, bindings.bound, lambda: likely)
     dealer = zmq.Context.instance().socket(zmq.DEALER)
     try:
         dealer.connect(router.endpoint)
-        assert router.checks_peers is checked
+        assert router.checks_peers
         dealer.send(b"first")
         assert router.wait(time.monotonic() + 5)[0]
         (first,) = router.receive()
         assert first.frames == [b"first"]
-        assert first.peer_pid == (os.getpid() if checked else None)
+        assert first.peer_pid == os.getpid()
         bindings.bind(first.identity, 1, bindings.issue(0))
         dealer.send(b"second")
         assert router.wait(time.monotonic() + 5)[0]
@@ -235,6 +237,55 @@ def test_kill_ends_every_process_of_the_session_even_a_new_process_group(
     process.kill()
     assert not any(alive(pid) for pid in members)
     assert not process.exited() or "SIGKILL" in process.describe_exit()
+
+
+def test_a_bot_in_a_namespace_names_it_for_a_process_that_left_its_session(tmp_path: Path) -> None:
+    """The daemon (double fork, setsid()) is in no session of the bot's, but in the bot's namespace; so is a
+    process of a namespace nested in the bot's. This process is in neither."""
+    require_pid_namespace()
+    code = (
+        "import os, sys, time\n"
+        "if os.fork() == 0:\n"
+        "    if os.fork() != 0:\n"
+        "        os._exit(0)\n"
+        "    os.setsid()\n"
+        "    sleeper = [sys.executable, '-c', 'import time; time.sleep(60)']\n"
+        "    os.execvp('unshare', ['unshare', '--pid', '--fork', '--', *sleeper])\n"
+        "time.sleep(60)\n"
+    )
+    process = _start(tmp_path, code)
+    try:
+        _wait_for(lambda: process.namespace() is not None)
+        namespace = process.namespace()
+        assert namespace is not None and namespace not in pid_namespaces(os.getpid())
+        init, unshare = process.program_pids()
+        assert unshare == process.pid and read_process(init).ppid == process.pid  # type: ignore[union-attr]
+        _wait_for(lambda: len(_outside_session(process)) == 2)
+        daemon, nested = sorted(_outside_session(process), key=lambda pid: len(pid_namespaces(pid)))
+        assert pid_namespaces(daemon)[0] == namespace
+        assert pid_namespaces(nested)[1] == namespace and len(pid_namespaces(nested)) == 3
+    finally:
+        process.kill()
+
+
+def _outside_session(process: BotProcess) -> list[int]:
+    """The processes of the bot's namespace that are not in its session."""
+    namespace = process.namespace()
+    return [
+        entry.pid
+        for entry in live_processes()
+        if entry.session != process.pid and namespace in pid_namespaces(entry.pid)
+    ]
+
+
+def test_a_bot_without_a_namespace_names_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(process_module, "containment", lambda: Wrapper(Containment.SESSION))
+    process = _start(tmp_path, "import time; time.sleep(60)")
+    try:
+        assert process.namespace() is None
+        assert process.program_pids() == [process.pid]
+    finally:
+        process.kill()
 
 
 def test_live_processes_reads_this_process_and_kill_with_sessions_ends_a_forgotten_session() -> None:
