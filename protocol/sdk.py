@@ -11,12 +11,16 @@
 An object bot has `act(observation, legal_actions) -> action` and, optionally, `on_game_start(info)`
 (a `GameStart`) and `on_game_over(result)` (the result map: {"scores": [...], "ranks": [...]}).
 
-`run_bot` reads REFEREE_ENDPOINT and REFEREE_TOKEN, connects one DEALER socket, says hello, answers every
-request with the same id (rebuilding the observation's logs from their deltas, so a bot always sees the whole
-observation: protocol/logs.py), and returns a `SessionEnd` (an int, usable as exit status) on bye, on refused,
-or when the referee is gone. It sits on the per-decision hot path, so the loop does no work a request does not
-need: one recv, one decode, the logs rebuilt, the bot's decision, one encode, one send. Messages are decoded and
-encoded by msgspec (twice as fast as msgpack at decoding a request: its map keys are cached).
+`run_bot` reads REFEREE_ENDPOINT and REFEREE_TOKEN, connects one DEALER socket and hands it to `run_session`,
+which says hello, answers every request with the same id (rebuilding the observation's logs from their deltas,
+so a bot always sees the whole observation: protocol/logs.py), and returns a `SessionEnd` (an int, usable as
+exit status) on bye, on refused, or when the referee is gone. It sits on the per-decision hot path, so the loop
+does no work a request does not need: one recv, one decode, the logs rebuilt, the bot's decision, one encode,
+one send. Messages are decoded and encoded by msgspec (twice as fast as msgpack at decoding a request: its map
+keys are cached).
+
+`run_session` takes any `Transport` (recv and send of whole frames): protocol/scripted.py stands a scripted
+referee there, so that a bot and this very loop are tested without a socket, a subprocess or a clock.
 """
 
 from __future__ import annotations
@@ -80,6 +84,17 @@ class Bot(Protocol):
     def act(self, observation: Observation, legal_actions: list[Action]) -> Action: ...
 
 
+class Transport(Protocol):
+    """What the message loop needs of its connection: a zmq DEALER socket, or a `ScriptedReferee`.
+
+    `recv` returns the referee's next frame or raises zmq.Again after waiting TICK_MS in vain; `send` sends one
+    frame. An exception `recv` raises that is neither zmq.Again nor a ValueError ends the loop."""
+
+    def recv(self) -> bytes: ...
+
+    def send(self, frame: bytes, /) -> Any: ...
+
+
 @dataclass(frozen=True)
 class _Hooks:
     act: DecisionFunction
@@ -132,7 +147,7 @@ def _say(text: str) -> None:
 class _Session:
     """One connection to the referee; `run` is the message loop."""
 
-    def __init__(self, socket: zmq.Socket, hooks: _Hooks, silence_s: float, decode: Callable[[bytes], Any]) -> None:
+    def __init__(self, socket: Transport, hooks: _Hooks, silence_s: float, decode: Callable[[bytes], Any]) -> None:
         self.socket = socket
         self.decode = decode
         self.hooks = hooks
@@ -216,6 +231,24 @@ class _Session:
         )
 
 
+def run_session(
+    bot: Bot | DecisionFunction,
+    transport: Transport,
+    name: str,
+    version: str | None = None,
+    *,
+    token: str = "",
+    silence_s: float = MIN_SILENCE_S,
+    arrays_as_tuples: bool = False,
+) -> SessionEnd:
+    """Say hello on a connected `transport`, answer every request, and return why the session ended.
+
+    `run_bot` calls this with its socket; tests call it with a `protocol.scripted.ScriptedReferee`."""
+    hooks = _hooks_of(bot)
+    transport.send(_encode(_hello(name, version, token)))
+    return _Session(transport, hooks, silence_s, _tuple_decoder() if arrays_as_tuples else decode_message).run()
+
+
 def run_bot(
     bot: Bot | DecisionFunction,
     name: str,
@@ -233,7 +266,7 @@ def run_bot(
     that want immutable observations). An exception raised by the bot propagates: the process dies and the
     referee records a crash, which is the honest outcome.
     """
-    hooks = _hooks_of(bot)
+    _hooks_of(bot)
     endpoint = endpoint or os.environ.get(limits.ENV_ENDPOINT)
     token = token if token is not None else os.environ.get(limits.ENV_TOKEN, "")
     if not endpoint:
@@ -245,8 +278,9 @@ def run_bot(
     socket.setsockopt(zmq.RCVTIMEO, TICK_MS)
     try:
         socket.connect(endpoint)
-        socket.send(_encode(_hello(name, version, token)))
-        return _Session(socket, hooks, silence_s, _tuple_decoder() if arrays_as_tuples else decode_message).run()
+        return run_session(
+            bot, socket, name, version, token=token, silence_s=silence_s, arrays_as_tuples=arrays_as_tuples
+        )
     finally:
         socket.close()
         context.term()
