@@ -1,4 +1,5 @@
-"""The Python SDK against a scripted referee speaking the wire contract."""
+"""The Python SDK: its wire against a fake referee over real sockets (fake_referee.py), and the logic of its
+message loop against the scripted referee (protocol/scripted.py), which drives the same loop with no socket."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from typing import Any
 import pytest
 from fake_referee import REQUESTS, TOKEN, FakeReferee, ScriptError, wait_exit
 
+from bots.python.random_bot import choose as random_choice
 from protocol import limits
+from protocol.scripted import ScriptedReferee, ScriptItem, game_over, game_start, play_script, request, welcome
 from protocol.sdk import GameStart, SessionEnd, run_bot
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,11 +66,19 @@ def test_hello_carries_protocol_token_name_and_version(referee: FakeReferee) -> 
     }
 
 
-def test_object_bot_hooks_see_game_start_observations_and_result(referee: FakeReferee) -> None:
+def scripted_games(games: int) -> list[ScriptItem]:
+    """FakeReferee.play_script's messages, as a script."""
+    script: list[ScriptItem] = [welcome()]
+    for index in range(games):
+        script.append(game_start("scout", index % 3, 3, match_id="m-1", game_index=index))
+        script += [request(observation, legal) for observation, legal in REQUESTS]
+        script.append(game_over([3, 1, 2]))
+    return script
+
+
+def test_object_bot_hooks_see_game_start_observations_and_result() -> None:
     bot = RecordingBot()
-    session = in_thread(referee, bot, token=TOKEN)
-    referee.play_script(games=2)
-    assert session.result(timeout=10) is SessionEnd.BYE
+    assert ScriptedReferee(scripted_games(2)).run(bot) is SessionEnd.BYE
     kinds = [kind for kind, _ in bot.events]
     assert kinds == (["start"] + ["act"] * len(REQUESTS) + ["over"]) * 2
     starts = [info for kind, info in bot.events if kind == "start"]
@@ -80,14 +91,11 @@ def test_object_bot_hooks_see_game_start_observations_and_result(referee: FakeRe
     assert bot.events[1 + len(REQUESTS)][1] == {"scores": [3, 1, 2], "ranks": [1, 3, 2]}
 
 
-def test_unknown_and_undecodable_messages_are_ignored(referee: FakeReferee, capsys: pytest.CaptureFixture) -> None:
-    session = in_thread(referee, last_choice, token=TOKEN)
-    identity = referee.handshake()
-    referee.socket.send_multipart([identity, b"\xc1\xc1"])
-    referee.send(identity, {"type": "from_the_future", "x": 1})
-    assert referee.request(identity, 5, *REQUESTS[0]) == REQUESTS[0][1][-1]
-    referee.send(identity, {"type": "bye"})
-    assert session.result(timeout=10) is SessionEnd.BYE
+def test_unknown_and_undecodable_messages_are_ignored(capsys: pytest.CaptureFixture) -> None:
+    script: list[ScriptItem] = [welcome(), b"\xc1\xc1", {"type": "from_the_future", "x": 1}, request(*REQUESTS[0])]
+    referee = ScriptedReferee(script)
+    assert referee.run(last_choice) is SessionEnd.BYE
+    assert referee.actions == [REQUESTS[0][1][-1]]
     assert "from_the_future" in capsys.readouterr().err
 
 
@@ -115,11 +123,11 @@ def test_a_bot_that_is_not_a_bot_is_rejected() -> None:
         run_bot(42, "nothing", endpoint="ipc:///nonexistent")  # type: ignore[arg-type]
 
 
-def start_random_bot(referee: FakeReferee, token: str | None = None) -> subprocess.Popen:
+def start_random_bot(referee: FakeReferee) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "bots.python.random_bot"],
         cwd=ROOT,
-        env=referee.environment(token),
+        env=referee.environment(),
         stdin=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
@@ -133,24 +141,20 @@ def test_random_bot_program_plays_the_script_and_exits_zero(referee: FakeReferee
     assert referee.received[0]["name"] == "random"
 
 
-def test_random_bot_program_exits_when_refused(referee: FakeReferee) -> None:
-    bot = start_random_bot(referee, token="forged")
-    with pytest.raises(ScriptError):
-        referee.handshake()
-    assert wait_exit(bot) == SessionEnd.REFUSED
-    assert b"wrong token" in bot.stderr.read()
+def test_random_bot_exits_when_refused(capsys: pytest.CaptureFixture) -> None:
+    referee = ScriptedReferee([{"type": "refused", "reason": "wrong token"}, welcome()])
+    assert referee.run(random_choice, "random") == SessionEnd.REFUSED == 2
+    assert "wrong token" in capsys.readouterr().err
 
 
-def test_arrays_as_tuples_decodes_arrays_as_tuples_and_replies_the_same(referee: FakeReferee) -> None:
+def test_arrays_as_tuples_decodes_arrays_as_tuples_and_replies_the_same() -> None:
     seen: list[Any] = []
 
     def keep_and_choose_last(observation: dict, legal_actions: Any) -> dict:
         seen.append((observation, legal_actions))
         return legal_actions[-1]
 
-    session = in_thread(referee, keep_and_choose_last, token=TOKEN, arrays_as_tuples=True)
-    actions = referee.play_script(games=1)
-    assert session.result(timeout=10) is SessionEnd.BYE
-    assert actions == [legal[-1] for _, legal in REQUESTS]
+    replies = play_script(keep_and_choose_last, scripted_games(1), arrays_as_tuples=True)
+    assert [reply.action for reply in replies[1:]] == [legal[-1] for _, legal in REQUESTS]  # type: ignore[union-attr]
     observation, legal = seen[0]
     assert type(legal) is tuple and type(observation["hand"]) is tuple
