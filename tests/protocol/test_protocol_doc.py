@@ -94,3 +94,9 @@ def test_logs_example_is_the_delta_the_referee_sends() -> None:
     observation = state.observation(1)
     assert sender.trim(observation) == {"history": shown_from}
     assert observation["history"] == shown
+
+
+def test_the_scripted_referee_example_runs() -> None:
+    part = DOC[DOC.index("## Testing a Python bot without a referee") :]
+    [block] = re.findall(r"```python\n(.*?)```", part, flags=re.DOTALL)
+    exec(compile(block, "PROTOCOL.md", "exec"), {})
