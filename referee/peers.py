@@ -1,11 +1,14 @@
 """Which process made a connection the referee accepted, from the connection's file descriptor.
 
 On ipc the kernel says (SO_PEERCRED: the process that called connect()). On tcp it does not, but the referee
-binds loopback only, so the client's socket is on this machine: it is the row of /proc/net/tcp (or tcp6, for
-a dual-stack client socket speaking IPv4-mapped addresses) whose local end is our peer's address and port and
-whose remote end is ours, and its owner is a process with an fd linking to `socket:[INODE]`. That scan of
-/proc/*/fd is costly, so it is done only for connections not bound yet (at hello time), and first over the
-processes the caller names as likely. Where the machine has no /proc/net/tcp, `tcp_lookup_possible` is False.
+binds loopback only, so the client's socket is on this machine: it is the socket whose local end is our peer's
+address and port and whose remote end is ours, and its owner is a process with an fd linking to
+`socket:[INODE]`. The kernel finds that socket by its four-tuple (referee.sock_diag, tens of microseconds);
+where it cannot (no NETLINK_SOCK_DIAG or tcp_diag), it is the row of /proc/net/tcp (or tcp6, for a dual-stack
+client socket speaking IPv4-mapped addresses) with those ends, a read that walks every socket of the machine
+(milliseconds). The scan of /proc/*/fd for the holder is costly too, so it is done only for connections not
+bound yet (at hello time), and first over the processes the caller names as likely. Where the machine has
+neither, `tcp_lookup_possible` is False.
 
 A socket shared by several processes (fork after connect) is attributed to the first holder found; on ipc the
 kernel reports the process that connected.
@@ -25,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from referee import sock_diag
+
 _UCRED = struct.Struct("3i")
 """struct ucred: pid, uid, gid."""
 _PROC = Path("/proc")
@@ -32,7 +37,7 @@ SOCKET_TABLES = (_PROC / "net" / "tcp", _PROC / "net" / "tcp6")
 _WORD_HEX = 8
 
 ByteOrder = Literal["little", "big"]
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPAddress = sock_diag.IPAddress
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +49,7 @@ class Endpoint:
 
     @classmethod
     def of(cls, address: str, port: int) -> Endpoint:
-        return cls(_unmapped(ipaddress.ip_address(address)), port)
+        return cls(sock_diag.unmapped(ipaddress.ip_address(address)), port)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,12 +65,6 @@ class SocketTableError(ValueError):
     """A line of /proc/net/tcp that does not read as a socket."""
 
 
-def _unmapped(address: IPAddress) -> IPAddress:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return address.ipv4_mapped
-    return address
-
-
 def parse_endpoint(text: str, byteorder: ByteOrder = sys.byteorder) -> Endpoint:
     """An `ADDRESS:PORT` of /proc/net/tcp{,6}. The kernel prints the address as 32-bit words, each as the number
     the host reads from the network-order bytes (so on a little-endian host 127.0.0.1 is 0100007F), and the
@@ -76,7 +75,7 @@ def parse_endpoint(text: str, byteorder: ByteOrder = sys.byteorder) -> Endpoint:
     try:
         words = [int(address_hex[i : i + _WORD_HEX], 16) for i in range(0, len(address_hex), _WORD_HEX)]
         packed = b"".join(word.to_bytes(4, byteorder) for word in words)
-        return Endpoint(_unmapped(ipaddress.ip_address(packed)), int(port_hex, 16))
+        return Endpoint(sock_diag.unmapped(ipaddress.ip_address(packed)), int(port_hex, 16))
     except ValueError as error:
         raise SocketTableError(f"not an address:port of /proc/net/tcp: {text!r}") from error
 
@@ -102,11 +101,20 @@ def parse_socket_table(text: str, byteorder: ByteOrder = sys.byteorder) -> Itera
 
 
 def tcp_lookup_possible(tables: Iterable[Path] = SOCKET_TABLES) -> bool:
-    return any(table.is_file() for table in tables)
+    return sock_diag.available() or any(table.is_file() for table in tables)
 
 
 def socket_inode(local: Endpoint, remote: Endpoint, tables: Iterable[Path] = SOCKET_TABLES) -> int | None:
-    """The inode of the socket whose ends are `local` and `remote` (as its own process sees them), or None."""
+    """The inode of the socket whose ends are `local` and `remote` (as its own process sees them), or None:
+    asked of the kernel by sock_diag where it answers, else read from `tables`."""
+    if sock_diag.available():
+        with contextlib.suppress(sock_diag.SockDiagUnavailable):
+            return sock_diag.tcp_socket_inode((local.address, local.port), (remote.address, remote.port))
+    return table_socket_inode(local, remote, tables)
+
+
+def table_socket_inode(local: Endpoint, remote: Endpoint, tables: Iterable[Path] = SOCKET_TABLES) -> int | None:
+    """The inode of the socket whose ends are `local` and `remote`, read from /proc/net/tcp{,6}, or None."""
     for table in tables:
         try:
             text = table.read_text()

@@ -79,6 +79,7 @@ def require_pid_namespace() -> None:
 
 
 def require_tcp_peer_lookup() -> None:
-    """Skip the test where the referee cannot find the process behind a tcp connection (no /proc/net/tcp)."""
+    """Skip the test where the referee cannot find the process behind a tcp connection (neither sock_diag nor
+    /proc/net/tcp)."""
     if not peers.tcp_lookup_possible():
-        pytest.skip("no /proc/net/tcp here: on tcp the token alone binds a connection")
+        pytest.skip("neither sock_diag nor /proc/net/tcp here: on tcp the token alone binds a connection")

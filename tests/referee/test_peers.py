@@ -1,5 +1,5 @@
 """Finding the process behind a connection: /proc/net/tcp parsing, the socket lookup, and the pids it finds for
-real connections (in this process and in another)."""
+real connections (in this process and in another), by sock_diag and by the /proc/net/tcp fallback."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 from referee_helpers import require_tcp_peer_lookup
 
+from referee import sock_diag
 from referee.peers import (
+    SOCKET_TABLES,
     Endpoint,
     SocketTableError,
     holds,
@@ -24,6 +26,7 @@ from referee.peers import (
     parse_socket_table,
     socket_holder,
     socket_inode,
+    table_socket_inode,
     tcp_peer_pid,
 )
 
@@ -86,11 +89,11 @@ def test_the_client_socket_is_the_row_with_both_ends_in_its_order(tmp_path: Path
     tcp.write_text(TCP_SAMPLE)
     tcp6.write_text(TCP6_SAMPLE)
     tables = (tcp, tcp6, tmp_path / "missing")
-    assert socket_inode(Endpoint(LOOPBACK, 0xC350), SERVER, tables) == 5151
-    assert socket_inode(SERVER, Endpoint(LOOPBACK, 0xC350), tables) == 6262
-    assert socket_inode(Endpoint(LOOPBACK, 0xC351), SERVER, tables) == 7373
-    assert socket_inode(Endpoint(LOOPBACK, 0xD000), SERVER, tables) is None  # TIME_WAIT: no process holds it
-    assert socket_inode(Endpoint(LOOPBACK, 0xC352), SERVER, tables) is None
+    assert table_socket_inode(Endpoint(LOOPBACK, 0xC350), SERVER, tables) == 5151
+    assert table_socket_inode(SERVER, Endpoint(LOOPBACK, 0xC350), tables) == 6262
+    assert table_socket_inode(Endpoint(LOOPBACK, 0xC351), SERVER, tables) == 7373
+    assert table_socket_inode(Endpoint(LOOPBACK, 0xD000), SERVER, tables) is None  # TIME_WAIT: no process holds it
+    assert table_socket_inode(Endpoint(LOOPBACK, 0xC352), SERVER, tables) is None
 
 
 def test_a_unix_socket_names_the_process_that_connected() -> None:
@@ -98,6 +101,20 @@ def test_a_unix_socket_names_the_process_that_connected() -> None:
     with ours, theirs:
         assert ipc_peer_pid(ours.fileno()) == os.getpid()
     assert ipc_peer_pid(ours.fileno()) is None
+
+
+@pytest.fixture(params=["sock_diag", "proc_net_tcp"])
+def inode_lookup(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run the test with the socket found by sock_diag, and again by the /proc/net/tcp fallback (forced)."""
+    if request.param == "sock_diag":
+        if not sock_diag.available():
+            pytest.skip("the kernel does not answer sock_diag queries here (no NETLINK_SOCK_DIAG or tcp_diag)")
+    else:
+        if not any(table.is_file() for table in SOCKET_TABLES):
+            pytest.skip("no /proc/net/tcp here")
+        monkeypatch.setattr(sock_diag, "available", lambda: False)
+    require_tcp_peer_lookup()
+    return str(request.param)
 
 
 def _accepted(client_code: str) -> tuple[socket.socket, subprocess.Popen[bytes]]:
@@ -110,8 +127,7 @@ def _accepted(client_code: str) -> tuple[socket.socket, subprocess.Popen[bytes]]
     return connection, client
 
 
-def test_a_loopback_tcp_connection_names_the_process_holding_its_client_socket() -> None:
-    require_tcp_peer_lookup()
+def test_a_loopback_tcp_connection_names_the_process_holding_its_client_socket(inode_lookup: str) -> None:
     code = "import socket, sys, time\ns = socket.create_connection(('127.0.0.1', int(sys.argv[1])))\ntime.sleep(60)\n"
     connection, client = _accepted(code)
     try:
@@ -123,10 +139,14 @@ def test_a_loopback_tcp_connection_names_the_process_holding_its_client_socket()
         connection.close()
 
 
-def test_a_client_of_this_process_and_a_gone_client_are_told_apart() -> None:
-    require_tcp_peer_lookup()
-    with socket.create_server(("127.0.0.1", 0)) as listener:
-        client = socket.create_connection(listener.getsockname())
+@pytest.mark.parametrize("host", ["127.0.0.1", "::1"])
+def test_a_client_of_this_process_and_a_gone_client_are_told_apart(inode_lookup: str, host: str) -> None:
+    try:
+        listener = socket.create_server((host, 0), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    except OSError as error:
+        pytest.skip(f"no {host} loopback here: {error}")
+    with listener:
+        client = socket.create_connection(listener.getsockname()[:2])
         connection, _ = listener.accept()
     with connection:
         assert tcp_peer_pid(connection.fileno()) == os.getpid()
@@ -143,3 +163,22 @@ def test_the_holder_of_a_socket_is_found_by_its_fd_links() -> None:
         assert holds(os.getpid(), f"socket:[{inode}]")
         assert socket_holder(inode, likely=[os.getppid()]) == os.getpid()
     assert socket_holder(inode) is None
+
+
+def test_a_query_the_kernel_refuses_falls_back_to_proc_net_tcp(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not any(table.is_file() for table in SOCKET_TABLES):
+        pytest.skip("no /proc/net/tcp here")
+
+    def refused(*ends: object) -> int | None:
+        raise sock_diag.SockDiagUnavailable("refused")
+
+    monkeypatch.setattr(sock_diag, "available", lambda: True)
+    monkeypatch.setattr(sock_diag, "tcp_socket_inode", refused)
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        client = socket.create_connection(listener.getsockname())
+        connection, _ = listener.accept()
+    with client, connection:
+        local = Endpoint.of(*client.getsockname()[:2])
+        remote = Endpoint.of(*client.getpeername()[:2])
+        assert socket_inode(local, remote) == os.fstat(client.fileno()).st_ino
+        assert tcp_peer_pid(connection.fileno(), likely=[os.getpid()]) == os.getpid()
