@@ -3,11 +3,17 @@ ZeroMQ identities to bots by secret token and by the process that connected.
 
 All bots run as the same user, so a bot can read another bot's token from /proc/PID/environ. A token alone
 therefore does not prove who is speaking: the referee finds which process made the connection (see
-referee.peers: on ipc the kernel says, SO_PEERCRED; on tcp over loopback the client's socket is looked up in
-/proc/net/tcp and its holder in /proc/*/fd), and a token binds only a connection made by a process of the bot
-it was issued to. Only messages of connections not bound yet pay for that check; a bound connection's
-messages take the plain path. The token alone decides where the sender cannot be known: a libzmq older than
-4.0.5 (no ZMQ_SRCFD), or tcp on a machine without /proc/net/tcp.
+referee.peers: on ipc the kernel says, SO_PEERCRED; on tcp over loopback the client's socket is asked of the
+kernel by sock_diag, or looked up in /proc/net/tcp, and its holder in /proc/*/fd), and a token binds only a
+connection made by a process of the bot it was issued to. Only messages of connections not bound yet pay for
+that check; a bound connection's messages take the plain path. The token alone decides where the sender cannot
+be known: a libzmq older than 4.0.5 (no ZMQ_SRCFD), or tcp on a machine with neither sock_diag nor
+/proc/net/tcp.
+
+On tcp that check takes time the bots' move clocks run in (a search of /proc/*/fd when the client is not a
+bot's program, as long as the processes it searches hold fds), so a bot opening connection after connection
+could slow the match: the checks share a fixed budget of the referee's time (LookupBudget); a message that
+arrives when it is spent is not checked, and its hello is refused with no one charged.
 
 Waiting is always bounded by a deadline on the referee's monotonic clock. Bot processes are watched
 through their pidfds in the same poll, so a crash is noticed at once, not at the next timeout.
@@ -40,6 +46,12 @@ _SRCFD_SINCE = (4, 0, 5)
 MAX_FRAME_BYTES = 16 * limits.MAX_MESSAGE_BYTES
 """ZeroMQ drops the connection of a peer that sends more than this (larger frames are never buffered).
 Frames between MAX_MESSAGE_BYTES and this reach the referee and are a protocol fault of the sender."""
+PEER_LOOKUP_SHARE = 0.02
+"""On tcp, the share of the referee's time that finding the senders of unbound messages may take in the long
+run (20 ms a second)."""
+PEER_LOOKUP_BURST_S = 0.02
+"""On tcp, the most time those lookups may take at once (one lookup, or several in a row), after a quiet
+spell. A lookup by a bot's program costs ~0.1 ms, a search of every process's fds a few ms."""
 
 
 class Transport(enum.StrEnum):
@@ -68,6 +80,8 @@ class Peer(enum.Enum):
     decides."""
     STRANGER = "stranger"
     """The process is unknown, gone, or of no bot of the match."""
+    OVER_BUDGET = "over budget"
+    """The process was not looked up: the referee's time for such lookups was spent (LookupBudget)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,10 +90,49 @@ class Incoming:
     frames: list[bytes]
     peer_pid: int | None = None
     """The pid of the process that made the connection: only for connections not bound yet, when it is known."""
+    over_budget: bool = False
+    """True if the process that made this connection (not bound yet) was not looked up: see LookupBudget."""
 
 
 def new_token() -> str:
     return secrets.token_hex(16)
+
+
+class LookupBudgetSpent(RuntimeError):
+    """No time is left for finding the sender of a message."""
+
+
+class LookupBudget:
+    """The referee's time for finding the senders of unbound messages: a bucket that holds at most `burst_s`
+    seconds, refills at `share` seconds a second, and pays for each lookup's duration. A lookup starts only
+    while the bucket is not empty and must end when it would be (its deadline), so in any span of t seconds
+    lookups take at most burst_s + share * t, plus one step a lookup cannot break off (reading /proc/net/tcp
+    where sock_diag is refused: a few ms)."""
+
+    def __init__(
+        self,
+        share: float = PEER_LOOKUP_SHARE,
+        burst_s: float = PEER_LOOKUP_BURST_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._share = share
+        self._burst_s = burst_s
+        self._clock = clock
+        self._left_s = burst_s
+        self._refilled_at = clock()
+
+    def run(self, lookup: Callable[[float], int | None]) -> int | None:
+        """`lookup(deadline)` (a deadline on the budget's clock), paid for; LookupBudgetSpent if the budget is
+        spent (the lookup is not run)."""
+        now = self._clock()
+        self._left_s = min(self._burst_s, self._left_s + (now - self._refilled_at) * self._share)
+        self._refilled_at = now
+        if self._left_s <= 0:
+            raise LookupBudgetSpent("no time left for finding the sender of a message")
+        try:
+            return lookup(now + self._left_s)
+        finally:
+            self._left_s -= self._clock() - now
 
 
 class Router:
@@ -87,7 +140,8 @@ class Router:
 
     `bound` holds the identities of bound connections (a live view kept by Bindings): their messages are read
     as plain bytes; any other message is read with its source fd to learn which process sent it. On tcp
-    `likely_peers` names the processes whose fds are searched first for the client's socket (the bots')."""
+    `likely_peers` names the processes whose fds are searched first for the client's socket (the bots'), and
+    those lookups are paid from `lookup_budget`."""
 
     def __init__(
         self,
@@ -95,8 +149,10 @@ class Router:
         workdir: Path,
         bound: Container[bytes],
         likely_peers: Callable[[], Iterable[int]] = tuple,
+        lookup_budget: LookupBudget | None = None,
     ) -> None:
         self._bound = bound
+        self._lookup_budget = LookupBudget() if lookup_budget is None else lookup_budget
         self._transport = transport
         self._likely_peers = likely_peers
         self.checks_peers = zmq.zmq_version_info() >= _SRCFD_SINCE and (
@@ -155,22 +211,27 @@ class Router:
         socket = self.socket
         frames: list[bytes] = []
         pid = None
+        over_budget = False
         while socket.getsockopt(_RCVMORE):
             frame = socket.recv(_NOBLOCK, copy=False)
             if not frames and self.checks_peers:
-                pid = self._peer_pid(frame)
+                try:
+                    pid = self._peer_pid(frame)
+                except (LookupBudgetSpent, peers.LookupExpired):
+                    over_budget = True
             frames.append(frame.bytes)
-        return Incoming(identity, frames, pid)
+        return Incoming(identity, frames, pid, over_budget)
 
     def _peer_pid(self, frame: zmq.Frame) -> int | None:
-        """The pid of the process at the other end of the connection `frame` arrived on, or None."""
+        """The pid of the process at the other end of the connection `frame` arrived on, or None. On tcp it
+        raises LookupBudgetSpent or peers.LookupExpired when the lookup budget is spent."""
         try:
             fd = cast(int, frame.get(zmq.SRCFD))
         except zmq.ZMQError:
             return None
         if self._transport is Transport.IPC:
             return peers.ipc_peer_pid(fd)
-        return peers.tcp_peer_pid(fd, self._likely_peers())
+        return self._lookup_budget.run(lambda deadline: peers.tcp_peer_pid(fd, self._likely_peers(), deadline=deadline))
 
     def send(self, identity: bytes, frame: bytes) -> None:
         """Queue one frame for a bot; dropped if the bot is gone or not reading (its request then times out)."""
@@ -226,6 +287,11 @@ class Bindings:
             raise HandshakeRefused("unknown token")
         if peer is Peer.STRANGER:
             raise HandshakeRefused("the connection was not made by the process this token was issued to")
+        if peer is Peer.OVER_BUDGET:
+            raise HandshakeRefused(
+                "too many new connections to check: the referee did not look up who made this one; "
+                "say hello again later"
+            )
         if peer is not Peer.UNCHECKED and peer != owner:
             raise TokenTheft(thief=peer, victim=owner)
         if owner in self._owner_identity:

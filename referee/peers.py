@@ -19,10 +19,12 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import itertools
+import math
 import os
 import socket
 import struct
 import sys
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +65,10 @@ class SocketRow:
 
 class SocketTableError(ValueError):
     """A line of /proc/net/tcp that does not read as a socket."""
+
+
+class LookupExpired(TimeoutError):
+    """The search for the process behind a connection reached its deadline."""
 
 
 def parse_endpoint(text: str, byteorder: ByteOrder = sys.byteorder) -> Endpoint:
@@ -130,29 +136,44 @@ def _all_pids() -> Iterator[int]:
     return (int(entry.name) for entry in os.scandir(_PROC) if entry.name.isdigit())
 
 
-def holds(pid: int, link: str) -> bool:
-    """True if process `pid` has an fd whose /proc link reads `link` (False if the process is gone)."""
+def _fd_links(pid: int) -> Iterator[str]:
+    """What the fds of process `pid` link to, read one by one (none once the process is gone)."""
     fd_dir = _PROC / str(pid) / "fd"
     try:
-        fds = os.listdir(fd_dir)
+        with os.scandir(fd_dir) as fds:
+            for fd in fds:
+                with contextlib.suppress(OSError):
+                    yield os.readlink(fd.path)
     except OSError:
-        return False
-    for fd in fds:
-        with contextlib.suppress(OSError):
-            if os.readlink(fd_dir / fd) == link:
-                return True
+        return
+
+
+def _check(deadline: float) -> None:
+    if time.monotonic() >= deadline:
+        raise LookupExpired("the search for the process behind a connection reached its deadline")
+
+
+def holds(pid: int, link: str, deadline: float = math.inf) -> bool:
+    """True if process `pid` has an fd whose /proc link reads `link` (False if the process is gone). Raises
+    LookupExpired at `deadline` (monotonic): a process can hold very many fds."""
+    for target in _fd_links(pid):
+        if target == link:
+            return True
+        _check(deadline)
     return False
 
 
-def socket_holder(inode: int, likely: Iterable[int] = ()) -> int | None:
-    """A process holding the socket `inode`: the `likely` pids are tried first, then every process."""
+def socket_holder(inode: int, likely: Iterable[int] = (), deadline: float = math.inf) -> int | None:
+    """A process holding the socket `inode`: the `likely` pids are tried first, then every process. Raises
+    LookupExpired at `deadline` (monotonic)."""
     link = f"socket:[{inode}]"
     tried: set[int] = set()
     for pid in itertools.chain(likely, _all_pids()):
         if pid in tried:
             continue
         tried.add(pid)
-        if holds(pid, link):
+        _check(deadline)
+        if holds(pid, link, deadline):
             return pid
     return None
 
@@ -169,9 +190,12 @@ def ipc_peer_pid(fd: int) -> int | None:
     return pid if pid > 0 else None
 
 
-def tcp_peer_pid(fd: int, likely: Iterable[int] = (), tables: Iterable[Path] = SOCKET_TABLES) -> int | None:
+def tcp_peer_pid(
+    fd: int, likely: Iterable[int] = (), tables: Iterable[Path] = SOCKET_TABLES, deadline: float = math.inf
+) -> int | None:
     """The pid of a process holding the client end of the loopback TCP connection `fd` (read on a duplicate), or
-    None if the client is not on this machine or is gone. `likely` is consumed only once the socket is found."""
+    None if the client is not on this machine or is gone. `likely` is consumed only once the socket is found.
+    Raises LookupExpired if the search is still on at `deadline` (monotonic)."""
     try:
         duplicate = os.dup(fd)
     except OSError:
@@ -188,4 +212,4 @@ def tcp_peer_pid(fd: int, likely: Iterable[int] = (), tables: Iterable[Path] = S
     except (OSError, TypeError, ValueError):
         return None
     inode = socket_inode(peer, ours, tables)
-    return None if inode is None else socket_holder(inode, likely)
+    return None if inode is None else socket_holder(inode, likely, deadline)

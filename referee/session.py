@@ -165,7 +165,7 @@ class Session:
             self.unbound_messages += 1
             return None
         sender = self._sender(incoming)
-        peer = Peer.UNCHECKED if not self.router.checks_peers else Peer.STRANGER if sender is None else sender.index
+        peer = self._peer(incoming, sender)
         try:
             message = codec.decode_bot_message(incoming.frames[0])
             if not isinstance(message, codec.Hello):
@@ -185,6 +185,14 @@ class Session:
         participant.hello_name = message.name
         self.router.send(incoming.identity, self.welcome)
         return None
+
+    def _peer(self, incoming: Incoming, sender: Participant | None) -> int | Peer:
+        """What is known of the process that made the connection (see Bindings.bind)."""
+        if not self.router.checks_peers:
+            return Peer.UNCHECKED
+        if incoming.over_budget:
+            return Peer.OVER_BUDGET
+        return Peer.STRANGER if sender is None else sender.index
 
     def _sender(self, incoming: Incoming) -> Participant | None:
         """The bot of the process that made the connection: the bot whose PID namespace holds it (in it or in one

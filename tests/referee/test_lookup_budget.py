@@ -1,0 +1,154 @@
+"""The bound on the time spent finding who made new tcp connections: the budget on an injected clock, the
+deadline a lookup gets, and a hello refused with no one charged when the budget is spent."""
+
+from __future__ import annotations
+
+import functools
+import os
+import socket
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import zmq
+from referee_helpers import fixture_bot, match_spec, require_tcp_peer_lookup
+
+from protocol import codec, limits
+from referee import peers, session
+from referee.connection import (
+    Bindings,
+    HandshakeRefused,
+    LookupBudget,
+    LookupBudgetSpent,
+    Peer,
+    Router,
+    Transport,
+)
+from referee.session import Session
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _lookup(clock: FakeClock, takes_s: float, deadlines: list[float]) -> Callable[[float], int | None]:
+    def lookup(deadline: float) -> int:
+        deadlines.append(deadline)
+        clock.now += takes_s
+        return 7
+
+    return lookup
+
+
+def test_lookups_run_until_the_burst_is_spent_then_refill_at_the_share() -> None:
+    clock = FakeClock()
+    budget = LookupBudget(share=0.01, burst_s=0.01, clock=clock)
+    deadlines: list[float] = []
+    for _ in range(3):
+        assert budget.run(_lookup(clock, 0.004, deadlines)) == 7
+    # Each lookup may run until the bucket would be empty; 40 us came back during the 4 ms of each of the first two.
+    assert deadlines == [pytest.approx(100 + d, abs=1e-9) for d in (0.01, 0.004 + 0.00604, 0.008 + 0.00208)]
+    assert clock.now == pytest.approx(100.012)  # the third overdrew the bucket by 1.92 ms
+    with pytest.raises(LookupBudgetSpent):
+        budget.run(_lookup(clock, 0.004, deadlines))
+    clock.now += 0.1
+    with pytest.raises(LookupBudgetSpent):
+        budget.run(_lookup(clock, 0.0, deadlines))
+    assert len(deadlines) == 3
+    clock.now += 0.1
+    assert budget.run(_lookup(clock, 0.0, deadlines)) == 7
+    assert deadlines[-1] == pytest.approx(clock.now + 0.00012, abs=1e-9)
+
+
+def test_a_quiet_spell_refills_no_more_than_the_burst() -> None:
+    clock = FakeClock()
+    budget = LookupBudget(share=0.5, burst_s=0.01, clock=clock)
+    deadlines: list[float] = []
+    clock.now += 3600
+    budget.run(_lookup(clock, 0.0, deadlines))
+    assert deadlines == [pytest.approx(clock.now + 0.01)]
+
+
+def test_a_failed_lookup_is_paid_for_too() -> None:
+    clock = FakeClock()
+    budget = LookupBudget(share=0.0, burst_s=0.01, clock=clock)
+
+    def expires(deadline: float) -> int:
+        clock.now = deadline
+        raise peers.LookupExpired("deadline")
+
+    with pytest.raises(peers.LookupExpired):
+        budget.run(expires)
+    with pytest.raises(LookupBudgetSpent):
+        budget.run(_lookup(clock, 0.0, []))
+
+
+def test_a_lookup_past_its_deadline_expires() -> None:
+    require_tcp_peer_lookup()
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        client = socket.create_connection(listener.getsockname())
+        server, _ = listener.accept()
+    with client, server:
+        with pytest.raises(peers.LookupExpired):
+            peers.tcp_peer_pid(server.fileno(), likely=[os.getpid()], deadline=time.monotonic() - 1)
+        assert peers.tcp_peer_pid(server.fileno(), likely=[os.getpid()]) == os.getpid()
+
+
+def test_a_hello_when_the_budget_is_spent_is_refused_saying_why() -> None:
+    bindings = Bindings()
+    token = bindings.issue(0)
+    with pytest.raises(HandshakeRefused, match="too many new connections"):
+        bindings.bind(b"a", limits.PROTOCOL_VERSION, token, peer=Peer.OVER_BUDGET)
+    assert bindings.owner(b"a") is None
+    assert bindings.bind(b"a", limits.PROTOCOL_VERSION, token, peer=0) == 0
+
+
+def _spent() -> LookupBudget:
+    return LookupBudget(share=0.0, burst_s=0.0)
+
+
+def test_a_spent_budget_leaves_the_sender_unknown_and_charges_no_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_tcp_peer_lookup()
+    monkeypatch.setattr(session, "Router", functools.partial(Router, lookup_budget=_spent()))
+    spec = match_spec("scout", [fixture_bot("recorder"), fixture_bot("recorder")])
+    dealer = zmq.Context.instance().socket(zmq.DEALER)
+    with Session(spec, Transport.TCP, tmp_path) as match_session:
+        token = match_session.bindings.issue(0)
+        try:
+            dealer.connect(match_session.router.endpoint)
+            hello = {"type": "hello", "protocol": limits.PROTOCOL_VERSION, "token": token, "name": "x"}
+            dealer.send(codec.encode(hello))
+            assert match_session.router.wait(time.monotonic() + 5)[0]
+            (incoming,) = match_session.router.receive()
+            assert (incoming.peer_pid, incoming.over_budget) == (None, True)
+            refusals: list[str] = []
+            assert match_session.admit(incoming, refusals) is None
+            assert dealer.poll(5000)
+            answer = codec.decode_value(dealer.recv())
+            assert answer["type"] == "refused" and "too many new connections" in answer["reason"]
+            assert refusals == []
+            assert all(p.refusal is None and not p.thefts for p in match_session.participants)
+            assert match_session.bindings.identity(0) is None
+        finally:
+            dealer.close(0)
+
+
+def test_ipc_senders_are_known_whatever_the_budget(tmp_path: Path) -> None:
+    router = Router(Transport.IPC, tmp_path, Bindings().bound, lookup_budget=_spent())
+    dealer = zmq.Context.instance().socket(zmq.DEALER)
+    try:
+        dealer.connect(router.endpoint)
+        dealer.send(b"first")
+        assert router.wait(time.monotonic() + 5)[0]
+        (incoming,) = router.receive()
+        assert (incoming.peer_pid, incoming.over_budget) == (os.getpid(), False)
+    finally:
+        dealer.close(0)
+        router.close()
