@@ -7,8 +7,9 @@ address and port and whose remote end is ours, and its owner is a process with a
 where it cannot (no NETLINK_SOCK_DIAG or tcp_diag), it is the row of /proc/net/tcp (or tcp6, for a dual-stack
 client socket speaking IPv4-mapped addresses) with those ends, a read that walks every socket of the machine
 (milliseconds). The scan of /proc/*/fd for the holder is costly too, so it is done only for connections not
-bound yet (at hello time), and first over the processes the caller names as likely. Where the machine has
-neither, `tcp_lookup_possible` is False.
+bound yet (at hello time), and first over the processes the caller names as likely; `holder_among` searches
+only given processes (the bot a hello claims to be: as long as their fds, see referee.connection). Where the
+machine has neither, `tcp_lookup_possible` is False.
 
 A socket shared by several processes (fork after connect) is attributed to the first holder found; on ipc the
 kernel reports the process that connected.
@@ -163,11 +164,13 @@ def holds(pid: int, link: str, deadline: float = math.inf) -> bool:
     return False
 
 
-def socket_holder(inode: int, likely: Iterable[int] = (), deadline: float = math.inf) -> int | None:
-    """A process holding the socket `inode`: the `likely` pids are tried first, then every process. Raises
-    LookupExpired at `deadline` (monotonic)."""
+def socket_holder(
+    inode: int, likely: Iterable[int] = (), deadline: float = math.inf, skip: Iterable[int] = ()
+) -> int | None:
+    """A process holding the socket `inode`: the `likely` pids are tried first, then every process but those in
+    `skip` (already searched). Raises LookupExpired at `deadline` (monotonic)."""
     link = f"socket:[{inode}]"
-    tried: set[int] = set()
+    tried: set[int] = set(skip)
     for pid in itertools.chain(likely, _all_pids()):
         if pid in tried:
             continue
@@ -176,6 +179,12 @@ def socket_holder(inode: int, likely: Iterable[int] = (), deadline: float = math
         if holds(pid, link, deadline):
             return pid
     return None
+
+
+def holder_among(inode: int, pids: Iterable[int]) -> int | None:
+    """The first of `pids` that holds the socket `inode`, or None: a search as long as those processes' fds."""
+    link = f"socket:[{inode}]"
+    return next((pid for pid in pids if holds(pid, link)), None)
 
 
 def ipc_peer_pid(fd: int) -> int | None:
@@ -190,12 +199,19 @@ def ipc_peer_pid(fd: int) -> int | None:
     return pid if pid > 0 else None
 
 
-def tcp_peer_pid(
-    fd: int, likely: Iterable[int] = (), tables: Iterable[Path] = SOCKET_TABLES, deadline: float = math.inf
-) -> int | None:
-    """The pid of a process holding the client end of the loopback TCP connection `fd` (read on a duplicate), or
-    None if the client is not on this machine or is gone. `likely` is consumed only once the socket is found.
-    Raises LookupExpired if the search is still on at `deadline` (monotonic)."""
+@dataclass(frozen=True, slots=True)
+class TcpClient:
+    """The client end of a loopback TCP connection the referee accepted, as the client's process sees it: its own
+    address and port (`local`) and the referee's (`remote`). Fixed for the connection's life, so it can be read
+    while the fd ZeroMQ reports (ZMQ_SRCFD) is valid and used to find the client's socket later."""
+
+    local: Endpoint
+    remote: Endpoint
+
+
+def tcp_client(fd: int) -> TcpClient | None:
+    """The client end of the loopback TCP connection `fd` (read on a duplicate: the fd belongs to ZeroMQ's I/O
+    thread), or None if it cannot be read (the connection is gone)."""
     try:
         duplicate = os.dup(fd)
     except OSError:
@@ -211,5 +227,40 @@ def tcp_peer_pid(
             peer = Endpoint.of(*connection.getpeername()[:2])
     except (OSError, TypeError, ValueError):
         return None
-    inode = socket_inode(peer, ours, tables)
-    return None if inode is None else socket_holder(inode, likely, deadline)
+    return TcpClient(local=peer, remote=ours)
+
+
+def quick_socket_inode(client: TcpClient) -> int | None:
+    """The inode of `client`'s socket if the kernel answers a sock_diag query (tens of microseconds), else None:
+    None also where only /proc/net/tcp could tell, a read that costs milliseconds (see `socket_inode`)."""
+    if not sock_diag.available():
+        return None
+    try:
+        return sock_diag.tcp_socket_inode(
+            (client.local.address, client.local.port), (client.remote.address, client.remote.port)
+        )
+    except sock_diag.SockDiagUnavailable:
+        return None
+
+
+def tcp_client_holder(
+    client: TcpClient,
+    likely: Iterable[int] = (),
+    tables: Iterable[Path] = SOCKET_TABLES,
+    deadline: float = math.inf,
+    skip: Iterable[int] = (),
+) -> int | None:
+    """The pid of a process holding `client`'s socket, or None if it is gone or not on this machine: the `likely`
+    pids first, then every process but those in `skip`. `likely` is consumed only once the socket is found.
+    Raises LookupExpired if the search is still on at `deadline` (monotonic)."""
+    inode = socket_inode(client.local, client.remote, tables)
+    return None if inode is None else socket_holder(inode, likely, deadline, skip)
+
+
+def tcp_peer_pid(
+    fd: int, likely: Iterable[int] = (), tables: Iterable[Path] = SOCKET_TABLES, deadline: float = math.inf
+) -> int | None:
+    """The pid of a process holding the client end of the loopback TCP connection `fd`, or None if the client is
+    not on this machine or is gone. Raises LookupExpired if the search is still on at `deadline` (monotonic)."""
+    client = tcp_client(fd)
+    return None if client is None else tcp_client_holder(client, likely, tables, deadline)

@@ -19,14 +19,19 @@ from referee.peers import (
     SOCKET_TABLES,
     Endpoint,
     SocketTableError,
+    TcpClient,
+    holder_among,
     holds,
     ipc_peer_pid,
     parse_endpoint,
     parse_socket_line,
     parse_socket_table,
+    quick_socket_inode,
     socket_holder,
     socket_inode,
     table_socket_inode,
+    tcp_client,
+    tcp_client_holder,
     tcp_peer_pid,
 )
 
@@ -162,7 +167,22 @@ def test_the_holder_of_a_socket_is_found_by_its_fd_links() -> None:
         inode = os.fstat(held.fileno()).st_ino
         assert holds(os.getpid(), f"socket:[{inode}]")
         assert socket_holder(inode, likely=[os.getppid()]) == os.getpid()
+        assert socket_holder(inode, skip=[os.getpid()]) is None
+        assert holder_among(inode, [os.getppid(), os.getpid()]) == os.getpid()
+        assert holder_among(inode, [os.getppid()]) is None
     assert socket_holder(inode) is None
+
+
+def test_the_client_end_read_at_receive_time_finds_the_client_later(inode_lookup: str) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        client = socket.create_connection(listener.getsockname())
+        connection, _ = listener.accept()
+    with client, connection:
+        ends = tcp_client(connection.fileno())
+        assert ends == TcpClient(Endpoint.of(*client.getsockname()), Endpoint.of(*client.getpeername()))
+        expected = os.fstat(client.fileno()).st_ino if inode_lookup == "sock_diag" else None
+        assert quick_socket_inode(ends) == expected
+        assert tcp_client_holder(ends, likely=[os.getppid()]) == os.getpid()
 
 
 def test_a_query_the_kernel_refuses_falls_back_to_proc_net_tcp(monkeypatch: pytest.MonkeyPatch) -> None:
