@@ -23,6 +23,9 @@ MAX_STRING_BYTES = 1024
 MAX_NAME_CHARS = 64
 """The longest bot name or version string in `hello`."""
 
+MAX_OPEN_FILES = 1024
+"""The most files (sockets included) each process of a bot may have open (RLIMIT_NOFILE, soft and hard)."""
+
 DEFAULT_MOVE_TIME_MS = 1000
 DEFAULT_STARTUP_TIME_S = 10.0
 DEFAULT_TIME_BANK_MS = 0

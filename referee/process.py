@@ -2,8 +2,10 @@
 
 Each bot runs in its own session and process group, with stdin closed, a memory limit (RLIMIT_DATA, which
 counts memory actually written to, so runtimes that reserve large address ranges such as V8 or Go still
-start), an optional CPU limit, and stdout+stderr in one pipe that a thread drains into a log file capped at
-`log_cap_bytes`: a bot that prints megabytes never blocks and never fills the disk.
+start), an optional CPU limit, a cap on open files (RLIMIT_NOFILE, limits.MAX_OPEN_FILES per process: the
+referee checks which bot made a new tcp connection by reading its program's fds, see referee.connection, and
+a bot must not be able to make that check slow), and stdout+stderr in one pipe that a thread drains into a
+log file capped at `log_cap_bytes`: a bot that prints megabytes never blocks and never fills the disk.
 
 Where the machine allows it (Linux with util-linux `unshare`, as root or with unprivileged user namespaces;
 probed once per process, see `containment`), the bot also runs in its own PID namespace: the referee starts
@@ -42,6 +44,8 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from protocol import limits
 
 _DRAIN_CHUNK = 64 * 1024
 _REAP_SECONDS = 2.0
@@ -135,10 +139,18 @@ def _prepare_child(memory_bytes: int | None, cpu_seconds: int | None, referee: i
 
 
 def _limit_resources(memory_bytes: int | None, cpu_seconds: int | None) -> None:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (open_files_cap(),) * 2)
     if memory_bytes is not None:
         resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
     if cpu_seconds is not None:
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+
+
+def open_files_cap() -> int:
+    """The RLIMIT_NOFILE a bot gets (soft and hard): MAX_OPEN_FILES, or the referee's own hard limit if lower
+    (a limit cannot be raised past it)."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return limits.MAX_OPEN_FILES if hard == resource.RLIM_INFINITY else min(hard, limits.MAX_OPEN_FILES)
 
 
 def _drain(read_fd: int, log_path: Path, cap_bytes: int) -> None:

@@ -14,6 +14,7 @@ import pytest
 import zmq
 from referee_helpers import alive, require_pid_namespace, require_tcp_peer_lookup
 
+from protocol import limits
 from referee import process as process_module
 from referee.botspec import UnknownBot, resolve_bot, unique_names
 from referee.connection import Bindings, HandshakeRefused, Peer, Router, TokenTheft, Transport
@@ -308,6 +309,16 @@ def test_the_memory_limit_applies(tmp_path: Path, containment_mode: Containment)
     assert process.describe_exit() == "exited with status 1"
     process.kill()
     assert b"MemoryError" in (tmp_path / "bot.log").read_bytes()
+
+
+def test_the_open_files_limit_applies(tmp_path: Path, containment_mode: Containment) -> None:
+    code = "import resource\nprint(*resource.getrlimit(resource.RLIMIT_NOFILE))\n"
+    process = _start(tmp_path, code)
+    _wait_for(process.exited)
+    process.kill()
+    cap = process_module.open_files_cap()
+    assert cap <= limits.MAX_OPEN_FILES
+    assert (tmp_path / "bot.log").read_text().split() == [str(cap), str(cap)]
 
 
 @pytest.mark.parametrize("program", ["/no/such/program", "no-such-program", "./no-such-program"])
