@@ -10,10 +10,15 @@ that check; a bound connection's messages take the plain path. The token alone d
 be known: a libzmq older than 4.0.5 (no ZMQ_SRCFD), or tcp on a machine with neither sock_diag nor
 /proc/net/tcp.
 
-On tcp that check takes time the bots' move clocks run in (a search of /proc/*/fd when the client is not a
-bot's program, as long as the processes it searches hold fds), so a bot opening connection after connection
-could slow the match: the checks share a fixed budget of the referee's time (LookupBudget); a message that
-arrives when it is spent is not checked, and its hello is refused with no one charged.
+On tcp that check can take long (a search of /proc/*/fd when the client is not a bot's program, as long as the
+processes it searches hold fds), so a bot opening connection after connection could slow the match. The
+referee therefore first checks the claim (Router.sender): whether a program of the bot the hello's token was
+issued to holds the client's socket, a search as short as that bot's fds (a bot's open files are capped,
+referee.process), run only while that bot is not bound yet, i.e. during a handshake, when no move clock runs.
+Only when the claim fails does it search who holds the socket, and those searches share a fixed budget of the
+referee's time (LookupBudget); a hello it cannot check within the budget is refused with no one charged. So a
+bot flooding new connections can spend the budget, but never on another bot's own hello: the claimed owner's
+check costs no budget, so a flood cannot keep a bot from binding.
 
 Waiting is always bounded by a deadline on the referee's monotonic clock. Bot processes are watched
 through their pidfds in the same poll, so a crash is noticed at once, not at the next timeout.
@@ -25,7 +30,7 @@ import contextlib
 import enum
 import secrets
 import time
-from collections.abc import Callable, Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -81,7 +86,8 @@ class Peer(enum.Enum):
     STRANGER = "stranger"
     """The process is unknown, gone, or of no bot of the match."""
     OVER_BUDGET = "over budget"
-    """The process was not looked up: the referee's time for such lookups was spent (LookupBudget)."""
+    """The process is not the claimed bot's program, and was not looked up further: the referee's time for such
+    lookups was spent (LookupBudget)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +95,11 @@ class Incoming:
     identity: bytes
     frames: list[bytes]
     peer_pid: int | None = None
-    """The pid of the process that made the connection: only for connections not bound yet, when it is known."""
-    over_budget: bool = False
-    """True if the process that made this connection (not bound yet) was not looked up: see LookupBudget."""
+    """On ipc, the pid of the process that made the connection: only for connections not bound yet, when it is
+    known."""
+    tcp_client: peers.TcpClient | None = None
+    """On tcp, the client end of the connection, to find the process holding it (Router.sender): only for
+    connections not bound yet, when it is known."""
 
 
 def new_token() -> str:
@@ -139,9 +147,9 @@ class Router:
     """The ROUTER socket bound by the referee, and a poller over it and the bots' pidfds.
 
     `bound` holds the identities of bound connections (a live view kept by Bindings): their messages are read
-    as plain bytes; any other message is read with its source fd to learn which process sent it. On tcp
-    `likely_peers` names the processes whose fds are searched first for the client's socket (the bots'), and
-    those lookups are paid from `lookup_budget`."""
+    as plain bytes; any other message is read with its source fd, which tells the sender's pid on ipc and the
+    client's end on tcp (`sender` finds its process). On tcp `likely_peers` names the processes whose fds are
+    searched first for the client's socket (the bots'), and those searches are paid from `lookup_budget`."""
 
     def __init__(
         self,
@@ -207,31 +215,50 @@ class Router:
             yield Incoming(identity, frames)
 
     def _receive_unbound(self, identity: bytes) -> Incoming:
-        """The rest of a message from a connection not bound yet, with the pid of its sender when known."""
+        """The rest of a message from a connection not bound yet, with what its source fd tells of its sender (the
+        fd is valid only now)."""
         socket = self.socket
         frames: list[bytes] = []
-        pid = None
-        over_budget = False
+        pid = client = None
         while socket.getsockopt(_RCVMORE):
             frame = socket.recv(_NOBLOCK, copy=False)
-            if not frames and self.checks_peers:
-                try:
-                    pid = self._peer_pid(frame)
-                except (LookupBudgetSpent, peers.LookupExpired):
-                    over_budget = True
+            if not frames and self.checks_peers and (fd := self._source_fd(frame)) is not None:
+                if self._transport is Transport.IPC:
+                    pid = peers.ipc_peer_pid(fd)
+                else:
+                    client = peers.tcp_client(fd)
             frames.append(frame.bytes)
-        return Incoming(identity, frames, pid, over_budget)
+        return Incoming(identity, frames, pid, client)
 
-    def _peer_pid(self, frame: zmq.Frame) -> int | None:
-        """The pid of the process at the other end of the connection `frame` arrived on, or None. On tcp it
-        raises LookupBudgetSpent or peers.LookupExpired when the lookup budget is spent."""
+    @staticmethod
+    def _source_fd(frame: zmq.Frame) -> int | None:
         try:
-            fd = cast(int, frame.get(zmq.SRCFD))
+            return cast(int, frame.get(zmq.SRCFD))
         except zmq.ZMQError:
             return None
-        if self._transport is Transport.IPC:
-            return peers.ipc_peer_pid(fd)
-        return self._lookup_budget.run(lambda deadline: peers.tcp_peer_pid(fd, self._likely_peers(), deadline=deadline))
+
+    def sender(self, incoming: Incoming, claimant: Sequence[int] = ()) -> int | None:
+        """The pid of the process that made the connection of `incoming` (not bound yet), or None if unknown.
+        On tcp, `claimant` (the programs of the bot whose token the message carries, if that bot is not bound
+        yet) is checked first, at no cost to the lookup budget; a search beyond it is paid from the budget and
+        raises LookupBudgetSpent or peers.LookupExpired when the budget is spent."""
+        client = incoming.tcp_client
+        if client is None:
+            return incoming.peer_pid
+        checked: Sequence[int] = ()
+        if claimant and (inode := peers.quick_socket_inode(client)) is not None:
+            holder = peers.holder_among(inode, claimant)
+            if holder is not None:
+                return holder
+            checked = claimant
+        return self._lookup_budget.run(
+            lambda deadline: peers.tcp_client_holder(
+                client,
+                [pid for pid in self._likely_peers() if pid not in checked],
+                deadline=deadline,
+                skip=checked,
+            )
+        )
 
     def send(self, identity: bytes, frame: bytes) -> None:
         """Queue one frame for a bot; dropped if the bot is gone or not reading (its request then times out)."""
@@ -273,6 +300,11 @@ class Bindings:
     def bound(self) -> Container[bytes]:
         """The identities bound now (a live view, for Router)."""
         return self._identity_owner
+
+    def unbound_owner(self, token: str) -> int | None:
+        """The owner of `token` if it was issued and its owner is not bound yet, else None."""
+        owner = self._token_owner.get(token)
+        return None if owner is None or owner in self._owner_identity else owner
 
     def bind(self, identity: bytes, protocol: int, token: str, peer: int | Peer = Peer.UNCHECKED) -> int:
         """Bind `identity` to the owner of `token`; raises HandshakeRefused saying why not. `peer` is the owner

@@ -24,7 +24,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from protocol import codec, limits
-from referee.connection import Bindings, HandshakeRefused, Incoming, Peer, Router, TokenTheft, Transport
+from referee.connection import (
+    Bindings,
+    HandshakeRefused,
+    Incoming,
+    LookupBudgetSpent,
+    Peer,
+    Router,
+    TokenTheft,
+    Transport,
+)
+from referee.peers import LookupExpired
 from referee.process import (
     BotProcess,
     BotStartError,
@@ -160,45 +170,59 @@ class Session:
     def admit(self, incoming: Incoming, refusals: list[str] | None = None) -> Participant | None:
         """Answer a message from a connection not bound yet: bind it (welcome) if it is a hello that may bind,
         refuse it otherwise. A refusal is noted on the bot that sent it when the transport tells who that is,
-        else appended to `refusals` (if given). Returns the bot caught with another bot's token, if any."""
+        else appended to `refusals` (if given). Returns the bot caught with another bot's token, if any.
+
+        The hello is decoded before its sender is looked for: its token names the bot that claims the connection,
+        and whether that bot's program made it is checked first and cheaply (Router.sender), so a flood that
+        spends the lookup budget cannot get another bot's own hello refused."""
         if len(incoming.frames) != 1:
             self.unbound_messages += 1
             return None
-        sender = self._sender(incoming)
-        peer = self._peer(incoming, sender)
         try:
             message = codec.decode_bot_message(incoming.frames[0])
             if not isinstance(message, codec.Hello):
                 raise HandshakeRefused("the first message must be hello")
+        except (codec.ProtocolViolation, HandshakeRefused) as error:
+            self._refuse(incoming, self._peer(incoming), error, refusals)
+            return None
+        peer = self._peer(incoming, self.bindings.unbound_owner(message.token))
+        try:
             owner = self.bindings.bind(incoming.identity, message.protocol, message.token, peer)
         except TokenTheft as theft:
             self.router.send(incoming.identity, codec.encode(codec.refused(str(theft))))
             return self._charge_theft(self.participants[theft.thief], self.participants[theft.victim])
-        except (codec.ProtocolViolation, HandshakeRefused) as error:
-            self.router.send(incoming.identity, codec.encode(codec.refused(str(error))))
-            if sender is not None:
-                sender.refusal = str(error)
-            elif refusals is not None and not self.router.checks_peers:
-                refusals.append(str(error))
+        except HandshakeRefused as error:
+            self._refuse(incoming, peer, error, refusals)
             return None
         participant = self.participants[owner]
         participant.hello_name = message.name
         self.router.send(incoming.identity, self.welcome)
         return None
 
-    def _peer(self, incoming: Incoming, sender: Participant | None) -> int | Peer:
-        """What is known of the process that made the connection (see Bindings.bind)."""
+    def _refuse(self, incoming: Incoming, peer: int | Peer, error: Exception, refusals: list[str] | None) -> None:
+        self.router.send(incoming.identity, codec.encode(codec.refused(str(error))))
+        if isinstance(peer, int):
+            self.participants[peer].refusal = str(error)
+        elif refusals is not None and not self.router.checks_peers:
+            refusals.append(str(error))
+
+    def _peer(self, incoming: Incoming, claimant: int | None = None) -> int | Peer:
+        """What is known of the process that made the connection (see Bindings.bind). `claimant` is the bot, not
+        bound yet, whose token the message carries: its programs are checked first (see Router.sender)."""
         if not self.router.checks_peers:
             return Peer.UNCHECKED
-        if incoming.over_budget:
+        process = None if claimant is None else self.participants[claimant].process
+        try:
+            pid = self.router.sender(incoming, () if process is None else process.program_pids())
+        except (LookupBudgetSpent, LookupExpired):
             return Peer.OVER_BUDGET
+        sender = self._sender(pid)
         return Peer.STRANGER if sender is None else sender.index
 
-    def _sender(self, incoming: Incoming) -> Participant | None:
-        """The bot of the process that made the connection: the bot whose PID namespace holds it (in it or in one
-        nested in it), or whose session does (every process of a bot starts in the session the referee started
-        it in); None if unknown."""
-        if incoming.peer_pid is None or (process := read_process(incoming.peer_pid)) is None:
+    def _sender(self, pid: int | None) -> Participant | None:
+        """The bot of process `pid`: the bot whose PID namespace holds it (in it or in one nested in it), or whose
+        session does (every process of a bot starts in the session the referee started it in); None if unknown."""
+        if pid is None or (process := read_process(pid)) is None:
             return None
         namespaces: list[Namespace] | None = None
         for participant in self.participants:

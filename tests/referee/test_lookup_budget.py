@@ -1,5 +1,7 @@
 """The bound on the time spent finding who made new tcp connections: the budget on an injected clock, the
-deadline a lookup gets, and a hello refused with no one charged when the budget is spent."""
+deadline a lookup gets, a hello refused with no one charged when the budget is spent, and the check of the bot
+a hello's token names, which costs no budget: with the budget spent (as a flood of connections would spend it)
+every bot still binds its own connection, and a stolen token is still refused."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import zmq
 from referee_helpers import fixture_bot, match_spec, require_tcp_peer_lookup
 
 from protocol import codec, limits
-from referee import peers, session
+from referee import peers, session, sock_diag
 from referee.connection import (
     Bindings,
     HandshakeRefused,
@@ -25,6 +27,7 @@ from referee.connection import (
     Router,
     Transport,
 )
+from referee.match import run_match
 from referee.session import Session
 
 
@@ -127,7 +130,7 @@ def test_a_spent_budget_leaves_the_sender_unknown_and_charges_no_one(
             dealer.send(codec.encode(hello))
             assert match_session.router.wait(time.monotonic() + 5)[0]
             (incoming,) = match_session.router.receive()
-            assert (incoming.peer_pid, incoming.over_budget) == (None, True)
+            assert incoming.tcp_client is not None
             refusals: list[str] = []
             assert match_session.admit(incoming, refusals) is None
             assert dealer.poll(5000)
@@ -148,7 +151,65 @@ def test_ipc_senders_are_known_whatever_the_budget(tmp_path: Path) -> None:
         dealer.send(b"first")
         assert router.wait(time.monotonic() + 5)[0]
         (incoming,) = router.receive()
-        assert (incoming.peer_pid, incoming.over_budget) == (os.getpid(), False)
+        assert (incoming.peer_pid, router.sender(incoming)) == (os.getpid(), os.getpid())
     finally:
         dealer.close(0)
         router.close()
+
+
+def _spend_every_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every Session's router gets a budget that is spent from the start, as a flood of connections leaves it."""
+    require_tcp_peer_lookup()
+    if not sock_diag.available():
+        pytest.skip("the claimed bot is checked at no cost only where the kernel answers sock_diag queries")
+    monkeypatch.setattr(session, "Router", lambda *args, **kwargs: Router(*args, **kwargs, lookup_budget=_spent()))
+
+
+def test_the_claimed_bots_programs_are_checked_at_no_cost_to_the_budget(tmp_path: Path) -> None:
+    require_tcp_peer_lookup()
+    if not sock_diag.available():
+        pytest.skip("the kernel does not answer sock_diag queries here")
+    router = Router(Transport.TCP, tmp_path, Bindings().bound, lambda: [os.getpid()], lookup_budget=_spent())
+    dealer = zmq.Context.instance().socket(zmq.DEALER)
+    try:
+        dealer.connect(router.endpoint)
+        dealer.send(b"hello")
+        assert router.wait(time.monotonic() + 5)[0]
+        (incoming,) = router.receive()
+        assert router.sender(incoming, [os.getppid(), os.getpid()]) == os.getpid()
+        with pytest.raises(LookupBudgetSpent):
+            router.sender(incoming, [os.getppid()])
+        with pytest.raises(LookupBudgetSpent):
+            router.sender(incoming)
+    finally:
+        dealer.close(0)
+        router.close()
+
+
+def test_every_bot_binds_its_own_connection_when_the_budget_is_spent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _spend_every_budget(monkeypatch)
+    spec = match_spec("scout", ["random", "random", fixture_bot("slow_answers")])
+    with Session(spec, Transport.TCP, tmp_path) as match_session:
+        match_session.start()
+        assert [p.down for p in match_session.participants] == [None, None, None]
+        assert all(match_session.bindings.identity(p.index) is not None for p in match_session.participants)
+
+
+def test_a_stolen_token_is_refused_uncharged_when_the_budget_is_spent_and_its_owner_plays_on(
+    pid_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """token_thief says hello with its sibling's token before the sibling's hello and in each game: the sibling's
+    programs do not hold that connection, and who does is not searched (no budget left), so the hello is refused
+    and no one is charged; both bots bind their own connections and play every game without a fault."""
+    _spend_every_budget(monkeypatch)
+    spec = match_spec("scauver", [fixture_bot("token_thief"), fixture_bot("hello_after_theft")], games=2, seed=5)
+    record = run_match(spec, transport=Transport.TCP)
+
+    for played in record.games:
+        assert not played.faults, played.faults
+        assert all(timing.decisions > 0 for timing in played.timings)
+    (stolen,) = pid_dir.glob("stolen-*.types")
+    received = stolen.read_text().split()
+    assert len(received) >= 2 and set(received) == {"refused"}, received

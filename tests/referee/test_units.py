@@ -177,12 +177,12 @@ def test_the_router_tells_the_sender_of_unbound_messages(transport: Transport, t
         assert router.wait(time.monotonic() + 5)[0]
         (first,) = router.receive()
         assert first.frames == [b"first"]
-        assert first.peer_pid == os.getpid()
+        assert router.sender(first) == os.getpid()
         bindings.bind(first.identity, 1, bindings.issue(0))
         dealer.send(b"second")
         assert router.wait(time.monotonic() + 5)[0]
         (second,) = router.receive()
-        assert (second.frames, second.peer_pid) == ([b"second"], None)
+        assert (second.frames, second.peer_pid, second.tcp_client) == ([b"second"], None, None)
     finally:
         dealer.close(0)
         router.close()
