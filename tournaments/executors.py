@@ -97,14 +97,21 @@ class LocalExecutor(Executor):
         for _ in workers:
             tasks.put(None)
         try:
-            with _sigint_ignored():
-                for worker in workers:
-                    worker.start()
+            _start(workers)
             _collect(results, workers, len(specs), on_game)
             for worker in workers:
                 worker.join(_STOP_GRACE_S)
         finally:
             _stop(workers)
+
+
+def _start(workers: Sequence[multiprocessing.process.BaseProcess]) -> None:
+    with _sigint_ignored():
+        for worker in workers:
+            try:
+                worker.start()
+            except Exception as error:
+                raise ExecutorError(f"cannot start a worker process: {type(error).__name__}: {error}") from error
 
 
 @contextlib.contextmanager
@@ -148,7 +155,9 @@ def _collect(
 
 
 def _stop(workers: Sequence[multiprocessing.process.BaseProcess]) -> None:
-    """SIGTERM each live worker (it kills its bots and exits), then SIGKILL what is left after a grace."""
+    """SIGTERM each live worker (it kills its bots and exits), then SIGKILL what is left after a grace. Workers
+    never started (a start that failed) are skipped."""
+    workers = [worker for worker in workers if worker.pid is not None]
     for worker in workers:
         if worker.is_alive():
             worker.terminate()

@@ -143,3 +143,12 @@ def test_unpinned_workers_may_use_every_cpu(specs, tmp_path: Path) -> None:
     logged = [replace(spec, log_dir=str(tmp_path)) for spec in specs]
     LocalExecutor(2, runner=placement_runner, pinned=False).run(logged, lambda record: None)
     assert {tuple(placement["cpus"]) for placement in worker_placements(tmp_path)} == {tuple(usable_cpus())}
+
+
+def test_a_worker_that_cannot_start_is_a_clear_error_and_leaves_nothing_behind(specs) -> None:
+    def unpicklable_runner(spec: MatchSpec, on_game=None) -> None:
+        raise AssertionError("never runs: a local function cannot reach a spawned worker")
+
+    with pytest.raises(ExecutorError, match="cannot start a worker process"):
+        LocalExecutor(2, runner=unpicklable_runner).run(specs, lambda record: None)
+    assert not multiprocessing.active_children()
