@@ -169,7 +169,8 @@ def reuse(
     if as_json:
         echo_json(rows)
         return
-    click.echo(f"{games} games of random bots per match, processes reused vs started for every game:")
+    placement = ", every process on one core" if one_core else ""
+    click.echo(f"{games} games of random bots per match, processes reused vs started for every game{placement}:")
     click.echo(tabulate(rows, headers="keys", tablefmt=tablefmt))
 
 
