@@ -124,6 +124,7 @@ def test_bench_protocol_and_reuse_print_their_figures() -> None:
     assert protocol.exit_code == 0, protocol.output
     figures = json.loads(protocol.stdout)
     assert figures["raw_round_trip_us"] > 0 and figures["referee_decision_us"] > 0 and figures["ratio"] > 0
+    assert figures["prepared_round_trip_us"] > 0 and figures["prepared_ratio"] > 0
     reuse = CliRunner().invoke(main, ["bench", "reuse", "--games", "2", "--players", "2", "--json"])
     assert reuse.exit_code == 0, reuse.output
     rows = json.loads(reuse.stdout)

@@ -1,4 +1,5 @@
-"""The progress line of a league run, and `referee bench league` (figures checked for shape, never for speed)."""
+"""The progress line of a league run, `referee bench league` and the protocol bench's prepared requests (figures
+checked for shape, never for speed)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 
 from click.testing import CliRunner
 
+from tournaments.bench.protocol import prepared_round_trips_us, seated_requests
 from tournaments.cli import main
 from tournaments.cli.progress import Leaderboard, ProgressLine, format_duration
 
@@ -38,3 +40,9 @@ def test_bench_league_reports_each_concurrency(write_league) -> None:
     assert [run["concurrency"] for run in runs] == [1, 2]
     assert all(run["games"] == 12 and run["games_per_s"] > 0 and run["cores_busy"] > 0 for run in runs)
     assert runs[0]["speedup"] == 1.0
+
+
+def test_prepared_requests_reach_their_seats_bots_in_order_and_are_all_answered() -> None:
+    samples = prepared_round_trips_us("scout", 3, games=2, seed=5)
+    expected = len(seated_requests("scout", 3, 5)) + len(seated_requests("scout", 3, 6))
+    assert len(samples) == expected and all(sample > 0 for sample in samples)

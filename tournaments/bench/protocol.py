@@ -7,12 +7,18 @@
   decision as the interval between two actions applied (from the replays' `at_ms`, so process start-up is not
   counted): observation, legal actions, encode, send, the bot's decode, choice and encode, receive, validate,
   apply. Both timings are sampled per round trip; the ratio is of the medians (the means are printed too).
+- prepared: the same SDK random bots answering requests prepared in advance (every request of seeded random
+  games, encoded as the referee encodes them) from a bare ROUTER loop: the floor of any referee that speaks
+  this protocol to these bots, since the bots' own work is in it and no referee work is. referee - prepared
+  is the referee's own cost per decision.
 - reuse: the same number of games played once as one match (processes kept alive) and once as one match per
   game (processes started for every game).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import random
 import statistics
 import subprocess
@@ -25,7 +31,7 @@ from typing import Any
 
 import zmq
 
-from protocol import codec
+from protocol import codec, limits
 from protocol.logs import LOG_FROM, LogReceiver, LogSender
 from protocol.sdk import decode_message
 from referee import replay
@@ -34,6 +40,9 @@ from referee.games import list_games, load_game
 from referee.match import run_match
 from referee.records import Limits, MatchSpec
 from referee.seating import rotated_games
+
+_BOT_SILENCE_MS = 30_000
+"""How long the prepared-requests loop waits for a bot before giving up (zmq.Again)."""
 
 _ECHO_PEER = """
 import sys, zmq
@@ -78,6 +87,7 @@ class ProtocolBenchResult:
     players: int
     raw: Figures
     referee: Figures
+    prepared: Figures
     request_bytes: float
     decisions: int
     work: WorkPerDecision
@@ -89,6 +99,11 @@ class ProtocolBenchResult:
     @property
     def mean_ratio(self) -> float:
         return self.referee.mean_us / self.raw.mean_us
+
+    @property
+    def prepared_ratio(self) -> float:
+        """The floor of the ratio: the bots' own work over the raw round trip, with no referee work."""
+        return self.prepared.median_us / self.raw.median_us
 
 
 @dataclass(frozen=True)
@@ -116,20 +131,27 @@ def _log_senders(game_name: str, players: int) -> list[LogSender] | None:
     return [LogSender(keys) for _ in range(players)] if keys else None
 
 
-def typical_requests(game_name: str, players: int, seed: int) -> list[bytes]:
-    """The requests of one seeded random game, in order, encoded as the referee sends them (logs as deltas)."""
+def seated_requests(game_name: str, players: int, seed: int, first_id: int = 1) -> list[tuple[int, bytes]]:
+    """(seat, request) for every decision of one seeded random game, in order, encoded as the referee sends
+    them (logs as deltas, one sender per seat)."""
     state = load_game(game_name).new_game(players, seed=seed)
     senders = _log_senders(game_name, players)
     chooser = random.Random(seed)
-    requests: list[bytes] = []
+    requests: list[tuple[int, bytes]] = []
     while not state.is_over():
         for seat in state.to_move():
             legal = state.legal_actions(seat)
             observation = state.observation(seat)
             log_from = senders[seat].trim(observation) if senders else None
-            requests.append(codec.encode_request(len(requests), observation, legal, 1000, 0, log_from))
+            request_id = first_id + len(requests)
+            requests.append((seat, codec.encode_request(request_id, observation, legal, 1000, 0, log_from)))
             state.apply(seat, chooser.choice(legal))
     return requests
+
+
+def typical_requests(game_name: str, players: int, seed: int) -> list[bytes]:
+    """The requests of one seeded random game, in order, encoded as the referee sends them (logs as deltas)."""
+    return [frame for _, frame in seated_requests(game_name, players, seed)]
 
 
 def work_per_decision(game_name: str, players: int, seed: int, games: int = 5) -> WorkPerDecision:
@@ -194,6 +216,64 @@ def raw_round_trips_us(requests: list[bytes], round_trips: int) -> list[float]:
     return samples
 
 
+def prepared_round_trips_us(game: str, players: int, games: int, seed: int) -> list[float]:
+    """Microseconds of each round trip of requests prepared in advance (`games` seeded random games) from a
+    bare ROUTER to SDK random bots, one per seat, each request to its seat's bot: no engine, no encoding, no
+    validation, no clock in the loop."""
+    script: list[tuple[int, bytes]] = []
+    for index in range(games):
+        script += seated_requests(game, players, seed + index, first_id=len(script) + 1)
+    command = resolve_bot("random", game).command
+    clock = time.perf_counter
+    samples = []
+    with tempfile.TemporaryDirectory(prefix="referee-bench-") as workdir:
+        context = zmq.Context()
+        router = context.socket(zmq.ROUTER)
+        router.setsockopt(zmq.LINGER, 0)
+        router.setsockopt(zmq.RCVTIMEO, _BOT_SILENCE_MS)
+        endpoint = f"ipc://{Path(workdir) / 'prepared.sock'}"
+        router.bind(endpoint)
+        bots = [_start_sdk_bot(command, endpoint, f"bench-{seat}") for seat in range(players)]
+        try:
+            identities = _handshake(router, players)
+            send, recv = router.send_multipart, router.recv_multipart
+            for seat, frame in script:
+                started = clock()
+                send((identities[f"bench-{seat}"], frame))
+                recv()
+                samples.append((clock() - started) * 1e6)
+            for identity in identities.values():
+                send((identity, codec.BYE_FRAME))
+        finally:
+            for bot in bots:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    bot.wait(5)
+                bot.kill()
+                bot.wait()
+            router.close(0)
+            context.term()
+    return samples
+
+
+def _start_sdk_bot(command: tuple[str, ...], endpoint: str, token: str) -> subprocess.Popen[bytes]:
+    environment = {**os.environ, limits.ENV_ENDPOINT: endpoint, limits.ENV_TOKEN: token}
+    return subprocess.Popen(command, env=environment, stdin=subprocess.DEVNULL)
+
+
+def _handshake(router: zmq.Socket, bots: int) -> dict[str, bytes]:
+    """Welcome every bot; its token (the seat's name) maps to its connection."""
+    welcome = codec.encode(codec.welcome(5000, 0, 10.0))
+    identities: dict[str, bytes] = {}
+    while len(identities) < bots:
+        identity, frame = router.recv_multipart()
+        hello = codec.decode_bot_message(frame)
+        if not isinstance(hello, codec.Hello):
+            raise codec.SchemaError(f"a bench bot's first message must be hello, not {hello!r:.80}")
+        identities[hello.token] = identity
+        router.send_multipart((identity, welcome))
+    return identities
+
+
 def _random_match(game: str, players: int, games: int, seed: int, match_id: str, **extra: Any) -> MatchSpec:
     bots = unique_names([resolve_bot("random", game) for _ in range(players)])
     limits = Limits(move_time_ms=5000)
@@ -219,15 +299,18 @@ def bench_protocol(
     requests = typical_requests(game, players, seed)
     raw: list[float] = []
     referee: list[float] = []
+    prepared: list[float] = []
     for repeat in range(repeats):
         decisions = referee_decisions_us(game, players, games, seed + repeat)
         referee += decisions
         raw += raw_round_trips_us(requests, len(decisions))
+        prepared += prepared_round_trips_us(game, players, games, seed + repeat)
     return ProtocolBenchResult(
         game=game,
         players=players,
         raw=Figures.of(raw),
         referee=Figures.of(referee),
+        prepared=Figures.of(prepared),
         request_bytes=statistics.mean(map(len, requests)),
         decisions=len(referee),
         work=work_per_decision(game, players, seed),

@@ -92,6 +92,8 @@ def protocol(game: str, players: int, games: int, repeats: int, seed: int, one_c
     referee: a match of SDK random bots, wall time per decision (observation, legal actions, encode, send,
     the bot's decode/choice/encode, receive, validate, apply). Both are sampled per round trip; the ratio is
     of the medians (means, which carry the machine's other load, are printed too). Target for SCOUT: <= 1.5.
+    floor: the same SDK random bots answering the requests of the same games prepared in advance, from a bare
+    ROUTER loop: the bots' own work with no referee work (the referee's own cost is referee - floor).
     With --one-core both run on one CPU: each hand-over then stays on the core, so both get faster.
     """
     with kept_on(_placement(one_core)):
@@ -107,6 +109,8 @@ def protocol(game: str, players: int, games: int, repeats: int, seed: int, one_c
         "raw_round_trip_mean_us": round(result.raw.mean_us, 1),
         "referee_decision_mean_us": round(result.referee.mean_us, 1),
         "mean_ratio": round(result.mean_ratio, 2),
+        "prepared_round_trip_us": round(result.prepared.median_us, 1),
+        "prepared_ratio": round(result.prepared_ratio, 2),
         "decisions": result.decisions,
         "engine_us": round(result.work.engine_us, 1),
         "encode_us": round(result.work.encode_us, 1),
@@ -122,6 +126,9 @@ def protocol(game: str, players: int, games: int, repeats: int, seed: int, one_c
         f"  raw ZeroMQ round trip   {result.raw.median_us:>6.1f} us  {result.raw.mean_us:>6.1f} us\n"
         f"  referee per decision    {result.referee.median_us:>6.1f} us  {result.referee.mean_us:>6.1f} us\n"
         f"  ratio                   {result.ratio:>6.2f}     {result.mean_ratio:>6.2f}\n"
+        f"floor: the same SDK bots answering requests prepared in advance (no referee work)\n"
+        f"  prepared round trip     {result.prepared.median_us:>6.1f} us  {result.prepared.mean_us:>6.1f} us\n"
+        f"  ratio to raw            {result.prepared_ratio:>6.2f}\n"
         f"work the raw round trip does not do, per decision (in-process CPU):\n"
         f"  engine (legal actions, observation, apply)  {figures['engine_us']:>7.1f} us\n"
         f"  referee encoding the request                {figures['encode_us']:>7.1f} us\n"
