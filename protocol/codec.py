@@ -7,6 +7,7 @@ validated into a small frozen dataclass. Anything wrong raises a ProtocolViolati
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -203,7 +204,7 @@ def encode(message: dict[str, Any]) -> bytes:
 def encode_request(
     request_id: int,
     observation: dict[str, Any],
-    legal_actions: list[Any],
+    legal_actions: Sequence[Any],
     time_left_ms: int,
     bank_left_ms: int,
     log_from: dict[str, int] | None = None,

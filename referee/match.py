@@ -112,7 +112,7 @@ class GameRunner:
             observation = state.observation(seat)
             log_from = self.log_senders[seat].trim(observation) if self.log_senders else None
             frame = codec.encode_request(
-                request_id, observation, state.legal_actions(seat), move_ms, status.bank_left_ms, log_from
+                request_id, observation, state.legal_actions_view(seat), move_ms, status.bank_left_ms, log_from
             )
             sent_at = time.monotonic()
             self.session.send(participant, frame)

@@ -188,6 +188,13 @@ class GameState(ABC):
     def legal_actions(self, seat: int) -> list[Action]:
         """Every legal action of `seat` now (empty if it is not to move); each may be applied as is."""
 
+    def legal_actions_view(self, seat: int) -> Sequence[Action]:
+        """The legal actions of `seat`, equal to `legal_actions(seat)`, for a caller that only reads them (the
+        referee encodes them for the bot at every decision). The engine may hand out its own objects, without
+        the copies `legal_actions` makes: nothing in them may be changed, and they are valid until the next
+        apply."""
+        return self.legal_actions(seat)
+
     @abstractmethod
     def observation(self, seat: int) -> Observation:
         """All that `seat` may know now, and nothing it may not."""

@@ -411,12 +411,16 @@ class ScauverState(GameState):
         return [self.turn]
 
     def legal_actions(self, seat: int) -> list[Action]:
+        return list(self.legal_actions_view(seat))
+
+    def legal_actions_view(self, seat: int) -> Sequence[Action]:
+        """The cached list itself (legal_actions copies it)."""
         cached = self._cache.get(seat)
         if cached is None:
             if seat not in self.to_move():
-                return []
+                return ()
             cached = self._cache[seat] = self._list_actions(seat)
-        return list(cached)
+        return cached
 
     def _list_actions(self, seat: int) -> list[Action]:
         phase = self.phase

@@ -461,17 +461,21 @@ class ScoutState(GameState):
         return {"scores": list(self._totals), "ranks": shared_ranks(self._totals)}
 
     def legal_actions(self, seat: int) -> list[Action]:
+        return list(map(dict.copy, self.legal_actions_view(seat)))
+
+    def legal_actions_view(self, seat: int) -> Sequence[Action]:
+        """The shared action templates themselves (legal_actions copies them)."""
         phase = self._phase
         if phase is Phase.PLAY:
             if seat != self._current:
-                return []
+                return ()
             templates = self._legal_cache
             if templates is None:
                 templates = self._legal_cache = self._play_templates(seat)
-            return list(map(dict.copy, templates))
+            return templates
         if phase is Phase.ORIENT and self._orient_choices[seat] is None:
-            return list(map(dict.copy, _ORIENTS))
-        return []
+            return _ORIENTS
+        return ()
 
     def _play_templates(self, seat: int) -> list[Action]:
         """The legal actions of the seat to move, as shared templates: Shows, Scouts, then Scout & Shows."""

@@ -149,9 +149,10 @@ def test_random_games_run_to_the_end_with_well_formed_data(name: str, players: i
     for seat in decisions(state, random.Random(seed)):
         for other in range(players):
             if other not in state.to_move():
-                assert state.legal_actions(other) == []
+                assert state.legal_actions(other) == [] and not state.legal_actions_view(other)
         actions = state.legal_actions(seat)
         assert actions, "a seat to move has a legal action"
+        assert list(state.legal_actions_view(seat)) == actions, "the read-only view lists the same actions"
         assert len({canonical(a) for a in actions}) == len(actions), "legal actions are listed once each"
         assert all(type(a) is dict and type(a["kind"]) is str and msgpack_safe(a) for a in actions)
         rounds.append(state.round)

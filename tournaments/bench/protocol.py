@@ -61,7 +61,7 @@ class WorkPerDecision:
     """In-process CPU microseconds per decision of the work the raw round trip does not do."""
 
     engine_us: float
-    """legal_actions + observation + apply."""
+    """legal_actions_view (what the referee encodes) + observation + apply."""
     encode_us: float
     """The referee trimming the logs to deltas and packing the request."""
     bot_decode_us: float
@@ -167,7 +167,7 @@ def work_per_decision(game_name: str, players: int, seed: int, games: int = 5) -
         while not state.is_over():
             for seat in state.to_move():
                 started = clock()
-                legal = state.legal_actions(seat)
+                legal = state.legal_actions_view(seat)
                 observation = state.observation(seat)
                 action = chooser.choice(legal)
                 state.apply(seat, action)
