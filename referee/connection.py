@@ -43,8 +43,6 @@ from referee import peers
 # Plain ints: pyzmq's flag enums cost an enum construction per `&` or `|` on the per-decision path.
 _NOBLOCK = int(zmq.NOBLOCK)
 _SNDMORE_NOBLOCK = int(zmq.SNDMORE | zmq.NOBLOCK)
-_EVENTS = int(zmq.EVENTS)
-_POLLIN = int(zmq.POLLIN)
 _RCVMORE = int(zmq.RCVMORE)
 _SRCFD_SINCE = (4, 0, 5)
 
@@ -200,19 +198,22 @@ class Router:
         return message, exited
 
     def receive(self) -> Iterator[Incoming]:
-        """Every message waiting now (EVENTS is checked first: cheaper than a failing non-blocking recv)."""
+        """The next message, if one is waiting (call it when `wait` says one is). One per call: `wait` returns at
+        once while more are waiting, and looking for a second one (ZMQ_EVENTS) would cost a system call per
+        decision, where there almost never is one."""
         socket = self.socket
+        try:
+            identity = cast(bytes, socket.recv(_NOBLOCK))
+        except zmq.Again:
+            return
+        if identity not in self._bound:
+            yield self._receive_unbound(identity)
+            return
         getsockopt, recv = socket.getsockopt, socket.recv
-        bound = self._bound
-        while cast(int, getsockopt(_EVENTS)) & _POLLIN:
-            identity = cast(bytes, recv(_NOBLOCK))
-            if identity not in bound:
-                yield self._receive_unbound(identity)
-                continue
-            frames = []
-            while getsockopt(_RCVMORE):
-                frames.append(cast(bytes, recv(_NOBLOCK)))
-            yield Incoming(identity, frames)
+        frames = []
+        while getsockopt(_RCVMORE):
+            frames.append(cast(bytes, recv(_NOBLOCK)))
+        yield Incoming(identity, frames)
 
     def _receive_unbound(self, identity: bytes) -> Incoming:
         """The rest of a message from a connection not bound yet, with what its source fd tells of its sender (the
