@@ -5,11 +5,12 @@ every bot still binds its own connection, and a stolen token is still refused.""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from referee import peers, session, sock_diag
 from referee.connection import (
     Bindings,
     HandshakeRefused,
+    Incoming,
     LookupBudget,
     LookupBudgetSpent,
     Peer,
@@ -145,16 +147,22 @@ def test_a_spent_budget_leaves_the_sender_unknown_and_charges_no_one(
 
 def test_ipc_senders_are_known_whatever_the_budget(tmp_path: Path) -> None:
     router = Router(Transport.IPC, tmp_path, Bindings().bound, lookup_budget=_spent())
+    with contextlib.closing(router), _connected(router, b"first") as incoming:
+        assert (incoming.peer_pid, router.sender(incoming)) == (os.getpid(), os.getpid())
+
+
+@contextlib.contextmanager
+def _connected(router: Router, frame: bytes) -> Iterator[Incoming]:
+    """What `router` receives of `frame` sent from a new connection of this process (open for the block)."""
     dealer = zmq.Context.instance().socket(zmq.DEALER)
     try:
         dealer.connect(router.endpoint)
-        dealer.send(b"first")
+        dealer.send(frame)
         assert router.wait(time.monotonic() + 5)[0]
         (incoming,) = router.receive()
-        assert (incoming.peer_pid, router.sender(incoming)) == (os.getpid(), os.getpid())
+        yield incoming
     finally:
         dealer.close(0)
-        router.close()
 
 
 def _spend_every_budget(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -170,20 +178,12 @@ def test_the_claimed_bots_programs_are_checked_at_no_cost_to_the_budget(tmp_path
     if not sock_diag.available():
         pytest.skip("the kernel does not answer sock_diag queries here")
     router = Router(Transport.TCP, tmp_path, Bindings().bound, lambda: [os.getpid()], lookup_budget=_spent())
-    dealer = zmq.Context.instance().socket(zmq.DEALER)
-    try:
-        dealer.connect(router.endpoint)
-        dealer.send(b"hello")
-        assert router.wait(time.monotonic() + 5)[0]
-        (incoming,) = router.receive()
+    with contextlib.closing(router), _connected(router, b"hello") as incoming:
         assert router.sender(incoming, [os.getppid(), os.getpid()]) == os.getpid()
         with pytest.raises(LookupBudgetSpent):
             router.sender(incoming, [os.getppid()])
         with pytest.raises(LookupBudgetSpent):
             router.sender(incoming)
-    finally:
-        dealer.close(0)
-        router.close()
 
 
 def test_every_bot_binds_its_own_connection_when_the_budget_is_spent(

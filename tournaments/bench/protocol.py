@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,8 +42,8 @@ from referee.match import run_match
 from referee.records import Limits, MatchSpec
 from referee.seating import rotated_games
 
-_BOT_SILENCE_MS = 30_000
-"""How long the prepared-requests loop waits for a bot before giving up (zmq.Again)."""
+_PEER_SILENCE_MS = 30_000
+"""How long a bench's ROUTER waits for its peers before giving up (zmq.Again)."""
 
 _ECHO_PEER = """
 import sys, zmq
@@ -185,16 +186,28 @@ def work_per_decision(game_name: str, players: int, seed: int, games: int = 5) -
     return WorkPerDecision(engine / decisions * 1e6, encode / decisions * 1e6, decode / decisions * 1e6)
 
 
-def raw_round_trips_us(requests: list[bytes], round_trips: int) -> list[float]:
-    """Microseconds of each ROUTER -> DEALER -> ROUTER round trip of `requests` (cycled) with an echo peer."""
-    clock = time.perf_counter
-    samples = []
+@contextlib.contextmanager
+def _bench_router(socket_name: str) -> Iterator[tuple[zmq.Socket, str]]:
+    """A ROUTER bound to a fresh ipc endpoint (its receives give up after _PEER_SILENCE_MS), and the endpoint."""
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as workdir:
         context = zmq.Context()
         router = context.socket(zmq.ROUTER)
         router.setsockopt(zmq.LINGER, 0)
-        endpoint = f"ipc://{Path(workdir) / 'raw.sock'}"
+        router.setsockopt(zmq.RCVTIMEO, _PEER_SILENCE_MS)
+        endpoint = f"ipc://{Path(workdir) / socket_name}"
         router.bind(endpoint)
+        try:
+            yield router, endpoint
+        finally:
+            router.close(0)
+            context.term()
+
+
+def raw_round_trips_us(requests: list[bytes], round_trips: int) -> list[float]:
+    """Microseconds of each ROUTER -> DEALER -> ROUTER round trip of `requests` (cycled) with an echo peer."""
+    clock = time.perf_counter
+    samples = []
+    with _bench_router("raw.sock") as (router, endpoint):
         peer = subprocess.Popen([sys.executable, "-c", _ECHO_PEER, endpoint])
         try:
             identity, _ = router.recv_multipart()
@@ -210,9 +223,10 @@ def raw_round_trips_us(requests: list[bytes], round_trips: int) -> list[float]:
                 samples.append((clock() - started) * 1e6)
             send((identity, b"stop"))
         finally:
-            peer.wait(5)
-            router.close(0)
-            context.term()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                peer.wait(5)
+            peer.kill()
+            peer.wait()
     return samples
 
 
@@ -226,13 +240,7 @@ def prepared_round_trips_us(game: str, players: int, games: int, seed: int) -> l
     command = resolve_bot("random", game).command
     clock = time.perf_counter
     samples = []
-    with tempfile.TemporaryDirectory(prefix="referee-bench-") as workdir:
-        context = zmq.Context()
-        router = context.socket(zmq.ROUTER)
-        router.setsockopt(zmq.LINGER, 0)
-        router.setsockopt(zmq.RCVTIMEO, _BOT_SILENCE_MS)
-        endpoint = f"ipc://{Path(workdir) / 'prepared.sock'}"
-        router.bind(endpoint)
+    with _bench_router("prepared.sock") as (router, endpoint):
         bots = [_start_sdk_bot(command, endpoint, f"bench-{seat}") for seat in range(players)]
         try:
             identities = _handshake(router, players)
@@ -250,8 +258,6 @@ def prepared_round_trips_us(game: str, players: int, games: int, seed: int) -> l
                     bot.wait(5)
                 bot.kill()
                 bot.wait()
-            router.close(0)
-            context.term()
     return samples
 
 
