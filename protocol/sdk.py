@@ -264,7 +264,8 @@ def run_bot(
     `endpoint` and `token` default to the environment (REFEREE_ENDPOINT, REFEREE_TOKEN). `arrays_as_tuples`
     decodes msgpack arrays as tuples instead of lists (with msgpack: slower than the default decoder, for bots
     that want immutable observations). An exception raised by the bot propagates: the process dies and the
-    referee records a crash, which is the honest outcome.
+    referee records a crash, which is the honest outcome. A `bot` that is neither a function nor an object with
+    `act` raises TypeError at once, before anything is connected.
     """
     _hooks_of(bot)
     endpoint = endpoint or os.environ.get(limits.ENV_ENDPOINT)
