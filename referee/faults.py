@@ -1,4 +1,4 @@
-"""The fault policy: what a seat's fault does to its game, and how forfeits change the ranks.
+"""The fault policy: what a seat's fault does to its game, and how forfeits change the ranks and scores.
 
 - forfeit: the first fault forfeits the game; a fallback policy plays the seat's later decisions.
 - substitute: a random legal action is played for the faulted decision and the fault counted; the seat
@@ -59,10 +59,24 @@ class FaultBook:
 def forfeit_ranks(ranks: Sequence[int], forfeited: Sequence[bool]) -> list[int]:
     """The game's ranks with every forfeited seat moved to last place.
 
-    Seats that did not forfeit keep their order among themselves (ties stay ties); all seats that forfeited
-    share the last rank, below every other seat, whatever they scored: [1, 2, 3, 4] with seat 0 forfeiting
-    gives [4, 1, 2, 3]; with seats 0 and 2 forfeiting, [3, 1, 3, 2]. Scores are left as the game counted them.
+    A forfeited seat ranks last: rank n (the number of seats), shared with every other seat that forfeited,
+    whatever its fallback made of its cards. The other seats keep their order among themselves (ties stay
+    ties), ranked 1, 2, ... as if the forfeited seats were not there: [1, 2, 3, 4] with seat 0 forfeiting
+    gives [4, 1, 2, 3]; with seats 0 and 2 forfeiting, [4, 1, 4, 2]; two seats that both forfeit, [2, 2]. So
+    a forfeited seat never ranks 1, even when every seat forfeited.
     """
-    worst = len(ranks) + 1
-    standing = [0 if lost else worst - rank for rank, lost in zip(ranks, forfeited, strict=True)]
-    return shared_ranks(standing)
+    players = len(ranks)
+    kept = iter(shared_ranks([rank for rank, lost in zip(ranks, forfeited, strict=True) if not lost], False))
+    return [players if lost else next(kept) for lost in forfeited]
+
+
+def forfeit_scores(scores: Sequence[int], forfeited: Sequence[bool]) -> list[int]:
+    """The game's scores with every forfeited seat given the lowest score of the table in that game.
+
+    What the fallback scored for a forfeited seat is not the bot's: the seat scores the minimum over every
+    seat's score (its own included), so no seat that played on scores below it and seats that forfeited tie
+    (the rules documents, referee/games/*.md "Forfeits", state this per game): scores [3, 9, -2] with seat 1
+    forfeiting give [3, -2, -2].
+    """
+    lowest = min(scores)
+    return [lowest if lost else score for score, lost in zip(scores, forfeited, strict=True)]

@@ -23,7 +23,7 @@ from protocol import codec, limits
 from protocol.logs import LogSender
 from referee import replay
 from referee.connection import Incoming, Transport
-from referee.faults import FaultBook, SeatStatus, forfeit_ranks
+from referee.faults import FaultBook, SeatStatus, forfeit_ranks, forfeit_scores
 from referee.games import Game, GameState, IllegalAction, load_game
 from referee.games.base import Config
 from referee.records import FaultKind, GameRecord, GameSpec, MatchRecord, MatchSpec, SeatTiming
@@ -248,10 +248,11 @@ class GameRunner:
         result = self.state.result()
         forfeited = self.book.forfeited()
         ranks = forfeit_ranks(result["ranks"], forfeited)
+        scores = forfeit_scores(result["scores"], forfeited)
         for seat, participant in enumerate(self.seated):
             if participant.down is None:
                 self.session.send(participant, codec.encode(codec.game_over(result, seat)))
-        replay_path = self._write_replay(result, forfeited, ranks)
+        replay_path = self._write_replay(result, forfeited, ranks, scores)
         return GameRecord(
             match_id=self.match.match_id,
             index=self.spec.index,
@@ -259,20 +260,25 @@ class GameRunner:
             seed=self.spec.seed,
             seats=tuple(status.bot for status in self.seats),
             ranks=tuple(ranks),
-            scores=tuple(result["scores"]),
+            scores=tuple(scores),
             faults=tuple(self.book.faults),
             timings=tuple(_timing(status.decision_ms) for status in self.seats),
             replay_path=replay_path,
+            forfeited=tuple(forfeited),
         )
 
-    def _write_replay(self, result: dict[str, Any], forfeited: list[bool], ranks: list[int]) -> str | None:
+    def _write_replay(
+        self, result: dict[str, Any], forfeited: list[bool], ranks: list[int], scores: list[int]
+    ) -> str | None:
         if self.match.replay_dir is None:
             return None
         path = Path(self.match.replay_dir) / f"{self.match.match_id}-{self.spec.index:04d}.json"
-        replay.write(path, self.replay_data(result, forfeited, ranks))
+        replay.write(path, self.replay_data(result, forfeited, ranks, scores))
         return str(path)
 
-    def replay_data(self, result: dict[str, Any], forfeited: list[bool], ranks: list[int]) -> dict[str, Any]:
+    def replay_data(
+        self, result: dict[str, Any], forfeited: list[bool], ranks: list[int], scores: list[int]
+    ) -> dict[str, Any]:
         limits_in_force = self.match.limits
         seated = enumerate(self.seated)
         return {
@@ -301,6 +307,7 @@ class GameRunner:
             "result": result,
             "forfeited": forfeited,
             "ranks": ranks,
+            "scores": scores,
         }
 
 

@@ -93,10 +93,14 @@ class GameRecord:
     seats: tuple[str, ...]
     """The bot name at each seat."""
     ranks: tuple[int, ...]
+    """Final ranks: the game's, with forfeited seats last (referee.faults.forfeit_ranks)."""
     scores: tuple[int, ...]
+    """Final scores: the game's, with forfeited seats at the table's lowest (referee.faults.forfeit_scores)."""
     faults: tuple[Fault, ...]
     timings: tuple[SeatTiming, ...]
     replay_path: str | None = None
+    forfeited: tuple[bool, ...] = ()
+    """Whether each seat forfeited the game (empty: none did)."""
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from protocol import limits
 from referee import process as process_module
 from referee.botspec import UnknownBot, resolve_bot, unique_names
 from referee.connection import Bindings, HandshakeRefused, Peer, Router, TokenTheft, Transport
-from referee.faults import FaultBook, SeatStatus, forfeit_ranks
+from referee.faults import FaultBook, SeatStatus, forfeit_ranks, forfeit_scores
 from referee.process import (
     BotProcess,
     BotStartError,
@@ -39,15 +39,35 @@ from referee.seating import rotated_games
     [
         ([1, 2, 3, 4], [False] * 4, [1, 2, 3, 4]),
         ([1, 2, 3, 4], [True, False, False, False], [4, 1, 2, 3]),
-        ([1, 2, 3, 4], [True, False, True, False], [3, 1, 3, 2]),
+        ([1, 2, 3, 4], [True, False, True, False], [4, 1, 4, 2]),
         ([1, 1, 3], [False, False, True], [1, 1, 3]),
         ([2, 1, 1], [False, True, False], [2, 3, 1]),
         ([3, 1, 1], [False, True, False], [2, 3, 1]),
-        ([1, 2], [True, True], [1, 1]),
+        ([1, 2], [True, True], [2, 2]),
+        ([1, 2, 2], [True, True, True], [3, 3, 3]),
+        ([4, 3, 2, 1], [False, True, True, False], [2, 4, 4, 1]),
     ],
 )
 def test_forfeited_seats_share_the_last_rank(ranks: list[int], forfeited: list[bool], expected: list[int]) -> None:
+    """Rank n for every forfeit, so a forfeited seat never ranks 1 (not even when every seat forfeited)."""
     assert forfeit_ranks(ranks, forfeited) == expected
+    assert all(rank == len(ranks) for rank, lost in zip(expected, forfeited, strict=True) if lost)
+
+
+@pytest.mark.parametrize(
+    "scores, forfeited, expected",
+    [
+        ([3, 9, -2], [False, True, False], [3, -2, -2]),
+        ([0, 200], [False, True], [0, 0]),
+        ([5, 7], [True, True], [5, 5]),
+        ([1, 2, 3], [False] * 3, [1, 2, 3]),
+        ([-4, 6, 6, 1], [True, False, False, True], [-4, 6, 6, -4]),
+    ],
+)
+def test_forfeited_seats_score_the_lowest_score_of_the_table(
+    scores: list[int], forfeited: list[bool], expected: list[int]
+) -> None:
+    assert forfeit_scores(scores, forfeited) == expected
 
 
 def test_fault_policies() -> None:
