@@ -290,7 +290,7 @@ class GameRunner:
             "players": len(self.seated),
             "seed": self.spec.seed,
             "config": self.config,
-            "deal": self.state.deal,
+            "deal": self.state.dealt,
             "seats": [{"seat": seat, "bot": p.spec.name, "command": list(p.spec.command)} for seat, p in seated],
             "limits": {
                 "move_time_ms": limits_in_force.move_time_ms,

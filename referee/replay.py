@@ -1,15 +1,21 @@
 """Replays: one JSON file per game with all it takes to re-simulate the game exactly and to show it.
 
-    {"format": "card-referee-replay", "version": 1, "match_id", "game_index", "game", "players", "seed",
+    {"format": "card-referee-replay", "version": 2, "match_id", "game_index", "game", "players", "seed",
      "config", "deal", "seats": [{"seat", "bot", "command"}], "limits": {...},
      "actions": [{"seat", "action", "ms", "by": "bot"|"fallback", "at_ms"}],
      "faults": [{"seat", "bot", "kind", "detail", "before_action"}],
-     "result": {"scores", "ranks"}  (as the game counted them), "forfeited": [bool], "ranks": [final ranks]}
+     "result": {"scores", "ranks"}  (as the game counted them), "forfeited": [bool],
+     "ranks": [final ranks], "scores": [final scores]}
 
 `ms` is the bot's decision time on the referee's clock (null for fallback actions); `at_ms` is when the
 action was applied, in milliseconds from the start of the game. `before_action` is the
-index in `actions` the fault came before. The deal is the one the seed made; verification re-deals from the
-seed (run_match never deals explicitly) and replays every action through the rules engine.
+index in `actions` the fault came before. `deal` holds the cards dealt, in the game's explicit-deal format
+(`state.dealt`): `new_game(players, seed, config, deal=replay["deal"])` deals them again. Final ranks and
+scores are the game's with the forfeits applied (referee.faults). Verification re-deals from the seed
+(run_match never deals explicitly), replays every action through the rules engine, and checks that the
+game dealt the recorded cards and ends with the recorded result, ranks and scores.
+
+Version 2 added the dealt cards (version 1 recorded null there) and the final scores.
 """
 
 from __future__ import annotations
@@ -19,11 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.faults import forfeit_ranks
+from referee.faults import forfeit_ranks, forfeit_scores
 from referee.games import GameError, GameState, load_game
 
 FORMAT = "card-referee-replay"
-VERSION = 1
+VERSION = 2
 
 
 class ReplayError(ValueError):
@@ -60,7 +66,20 @@ def write(path: Path, replay: dict[str, Any]) -> None:
     temporary.replace(path)
 
 
-_REQUIRED = ("game", "players", "seed", "config", "seats", "actions", "faults", "result", "forfeited", "ranks")
+_REQUIRED = (
+    "game",
+    "players",
+    "seed",
+    "config",
+    "deal",
+    "seats",
+    "actions",
+    "faults",
+    "result",
+    "forfeited",
+    "ranks",
+    "scores",
+)
 
 
 def load(path: Path | str) -> dict[str, Any]:
@@ -103,16 +122,21 @@ def simulate(replay: dict[str, Any]) -> GameState:
 
 
 def verify(replay: dict[str, Any]) -> GameState:
-    """Re-simulate the replay and check that it ends as recorded; raises ReplayMismatch if not."""
+    """Re-simulate the replay and check that it dealt and ends as recorded; raises ReplayMismatch if not."""
     state = simulate(replay)
     if not state.is_over():
         raise ReplayMismatch(f"the game is not over after its {len(replay['actions'])} actions")
     result = state.result()
     if result != replay["result"]:
         raise ReplayMismatch(f"the game ends with {result}, the replay says {replay['result']}")
+    if state.dealt != replay["deal"]:
+        raise ReplayMismatch(f"the replay's deal is not the one seed {replay['seed']} deals for its actions")
     ranks = forfeit_ranks(result["ranks"], replay["forfeited"])
     if ranks != replay["ranks"]:
         raise ReplayMismatch(f"the final ranks are {ranks}, the replay says {replay['ranks']}")
+    scores = forfeit_scores(result["scores"], replay["forfeited"])
+    if scores != replay["scores"]:
+        raise ReplayMismatch(f"the final scores are {scores}, the replay says {replay['scores']}")
     faulted = {fault["seat"] for fault in replay["faults"]}
     unexplained = [seat for seat, lost in enumerate(replay["forfeited"]) if lost and seat not in faulted]
     if unexplained:
@@ -167,6 +191,6 @@ def render(replay: dict[str, Any]) -> str:
     for seat, bot in enumerate(seats):
         forfeit = "  (forfeited)" if replay["forfeited"][seat] else ""
         lines.append(
-            f"  seat {seat} {bot}: rank {replay['ranks'][seat]}, score {replay['result']['scores'][seat]}{forfeit}"
+            f"  seat {seat} {bot}: rank {replay['ranks'][seat]}, score {replay['scores'][seat]}{forfeit}"
         )
     return "\n".join(lines)

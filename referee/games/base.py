@@ -211,6 +211,12 @@ class GameState(ABC):
     def round(self) -> int:
         """The current round, from 1 (the last round once the game is over)."""
 
+    @property
+    @abstractmethod
+    def dealt(self) -> Any:
+        """The cards dealt so far (from the seed or the explicit deal) in the game's explicit-deal format:
+        `new_game(players, seed, config, deal=state.dealt)` deals the same cards again."""
+
     # Hooks.
 
     def _illegal_reason(self, seat: int, action: Action) -> str | None:

@@ -186,6 +186,8 @@ class ScauverState(GameState):
         self._init_common(game, players, seed, config, deal)
         self._deck_cards = NUMERIC_DECK if config["numeric_deck"] else FACE_DECK
         self._dealt_rounds = dealt_rounds
+        self._dealt_log: tuple[tuple[tuple[tuple[str, ...], ...], tuple[str, ...]], ...] = ()
+        """Per round dealt: the hands by seat (empty for a seat out of the game) and the draw pile as dealt."""
         self._total_chips = config["starting_chips"] * players
         self.chips = [config["starting_chips"]] * players
         self.eliminated_before: list[int | None] = [None] * players
@@ -264,13 +266,14 @@ class ScauverState(GameState):
             for seat in active:
                 self.hands[seat] = sorted(hands[seat], key=CARD_ORDER.__getitem__)
             self.deck = (draws + rest)[::-1]
-            return
-        pile = list(self._deck_cards)
-        shuffler.shuffle(pile)
-        for seat in active:
-            self.hands[seat] = sorted(pile[-HAND_SIZE:], key=CARD_ORDER.__getitem__)
-            del pile[-HAND_SIZE:]
-        self.deck = pile
+        else:
+            pile = list(self._deck_cards)
+            shuffler.shuffle(pile)
+            for seat in active:
+                self.hands[seat] = sorted(pile[-HAND_SIZE:], key=CARD_ORDER.__getitem__)
+                del pile[-HAND_SIZE:]
+            self.deck = pile
+        self._dealt_log += ((tuple(map(tuple, self.hands)), tuple(self.deck)),)
 
     def _pay(self, seat: int, amount: int) -> None:
         self.chips[seat] -= amount
@@ -392,6 +395,13 @@ class ScauverState(GameState):
         return [k * amphora for k in range(low, high + 1) if k * amphora <= headroom]
 
     # The interface.
+
+    @property
+    def dealt(self) -> dict[str, Any]:
+        """Every round dealt so far in the explicit-deal format. A round's draws are its whole pile but the
+        bottom cards, which fill the (ignored) hands of eliminated seats: a round draws at most 3 cards per
+        player in it, so those are never drawn."""
+        return {"rounds": [_round_as_deal(hands, pile) for hands, pile in self._dealt_log]}
 
     @property
     def round(self) -> int:
@@ -708,6 +718,14 @@ class ScauverState(GameState):
             "raises": self.raises,
             "to_call": [self.level - put for put in self.exchange_put],
         }
+
+
+def _round_as_deal(hands: tuple[tuple[str, ...], ...], pile: tuple[str, ...]) -> dict[str, list[Any]]:
+    """One round of `dealt`: the bottom of the pile, in card order, fills the hands of seats out of the game."""
+    bottom = HAND_SIZE * sum(not hand for hand in hands)
+    spare = iter(sorted(pile[:bottom], key=CARD_ORDER.__getitem__))
+    listed = [list(hand) if hand else [next(spare) for _ in range(HAND_SIZE)] for hand in hands]
+    return {"hands": listed, "draws": list(pile[bottom:][::-1])}
 
 
 def _extra_keys(action: Action, allowed: tuple[str, ...]) -> str | None:

@@ -587,3 +587,26 @@ def test_random_games_keep_every_invariant(
     assert (
         len([seat for seat in range(players) if state.eliminated_before[seat] is None]) == 1 or state.round == round_cap
     )
+
+
+def test_the_dealt_cards_of_a_game_with_eliminations_deal_it_again() -> None:
+    """Seats eliminated before a round still get a hand in `dealt` (cards the round never draws), so the
+    explicit deal is valid, and it plays the same game."""
+    game = load_game("scauver")
+    config = {"amphora": 20, "starting_chips": 100}
+    eliminations = 0
+    for seed in range(12):
+        state = game.new_game(4, seed=seed, config=config)
+        chooser = random.Random(seed)
+        while not state.is_over():
+            for seat in state.to_move():
+                state.apply(seat, chooser.choice(state.legal_actions(seat)))
+        rounds = state.dealt["rounds"]
+        assert len(rounds) == state.round
+        eliminations += sum(state.eliminated_before[seat] is not None for seat in range(4))
+        twin = game.replay(4, seed, state.history, config=config, deal=state.dealt)
+        assert twin.result() == state.result() and twin.dealt == state.dealt
+        for entry in rounds:
+            cards = [card for hand in entry["hands"] for card in hand] + entry["draws"]
+            assert len(cards) == len(set(cards)) == 40
+    assert eliminations > 0
