@@ -31,6 +31,9 @@ DEFAULT_STARTUP_TIME_S = 10.0
 DEFAULT_TIME_BANK_MS = 0
 DEFAULT_FAULT_BUDGET = 3
 """Faults a seat may commit under the substitute policy before it forfeits."""
+MIN_FAULT_BUDGET = 1
+"""The smallest fault budget (on the command line and in league files): the seat forfeits at its first fault,
+as under the forfeit policy; there is no smaller budget."""
 
 DEFAULT_MEMORY_MB = 1024
 DEFAULT_LOG_CAP_BYTES = 1024 * 1024

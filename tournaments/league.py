@@ -303,7 +303,12 @@ class _Reader:
             memory_mb=self._limit_integer(table, "memory_mb", defaults.memory_mb, 16),
             log_cap_bytes=defaults.log_cap_bytes,
             fault_policy=FaultPolicy(policy),
-            fault_budget=self.integer(data, "fault_budget", default=protocol_limits.DEFAULT_FAULT_BUDGET, minimum=0),
+            fault_budget=self.integer(
+                data,
+                "fault_budget",
+                default=protocol_limits.DEFAULT_FAULT_BUDGET,
+                minimum=protocol_limits.MIN_FAULT_BUDGET,
+            ),
         )
 
     def _limit_integer(self, table: Mapping[str, Any], key: str, default: int, minimum: int) -> int:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from protocol import limits as protocol_limits
 from referee.records import FaultPolicy, Limits
+from tournaments.cli import main
 from tournaments.league import League, LeagueFileError, ScheduleKind, load_league
 
 EXAMPLES = sorted((Path(__file__).parents[2] / "tournaments" / "examples").glob("*.toml"))
@@ -92,7 +94,8 @@ BAD_SETTINGS = [
     ({"challenger": "alpha"}, "challenger", "only for a gauntlet"),
     ({"max_tables": 0}, "max_tables", "at least 1"),
     ({"fault_policy": "pardon"}, "fault_policy", "must be one of"),
-    ({"fault_budget": -2}, "fault_budget", "at least 0"),
+    ({"fault_budget": -2}, "fault_budget", "at least 1"),
+    ({"fault_budget": 0}, "fault_budget", "at least 1"),
     ({"name": ""}, "name", "non-empty string"),
     ({"replay_dir": 5}, "replay_dir", "non-empty string"),
     ({"colour": "red"}, "colour", "is not a league setting"),
@@ -182,3 +185,12 @@ def test_unknown_bot_names_its_key(write_league) -> None:
     with pytest.raises(LeagueFileError, match="no-such-program-here") as caught:
         load_league(write_league(command="no-such-program-here --fast"))
     assert caught.value.key == "bots[0].command"
+
+
+def test_the_fault_budget_has_one_minimum_in_files_and_on_the_command_line(write_league) -> None:
+    lowest = protocol_limits.MIN_FAULT_BUDGET
+    assert load_league(write_league(fault_budget=lowest)).limits.fault_budget == lowest
+    with pytest.raises(LeagueFileError, match=f"at least {lowest}"):
+        load_league(write_league(fault_budget=lowest - 1))
+    refused = CliRunner().invoke(main, ["play", "scout", *["random"] * 3, "--fault-budget", str(lowest - 1)])
+    assert refused.exit_code == 2 and f"{lowest - 1} is not in the range x>={lowest}" in refused.output

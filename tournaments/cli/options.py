@@ -113,7 +113,7 @@ _LIMIT_OPTIONS = (
     ),
     click.option(
         "--fault-budget",
-        type=click.IntRange(min=1),
+        type=click.IntRange(min=limits.MIN_FAULT_BUDGET),
         default=limits.DEFAULT_FAULT_BUDGET,
         show_default=True,
         help="Faults in a game after which a seat forfeits under --fault-policy substitute.",
