@@ -22,8 +22,12 @@
     name = "heuristic"
     command = "heuristic"          # a BOT as on `referee play`: built-in name, path or command line
     cwd = "bots/mine"              # optional working directory, relative to this file
+    version = "2.1"                # optional: identifies the program instead of its file's digest
 
 Relative paths in a bot's command are relative to its cwd if it has one, else to the league file's folder.
+
+The store keeps each bot's command and program digest (tournaments.identity: the file the command names, or
+the declared version) and refuses a league file in which a stored name runs another command or program.
 
 Every mistake is a LeagueFileError naming the file, the key, what is wrong and what to do.
 """
@@ -44,6 +48,8 @@ from referee.botspec import BUILT_IN_MODULES, GAME_HEURISTIC, UnknownBot, resolv
 from referee.games import GameError, load_game
 from referee.games.base import MAX_SEED
 from referee.records import BotSpec, FaultPolicy, Limits
+
+from .identity import ProgramUnreadable, program_digest
 
 
 class LeagueFileError(ValueError):
@@ -71,8 +77,12 @@ class LeagueBot:
     """A BOT string: a built-in name, a path to an executable or script, or a command line (shell words)."""
     spec: BotSpec
     """The command resolved (built-ins to their module, relative paths made absolute), named `name`."""
+    digest: str
+    """What program this is: "sha256:HEX" of the file the command names, or "version:V" if the file declares
+    one (tournaments.identity)."""
     cwd: str | None = None
     """Absolute working directory of the bot process, if the file gave one."""
+    version: str | None = None
 
 
 @dataclass(frozen=True)
@@ -123,7 +133,7 @@ _TOP_KEYS = frozenset(
     }
 )
 _LIMIT_KEYS = ("move_time_ms", "startup_time_s", "time_bank_ms", "memory_mb")
-_BOT_KEYS = frozenset({"name", "command", "cwd"})
+_BOT_KEYS = frozenset({"name", "command", "cwd", "version"})
 
 
 def load_league(path: Path | str) -> League:
@@ -327,7 +337,7 @@ class _Reader:
         bots: list[LeagueBot] = []
         for position, entry in enumerate(raw):
             prefix = f"bots[{position}]."
-            self.no_unknown_keys(entry, _BOT_KEYS, prefix, "a bot has name, command and optionally cwd")
+            self.no_unknown_keys(entry, _BOT_KEYS, prefix, "a bot has name, command and optionally cwd and version")
             name = self.required_string(entry, "name", prefix)
             if any(bot.name == name for bot in bots):
                 raise self.error(prefix + "name", f"{name!r} is used twice", "give each bot a unique name")
@@ -335,8 +345,16 @@ class _Reader:
             cwd = None if relative_cwd is None else str(self.path.parent / relative_cwd)
             command = self._command(entry.get("command"), prefix + "command")
             spec = self._spec(name, command, cwd, game, prefix + "command")
-            bots.append(LeagueBot(name=name, command=command, spec=spec, cwd=cwd))
+            version = self.string(entry, "version", prefix)
+            digest = self._digest(spec, version, prefix + "command")
+            bots.append(LeagueBot(name=name, command=command, spec=spec, digest=digest, cwd=cwd, version=version))
         return tuple(bots)
+
+    def _digest(self, spec: BotSpec, version: str | None, key: str) -> str:
+        try:
+            return program_digest(spec.command, spec.cwd, version)
+        except ProgramUnreadable as error:
+            raise self.error(key, str(error), 'make the program readable, or declare version = "..."') from None
 
     def _spec(self, name: str, command: str, cwd: str | None, game: str, key: str) -> BotSpec:
         try:

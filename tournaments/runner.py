@@ -31,7 +31,7 @@ class LeaguePlan:
     specs: tuple[MatchSpec, ...]
     """The matches still to play, each with only its missing games."""
     notes: tuple[str, ...] = ()
-    """Things worth telling the organiser (bots whose command changed)."""
+    """Things worth telling the organiser (a bot's moved directory, bots no longer in the file)."""
 
     @property
     def remaining(self) -> int:

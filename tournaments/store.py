@@ -1,29 +1,34 @@
 """The result store: one SQLite file per league (WAL), written by one process, one transaction per game.
 
 Tables: league (one row: what the results are results of), bots, matches (the scheduled tables), games,
-seats (bot, rank and score of each seat), faults and timings. A game and its seats, faults and timings are
-committed together when the game ends, so a killed run loses at most the games still in progress, and
-(match_id, game_index) is a primary key: a game replayed after a crash is never stored twice.
+seats (bot, rank, score and forfeit of each seat), faults and timings. A game and its seats, faults and
+timings are committed together when the game ends, so a killed run loses at most the games still in
+progress, and (match_id, game_index) is a primary key: a game replayed after a crash is never stored twice.
 
-A store remembers its league's game, seats, seed and config: results of another setting would not be
-comparable, so binding a different league raises StoreMismatch.
+A store remembers its league's game, seats, seed, game options and limits, and each bot's command and
+program digest (tournaments.identity): results of another setting, or of another program under a stored
+name, would not be comparable, so binding such a league raises StoreMismatch (BotChanged for a bot), saying
+what changed and what to do. `forget` drops a bot's games so that a rerun plays them again with the program
+the file now names. A bot no longer in the league file stays in the store as retired: its games still count
+for the others.
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 import sqlite3
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
-from referee.records import GameRecord
+from referee.records import GameRecord, Limits
 
-from .league import League
+from .league import League, LeagueBot
 from .schedule import ScheduledMatch
 
 SCHEMA = """
@@ -33,12 +38,15 @@ CREATE TABLE IF NOT EXISTS league (
     game TEXT NOT NULL,
     players INTEGER NOT NULL,
     seed INTEGER NOT NULL,
-    config TEXT NOT NULL
+    config TEXT NOT NULL,
+    limits TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS bots (
     name TEXT PRIMARY KEY,
     command TEXT NOT NULL,
-    cwd TEXT
+    cwd TEXT,
+    digest TEXT NOT NULL,
+    retired INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS matches (
     match_id TEXT PRIMARY KEY,
@@ -60,6 +68,7 @@ CREATE TABLE IF NOT EXISTS seats (
     bot TEXT NOT NULL,
     rank INTEGER NOT NULL,
     score INTEGER NOT NULL,
+    forfeited INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (match_id, game_index, seat),
     FOREIGN KEY (match_id, game_index) REFERENCES games (match_id, game_index)
 );
@@ -93,6 +102,52 @@ class StoreError(Exception):
 
 class StoreMismatch(StoreError, ValueError):
     """The league file describes games that are not comparable with the ones in the store."""
+
+
+class BotChanged(StoreMismatch):
+    """Bots of the league file that the store holds under the same name with another command or program."""
+
+    def __init__(self, message: str, bots: Sequence[str]) -> None:
+        super().__init__(message)
+        self.bots = tuple(bots)
+
+
+class UnknownStoredBot(StoreError, LookupError):
+    """A bot name the store does not hold."""
+
+
+_GAME_TABLES = ("faults", "timings", "seats", "games")
+"""The tables with rows per game, children first: what forgetting a match deletes."""
+_UNRECORDED_LIMITS = frozenset({"log_cap_bytes"})
+"""Limits a league file cannot set: not part of what makes results comparable."""
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What `LeagueStore.forget` dropped."""
+
+    bots: tuple[str, ...]
+    matches: int
+    games: int
+
+
+class SeatRow(TypedDict):
+    """One seat of one stored game, as `tournament export` writes it."""
+
+    match: str
+    game: int
+    seed: int
+    seat: int
+    seating: list[str]
+    """The bots of the game in seat order."""
+    bot: str
+    rank: int
+    score: int
+    forfeited: bool
+    faults: int
+    decisions: int
+    mean_ms: float
+    max_ms: float
 
 
 @dataclass(frozen=True)
@@ -147,35 +202,75 @@ class LeagueStore:
     def bind(self, league: League) -> list[str]:
         """Record the league and its bots, or check them against what the store holds.
 
-        Raises StoreMismatch when the game, seats, seed or config differ. Returns notes about bots whose
-        command or directory changed (their new command is kept; their old results stay).
+        Raises StoreMismatch when the game, seats, seed, game options or limits differ, and BotChanged when a
+        stored name now runs another command or program. Returns notes: a bot whose working directory moved
+        (same command and program: its results are kept), bots no longer in the file (listed as retired).
         """
-        config = json.dumps(dict(league.config), sort_keys=True)
+        config = _settings_json(league.config)
+        limits = _settings_json(_limits_record(league.limits))
         with self._transaction() as db:
-            row = db.execute("SELECT game, players, seed, config FROM league").fetchone()
+            row = db.execute("SELECT game, players, seed, config, limits FROM league").fetchone()
             if row is None:
                 db.execute(
-                    "INSERT INTO league (id, name, game, players, seed, config) VALUES (1, ?, ?, ?, ?, ?)",
-                    (league.name, league.game, league.players, league.seed, config),
+                    "INSERT INTO league (id, name, game, players, seed, config, limits) VALUES (1, ?, ?, ?, ?, ?, ?)",
+                    (league.name, league.game, league.players, league.seed, config, limits),
                 )
             else:
-                _check_same_league(self.path, row, (league.game, league.players, league.seed, config))
+                _check_same_league(self.path, row[:3], (league.game, league.players, league.seed))
+                _check_same_settings(self.path, _OPTIONS, json.loads(row[3]), json.loads(config))
+                _check_same_settings(self.path, _LIMITS, json.loads(row[4]), json.loads(limits))
                 db.execute("UPDATE league SET name = ?", (league.name,))
             return self._bind_bots(db, league)
 
     def _bind_bots(self, db: sqlite3.Connection, league: League) -> list[str]:
-        notes = []
-        known = {name: (command, cwd) for name, command, cwd in db.execute("SELECT name, command, cwd FROM bots")}
+        known = {
+            name: _StoredBot(command, cwd, digest, _games_of(db, name))
+            for name, command, cwd, digest in db.execute("SELECT name, command, cwd, digest FROM bots")
+        }
+        changed = [(bot, before) for bot in league.bots if (before := known.get(bot.name)) and before.differs(bot)]
+        self._refuse_changed(league, [(bot, before) for bot, before in changed if before.games])
+        notes = [f"bot {bot.name!r}{before.change_without_games(bot)}" for bot, before in changed]
         for bot in league.bots:
             before = known.get(bot.name)
-            if before is not None and before != (bot.command, bot.cwd):
-                notes.append(f"bot {bot.name!r} now runs {bot.command!r} (was {before[0]!r}); its old results are kept")
+            if before is not None and before.cwd != bot.cwd and not before.differs(bot):
+                notes.append(
+                    f"bot {bot.name!r} now runs in {bot.cwd!r} (was {before.cwd!r}), the same command and program; "
+                    "its results are kept"
+                )
             db.execute(
-                "INSERT INTO bots (name, command, cwd) VALUES (?, ?, ?) "
-                "ON CONFLICT (name) DO UPDATE SET command = excluded.command, cwd = excluded.cwd",
-                (bot.name, bot.command, bot.cwd),
+                "INSERT INTO bots (name, command, cwd, digest, retired) VALUES (?, ?, ?, ?, 0) ON CONFLICT (name) "
+                "DO UPDATE SET command = excluded.command, cwd = excluded.cwd, digest = excluded.digest, retired = 0",
+                (bot.name, bot.command, bot.cwd, bot.digest),
             )
-        return notes
+        return notes + self._retire(db, league, known)
+
+    def _refuse_changed(self, league: League, changed: Sequence[tuple[LeagueBot, _StoredBot]]) -> None:
+        """BotChanged for the bots that now run another command or program than their stored games did."""
+        if not changed:
+            return
+        names = [bot.name for bot, _ in changed]
+        raise BotChanged(
+            f"{self.path}: "
+            + "; ".join(f"bot {bot.name!r}{before.change(bot)}" for bot, before in changed)
+            + ". Results of two programs under one name would be mixed: drop the old games with "
+            f"`{_forget_command(self.path, league, names)}` (a rerun plays them again), or give the new "
+            "program a new name in the league file",
+            names,
+        )
+
+    def _retire(self, db: sqlite3.Connection, league: League, known: Mapping[str, _StoredBot]) -> list[str]:
+        """Mark the stored bots the file no longer lists as retired (or drop them if they played no game)."""
+        listed = {bot.name for bot in league.bots}
+        retired = [name for name, before in known.items() if name not in listed and before.games]
+        gone = [name for name, before in known.items() if name not in listed and not before.games]
+        db.executemany("UPDATE bots SET retired = 1 WHERE name = ?", [(name,) for name in retired])
+        db.executemany("DELETE FROM bots WHERE name = ?", [(name,) for name in gone])
+        if not retired:
+            return []
+        return [
+            f"{_names(retired)} no longer in the league file: listed as retired, and their stored games still "
+            f"count for the others' ratings (drop them with: {_forget_command(self.path, league, retired)})"
+        ]
 
     def add_matches(self, matches: Iterable[ScheduledMatch]) -> None:
         with self._transaction() as db:
@@ -210,13 +305,14 @@ class LeagueStore:
             ).rowcount
             if not inserted:
                 return False
+            forfeited = record.forfeited or (False,) * len(record.seats)
             _insert_rows(
                 db,
                 "seats",
-                ("match_id", "game_index", "seat", "bot", "rank", "score"),
+                ("match_id", "game_index", "seat", "bot", "rank", "score", "forfeited"),
                 [
                     (*key, seat, *row)
-                    for seat, row in enumerate(zip(record.seats, record.ranks, record.scores, strict=True))
+                    for seat, row in enumerate(zip(record.seats, record.ranks, record.scores, forfeited, strict=True))
                 ],
             )
             _insert_rows(
@@ -255,6 +351,78 @@ class LeagueStore:
         """Faults per bot over every stored game."""
         return Counter(dict(self._db.execute("SELECT bot, COUNT(*) FROM faults GROUP BY bot").fetchall()))
 
+    def forfeit_counts(self) -> Counter[str]:
+        """Games forfeited per bot over every stored game."""
+        rows = self._db.execute("SELECT bot, COUNT(*) FROM seats WHERE forfeited GROUP BY bot").fetchall()
+        return Counter(dict(rows))
+
+    def retired_bots(self) -> list[str]:
+        """Bots the league file no longer lists (as of the last bind) whose games the store still holds."""
+        return [name for (name,) in self._db.execute("SELECT name FROM bots WHERE retired ORDER BY rowid")]
+
+    def forget(self, bots: Sequence[str]) -> Forgotten:
+        """Drop the bots and every match they played (all its games, so the others' results in them too), so
+        that a rerun of the league plays those matches again. Raises UnknownStoredBot for a name not stored."""
+        with self._transaction() as db:
+            known = [name for (name,) in db.execute("SELECT name FROM bots ORDER BY rowid")]
+            unknown = [name for name in bots if name not in known]
+            if unknown:
+                raise UnknownStoredBot(
+                    f"{self.path} holds no bot {unknown[0]!r}; it holds {', '.join(map(repr, known)) or 'none'}"
+                )
+            dropped = set(bots)
+            matches = {
+                match_id
+                for match_id, table in db.execute("SELECT match_id, bots FROM matches")
+                if dropped & set(json.loads(table))
+            }
+            matches |= {
+                match_id
+                for (match_id,) in db.execute(
+                    f"SELECT DISTINCT match_id FROM seats WHERE bot IN ({', '.join('?' for _ in dropped)})",
+                    sorted(dropped),
+                )
+            }
+            keys = [(match_id,) for match_id in sorted(matches)]
+            games = sum(db.execute("SELECT COUNT(*) FROM games WHERE match_id = ?", key).fetchone()[0] for key in keys)
+            for table in (*_GAME_TABLES, "matches"):
+                db.executemany(f"DELETE FROM {table} WHERE match_id = ?", keys)
+            db.executemany("DELETE FROM bots WHERE name = ?", [(name,) for name in sorted(dropped)])
+        return Forgotten(tuple(bots), len(keys), games)
+
+    def seat_rows(self) -> list[SeatRow]:
+        """One row per seat of every stored game, in the order of (match, game, seat)."""
+        rows = self._db.execute(
+            "SELECT s.match_id, s.game_index, g.seed, s.seat, s.bot, s.rank, s.score, s.forfeited, "
+            "(SELECT COUNT(*) FROM faults f "
+            " WHERE f.match_id = s.match_id AND f.game_index = s.game_index AND f.seat = s.seat), "
+            "t.decisions, t.mean_ms, t.max_ms "
+            "FROM seats s JOIN games g USING (match_id, game_index) "
+            "LEFT JOIN timings t USING (match_id, game_index, seat) "
+            "ORDER BY s.match_id, s.game_index, s.seat"
+        ).fetchall()
+        seatings: dict[tuple[str, int], list[str]] = {}
+        for row in rows:
+            seatings.setdefault((row[0], row[1]), []).append(row[4])
+        return [
+            SeatRow(
+                match=match_id,
+                game=index,
+                seed=seed,
+                seat=seat,
+                seating=seatings[match_id, index],
+                bot=bot,
+                rank=rank,
+                score=score,
+                forfeited=bool(forfeited),
+                faults=faults,
+                decisions=decisions or 0,
+                mean_ms=round(mean_ms or 0.0, 3),
+                max_ms=round(max_ms or 0.0, 3),
+            )
+            for match_id, index, seed, seat, bot, rank, score, forfeited, faults, decisions, mean_ms, max_ms in rows
+        ]
+
     def game_count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
 
@@ -272,10 +440,96 @@ def _insert_rows(db: sqlite3.Connection, table: str, columns: Sequence[str], row
 
 
 def _check_same_league(path: Path, stored: Sequence[Any], given: Sequence[Any]) -> None:
-    labels = ("game", "players", "seed", "config")
+    labels = ("game", "players", "seed")
     for label, before, now in zip(labels, stored, given, strict=True):
         if before != now:
             raise StoreMismatch(
                 f"{path} holds results of a league with {label} = {before}, but the league file says {label} = {now}; "
                 "results would not be comparable: give another --db for the new setting, or restore the file"
             )
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """A table of settings of the league file whose values the store keeps (for the refusal's words)."""
+
+    what: str
+    table: str
+
+
+_OPTIONS = _Settings("game option", "[config]")
+_LIMITS = _Settings("limit", "[limits], fault_policy and fault_budget")
+
+
+def _check_same_settings(path: Path, settings: _Settings, stored: Mapping[str, Any], given: Mapping[str, Any]) -> None:
+    changed = [
+        f"{name} = {_shown(stored.get(name))} in the store, {_shown(given.get(name))} in the league file"
+        for name in sorted(set(stored) | set(given))
+        if stored.get(name) != given.get(name)
+    ]
+    if changed:
+        raise StoreMismatch(
+            f"{path} holds results played with other {settings.what}s ({'; '.join(changed)}): results would not be "
+            f"comparable; restore {settings.table} in the league file, or give another --db to start the league "
+            "afresh with the new setting"
+        )
+
+
+def _shown(value: Any) -> str:
+    return "(not set)" if value is None else json.dumps(value)
+
+
+def _settings_json(settings: Mapping[str, Any]) -> str:
+    return json.dumps(dict(settings), sort_keys=True)
+
+
+def _limits_record(limits: Limits) -> dict[str, Any]:
+    """The limits a league file sets, by name (what makes results under them comparable)."""
+    return {field.name: getattr(limits, field.name) for field in fields(limits) if field.name not in _UNRECORDED_LIMITS}
+
+
+@dataclass(frozen=True)
+class _StoredBot:
+    command: str
+    cwd: str | None
+    digest: str
+    games: int
+    """Stored games it played."""
+
+    def differs(self, bot: LeagueBot) -> bool:
+        return (self.command, self.digest) != (bot.command, bot.digest)
+
+    def change(self, bot: LeagueBot) -> str:
+        """What changed, in words (after "bot 'name'")."""
+        return (
+            f": its {self.games} stored game(s) were played by {self.command!r} ({_digest_shown(self.digest)}), "
+            f"the league file now runs {bot.command!r} ({_digest_shown(bot.digest)})"
+        )
+
+    def change_without_games(self, bot: LeagueBot) -> str:
+        return (
+            f" now runs {bot.command!r} ({_digest_shown(bot.digest)}) instead of {self.command!r} "
+            f"({_digest_shown(self.digest)}); it has no stored game, so nothing is mixed"
+        )
+
+
+def _games_of(db: sqlite3.Connection, bot: str) -> int:
+    query = "SELECT COUNT(*) FROM (SELECT DISTINCT match_id, game_index FROM seats WHERE bot = ?)"
+    return int(db.execute(query, (bot,)).fetchone()[0])
+
+
+def _digest_shown(digest: str) -> str:
+    kind, _, value = digest.partition(":")
+    return f"version {value!r}" if kind == "version" else f"program {kind} {value[:12]}"
+
+
+def _names(bots: Sequence[str]) -> str:
+    return ("bot " if len(bots) == 1 else "bots ") + ", ".join(map(repr, bots)) + (" is" if len(bots) == 1 else " are")
+
+
+def _forget_command(path: Path, league: League, bots: Sequence[str]) -> str:
+    """The command that forgets `bots` of `league` in the store at `path`."""
+    words = ["referee", "tournament", "forget", str(league.path), *bots]
+    if path.resolve() != league.default_db.resolve():
+        words += ["--db", str(path)]
+    return shlex.join(words)

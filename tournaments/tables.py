@@ -30,12 +30,18 @@ _MARK_NOTES = {
 }
 
 
-def ratings_table(ratings: Ratings, tablefmt: str = "simple", faults: Mapping[str, int] | None = None) -> str:
+def ratings_table(
+    ratings: Ratings,
+    tablefmt: str = "simple",
+    faults: Mapping[str, int] | None = None,
+    forfeits: Mapping[str, int] | None = None,
+) -> str:
     """The Elo table, followed by lines that explain marks and separate pools (if any).
 
     Columns: Rank, Bot, Elo, +/- (half the 95% interval), Games, Score (share of pairwise points), W/D/L when
-    every game had two seats or else Mean rank, Faults (only when `faults`, bot -> count, is given), LOS (the
-    likelihood that the bot is stronger than the next one). A Pool column appears when the pool is split.
+    every game had two seats or else Mean rank, Faults (only when `faults`, bot -> count, is given; with
+    `forfeits`, bot -> games forfeited, "3 (2 forfeited)" for a bot that forfeited any), LOS (the likelihood
+    that the bot is stronger than the next one). A Pool column appears when the pool is split.
     """
     if not ratings.bots:
         return "No games to rate."
@@ -45,7 +51,7 @@ def ratings_table(ratings: Ratings, tablefmt: str = "simple", faults: Mapping[st
     headers.append("LOS")
     if ratings.pools > 1:
         headers.insert(0, "Pool")
-    rows = [_row(ratings, bot, rank, faults) for bot, rank in zip(ratings.bots, _ranks(ratings), strict=True)]
+    rows = [_row(ratings, bot, rank, faults, forfeits) for bot, rank in zip(ratings.bots, _ranks(ratings), strict=True)]
     table = tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True, colalign=_align(headers))
     notes = table_notes(ratings)
     return "\n".join([table, "", *notes]) if notes else table
@@ -89,14 +95,18 @@ def crosstable(ratings: Ratings, tablefmt: str = "simple") -> str:
 
 
 def ratings_json(
-    ratings: Ratings, faults: Mapping[str, int] | None = None, with_crosstable: bool = False
+    ratings: Ratings,
+    faults: Mapping[str, int] | None = None,
+    with_crosstable: bool = False,
+    forfeits: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """A JSON-ready dict: {"ratings": [{"rank", "bot", "elo", "estimate", "ci95", "games", "score", ...}], ...}.
 
     "elo" is always a finite number; "estimate" says whether it is the maximum-likelihood value ("mle") or a
     regularised floor ("at_least"), ceiling ("at_most") or value ("regularised"). "score" is the share (0..1)
     of pairwise points; "ci95" is [low, high] or null without a bootstrap; "los_next" is the likelihood of
-    superiority over the next bot (null for the last of a pool). With `with_crosstable`, "crosstable" maps
+    superiority over the next bot (null for the last of a pool); "faults" and "forfeits" (games forfeited)
+    when given. With `with_crosstable`, "crosstable" maps
     bot -> opponent -> {"wins", "draws", "losses", "score"}.
     """
     entries = []
@@ -120,6 +130,8 @@ def ratings_json(
         }
         if faults is not None:
             entry["faults"] = faults.get(bot.bot, 0)
+        if forfeits is not None:
+            entry["forfeits"] = forfeits.get(bot.bot, 0)
         entries.append(entry)
     data: dict[str, Any] = {
         "ratings": entries,
@@ -151,7 +163,13 @@ def _ranks(ratings: Ratings) -> list[int]:
     return ranks
 
 
-def _row(ratings: Ratings, bot: BotRating, rank: int, faults: Mapping[str, int] | None) -> list[str]:
+def _row(
+    ratings: Ratings,
+    bot: BotRating,
+    rank: int,
+    faults: Mapping[str, int] | None,
+    forfeits: Mapping[str, int] | None,
+) -> list[str]:
     row = [
         str(rank),
         bot.bot,
@@ -162,11 +180,15 @@ def _row(ratings: Ratings, bot: BotRating, rank: int, faults: Mapping[str, int] 
         f"{bot.wins}/{bot.draws}/{bot.losses}" if ratings.two_seat else f"{bot.mean_rank:.2f}",
     ]
     if faults is not None:
-        row.append(str(faults.get(bot.bot, 0)))
+        row.append(_faults_cell(faults.get(bot.bot, 0), (forfeits or {}).get(bot.bot, 0)))
     row.append("" if bot.los_next is None else f"{100 * bot.los_next:.0f}%")
     if ratings.pools > 1:
         row.insert(0, str(bot.pool))
     return row
+
+
+def _faults_cell(faults: int, forfeits: int) -> str:
+    return f"{faults} ({forfeits} forfeited)" if forfeits else str(faults)
 
 
 def _align(headers: list[str]) -> list[str]:

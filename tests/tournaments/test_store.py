@@ -11,7 +11,7 @@ import pytest
 from referee.records import Fault, FaultKind, GameRecord, GameSpec, SeatTiming
 from tournaments.league import load_league
 from tournaments.schedule import ScheduledMatch, league_schedule
-from tournaments.store import LeagueStore, StoreError, StoreMismatch
+from tournaments.store import BotChanged, LeagueStore, StoreError, StoreMismatch
 
 
 def record_of(match: ScheduledMatch, spec: GameSpec, faults: tuple[Fault, ...] = ()) -> GameRecord:
@@ -113,12 +113,19 @@ def test_changed_config_is_refused(write_league, tmp_path: Path) -> None:
         store.bind(config_changed)
 
 
-def test_changed_bot_command_is_noted(write_league, tmp_path: Path) -> None:
+def test_changed_bot_command_is_noted_while_it_has_no_games_and_refused_after(write_league, tmp_path: Path) -> None:
     db = tmp_path / "db.sqlite"
     with LeagueStore(db) as store:
         store.bind(load_league(write_league(file_name="first")))
-        notes = store.bind(load_league(write_league(file_name="second", command="heuristic")))
-    assert len(notes) == 4 and "now runs 'heuristic'" in notes[0]
+        changed = load_league(write_league(file_name="second", command="heuristic"))
+        notes = store.bind(changed)
+        assert len(notes) == 4 and "now runs 'heuristic'" in notes[0] and "no stored game" in notes[0]
+        schedule = league_schedule(changed)
+        store.add_matches(schedule)
+        store.add_game(record_of(schedule[0], schedule[0].games[0]))
+        with pytest.raises(BotChanged, match="the league file now runs 'random'") as refused:
+            store.bind(load_league(write_league(file_name="third")))
+    assert set(refused.value.bots) == set(schedule[0].table)
 
 
 def test_a_file_that_is_not_a_database(tmp_path: Path) -> None:

@@ -80,8 +80,10 @@ def run_command(
     """Play the league(s) described by LEAGUE.toml into the store and print the Elo table of each.
 
     The store keeps every game as soon as it ends. Run the same command again to resume: only the missing
-    games are played; bots added to the file get only their new matches. Ctrl-C stops cleanly (the bots are
-    stopped, finished games are kept). Progress, with the ETA and the current leader, goes to stderr.
+    games are played; bots added to the file get only their new matches. A file that changes the game
+    options, the limits, or a stored bot's command or program is refused (`referee tournament forget` drops
+    a resubmitted bot's games). Ctrl-C stops cleanly (the bots are stopped, finished games are kept).
+    Progress, with the ETA and the current leader, goes to stderr.
     """
     if db is not None and len(leagues) > 1:
         raise click.UsageError("--db names one store: give one LEAGUE.toml with it")
@@ -119,8 +121,9 @@ def table_command(
     """Print the Elo table of a league's store (give LEAGUE.toml, or --db FILE).
 
     Columns: Rank, Bot, Elo (maximum-likelihood Bradley-Terry, mean 0), +/- (95% bootstrap interval over
-    games), Games, Score, W/D/L (two seats) or mean rank (more seats), Faults, LOS (likelihood of superiority
-    over the next bot).
+    games), Games, Score, W/D/L (two seats) or mean rank (more seats), Faults (with the games forfeited in
+    parentheses), LOS (likelihood of superiority over the next bot). Bots no longer in the league file are
+    listed as retired under the table.
     """
     if (league is None) == (db is None):
         raise click.UsageError("give either LEAGUE.toml or --db FILE")
@@ -220,24 +223,37 @@ class _LeagueResults:
     games: int
     ratings: Ratings
     faults: dict[str, int]
+    forfeits: dict[str, int]
+    retired: list[str]
+    """Bots no longer in the league file whose games still count."""
 
 
 def _results(store: LeagueStore, name: str, bootstrap: int) -> _LeagueResults:
     games = [game.ranks for game in store.games()]
-    return _LeagueResults(name, len(games), rate(games, bootstrap=bootstrap), dict(store.fault_counts()))
+    return _LeagueResults(
+        name,
+        len(games),
+        rate(games, bootstrap=bootstrap),
+        dict(store.fault_counts()),
+        dict(store.forfeit_counts()),
+        store.retired_bots(),
+    )
 
 
 def _results_json(result: _LeagueResults, with_crosstable: bool) -> dict[str, Any]:
     return {
         "league": result.name,
         "games": result.games,
-        **ratings_json(result.ratings, result.faults, with_crosstable),
+        **ratings_json(result.ratings, result.faults, with_crosstable, forfeits=result.forfeits),
+        "retired": result.retired,
     }
 
 
 def _print_results(result: _LeagueResults, with_crosstable: bool, tablefmt: str) -> None:
     click.echo(f"{result.name}: {result.games} games")
-    click.echo(ratings_table(result.ratings, tablefmt=tablefmt, faults=result.faults))
+    click.echo(ratings_table(result.ratings, tablefmt=tablefmt, faults=result.faults, forfeits=result.forfeits))
+    if result.retired:
+        click.echo(f"Retired (no longer in the league file; their games still count): {', '.join(result.retired)}")
     if with_crosstable and result.ratings.bots:
         click.echo()
         click.echo(crosstable(result.ratings, tablefmt=tablefmt))
