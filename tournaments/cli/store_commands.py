@@ -1,12 +1,15 @@
-"""`referee tournament forget`: drop a bot's games from a league's store."""
+"""`referee tournament forget` and `referee tournament export`: change what a league's store holds, or hand it
+over as rows."""
 
 from __future__ import annotations
 
 import shlex
+import sys
 from pathlib import Path
 
 import click
 
+from ..export import ExportFormat, write_rows
 from ..store import StoreError
 from .league import _load, _store
 
@@ -38,3 +41,38 @@ def forget_command(league: str, bots: tuple[str, ...], db: str | None) -> None:
         f"Forgot {', '.join(map(repr, forgotten.bots))}: dropped {forgotten.games} game(s) of "
         f"{forgotten.matches} match(es) from {store_path}; {rerun} plays them again"
     )
+
+
+@click.command(name="export")
+@click.argument("league", metavar="[LEAGUE.toml]", required=False, type=click.Path(dir_okay=False))
+@_db_option
+@click.option(
+    "--format",
+    "export_format",
+    type=click.Choice([kind.value for kind in ExportFormat]),
+    default=ExportFormat.CSV.value,
+    show_default=True,
+    help="csv (a header line, then one line per row) or jsonl (one JSON object per line).",
+)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write here instead of to stdout.")
+def export_command(league: str | None, db: str | None, export_format: str, output: str | None) -> None:
+    """Write one row per stored game and seat of a league (give LEAGUE.toml, or --db FILE).
+
+    Columns: match, game (index in the match), seed (of the deal), seat, seating (the bots in seat order, a
+    JSON array in CSV), bot, rank (1 best; a forfeit ranks last), score (a forfeit scores the table's
+    lowest), forfeited, faults (that seat's in that game), decisions, mean_ms and max_ms (decision times).
+    """
+    if (league is None) == (db is None):
+        raise click.UsageError("give either LEAGUE.toml or --db FILE")
+    store_path = Path(db) if db else _load(league).default_db  # type: ignore[arg-type]
+    with _store(store_path, create=False) as store:
+        rows = store.seat_rows()
+    if output is None:
+        write_rows(rows, ExportFormat(export_format), sys.stdout)
+        return
+    try:
+        with open(output, "w", newline="", encoding="utf-8") as out:
+            count = write_rows(rows, ExportFormat(export_format), out)
+    except OSError as error:
+        raise click.ClickException(f"cannot write {output!r}: {error.strerror}") from error
+    click.echo(f"Wrote {count} row(s) to {output}", err=True)

@@ -1,0 +1,52 @@
+"""A league's stored games as rows for spreadsheets and graders: one row per game and seat.
+
+    write_rows(store.seat_rows(), ExportFormat.CSV, sys.stdout)
+
+Columns (tournaments.store.SeatRow): match, game (its index in the match), seed (of the deal), seat, seating
+(the bots in seat order), bot, rank (1 best; a forfeit ranks last), score (a forfeit scores the table's
+lowest), forfeited, faults (the seat's faults in that game), decisions, mean_ms, max_ms (decision times on the
+referee's clock). In CSV the seating is a JSON array and forfeited is 0 or 1; in JSON lines each row is an
+object with those keys.
+"""
+
+from __future__ import annotations
+
+import csv
+import enum
+import json
+from collections.abc import Iterable
+from typing import TextIO
+
+from .store import SeatRow
+
+COLUMNS = tuple(SeatRow.__annotations__)
+
+
+class ExportFormat(enum.StrEnum):
+    CSV = "csv"
+    JSONL = "jsonl"
+
+
+def write_rows(rows: Iterable[SeatRow], export_format: ExportFormat, out: TextIO) -> int:
+    """Write `rows` to `out` in `export_format` (CSV with a header line); returns the number of rows written."""
+    if export_format is ExportFormat.JSONL:
+        return _write_jsonl(rows, out)
+    return _write_csv(rows, out)
+
+
+def _write_csv(rows: Iterable[SeatRow], out: TextIO) -> int:
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    count = 0
+    for row in rows:
+        writer.writerow({**row, "seating": json.dumps(row["seating"]), "forfeited": int(row["forfeited"])})
+        count += 1
+    return count
+
+
+def _write_jsonl(rows: Iterable[SeatRow], out: TextIO) -> int:
+    count = 0
+    for row in rows:
+        out.write(json.dumps(row, separators=(",", ":")) + "\n")
+        count += 1
+    return count
