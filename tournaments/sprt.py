@@ -15,6 +15,11 @@ shares). For scores near 1/2 it agrees with the normal approximation N * (s1 - s
 H0: elo = elo0, H1: elo = elo1. The test stops at LLR <= log(beta / (1 - alpha)) (accept H0) or
 LLR >= log((1 - beta) / alpha) (accept H1); alpha and beta are the error rates at elo0 and elo1. Empty
 pentanomial cells count as 1e-3 pairs (as fishtest does), which keeps every cell possible.
+
+A test that would decide without data is refused (SprtConfigError), as fastchess refuses it: alpha + beta >= 1
+puts a bound at or beyond LLR 0, where every test starts, so it decides before the first game; and elo0, elo1,
+alpha and beta must be such that no single pair can cross a bound (elo bounds too far apart, or error rates
+too large, make one pair of games decide).
 """
 
 from __future__ import annotations
@@ -35,7 +40,8 @@ _Z95 = 1.959963984540054
 
 
 class SprtConfigError(ValueError):
-    """Bounds or error rates that make no test (elo0 >= elo1, alpha or beta outside (0, 1))."""
+    """Bounds or error rates that make no test (elo0 >= elo1, alpha or beta outside (0, 1), alpha + beta >= 1,
+    Elo beyond +-ELO_CAP, or a test that one pair of games would decide)."""
 
 
 class Decision(enum.StrEnum):
@@ -56,11 +62,30 @@ class SprtTest:
     beta: float = 0.05
 
     def __post_init__(self) -> None:
+        for name, elo in (("elo0", self.elo0), ("elo1", self.elo1)):
+            if not -ELO_CAP <= elo <= ELO_CAP:
+                raise SprtConfigError(f"{name} must be a number from {-ELO_CAP:g} to {ELO_CAP:g}, got {elo}")
         if not self.elo0 < self.elo1:
             raise SprtConfigError(f"elo0 ({self.elo0}) must be below elo1 ({self.elo1})")
         for name, rate in (("alpha", self.alpha), ("beta", self.beta)):
             if not 0 < rate < 1:
                 raise SprtConfigError(f"{name} must be between 0 and 1, got {rate}")
+        if self.alpha + self.beta >= 1:
+            raise SprtConfigError(
+                f"alpha + beta must be below 1, got {self.alpha:g} + {self.beta:g}: the test would decide before "
+                "the first game (its bounds would not lie on both sides of 0, where the LLR starts)"
+            )
+        self._check_no_single_pair_decides()
+
+    def _check_no_single_pair_decides(self) -> None:
+        for cell in range(PAIR_OUTCOMES):
+            ratio = llr(Pentanomial(tuple(int(index == cell) for index in range(PAIR_OUTCOMES))), self.elo0, self.elo1)
+            if not self.lower_bound < ratio < self.upper_bound:
+                raise SprtConfigError(
+                    f"one pair of games would decide this test (a pair scoring {cell / 2:g} points gives LLR "
+                    f"{ratio:+.3f}, beyond the bounds ({self.lower_bound:+.3f}, {self.upper_bound:+.3f})): "
+                    "bring elo0 and elo1 closer together, or lower alpha and beta"
+                )
 
     @property
     def lower_bound(self) -> float:

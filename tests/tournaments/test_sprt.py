@@ -120,8 +120,31 @@ def test_pentanomial_counts_pairs_by_points():
         ({"elo0": 10, "elo1": 0}, "below elo1"),
         ({"alpha": 0}, "alpha"),
         ({"beta": 1.5}, "beta"),
+        ({"alpha": 0.6, "beta": 0.6}, r"alpha \+ beta must be below 1, got 0.6 \+ 0.6: the test would decide before"),
+        ({"alpha": 0.5, "beta": 0.5}, r"alpha \+ beta must be below 1"),
+        ({"alpha": 0.9, "beta": 0.2}, r"alpha \+ beta must be below 1"),
+        ({"elo0": 0, "elo1": 800}, "one pair of games would decide this test"),
+        ({"elo0": -1000, "elo1": 1000}, "one pair of games would decide this test"),
+        ({"elo1": 10, "alpha": 0.45, "beta": 0.45, "elo0": -400}, "one pair of games would decide"),
+        ({"elo0": float("nan")}, "elo0 must be a number from -1000 to 1000"),
+        ({"elo1": float("inf")}, "elo1 must be a number from -1000 to 1000"),
+        ({"elo1": 1e6}, "elo1 must be a number"),
     ],
 )
 def test_bad_settings_are_refused(settings, message):
     with pytest.raises(SprtConfigError, match=message):
         SprtTest(**settings)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [{}, {"elo0": 0, "elo1": 200}, {"elo0": -5, "elo1": 5, "alpha": 0.4, "beta": 0.4}, {"alpha": 0.01, "beta": 0.01}],
+)
+def test_a_test_that_is_accepted_decides_on_no_single_pair(settings):
+    """What the refusals promise: a test that is accepted never decides before data, nor on one pair alone."""
+    test = SprtTest(**settings)
+    assert test.lower_bound < 0 < test.upper_bound
+    assert evaluate(test, Pentanomial()).decision is Decision.CONTINUE
+    for cell in range(5):
+        single = Pentanomial(tuple(int(index == cell) for index in range(5)))
+        assert evaluate(test, single).decision is Decision.CONTINUE
