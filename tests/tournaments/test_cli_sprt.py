@@ -14,7 +14,19 @@ def sprt(*arguments: str):
 
 def test_random_against_random_plays_pairs_until_max_pairs():
     result = sprt(
-        "scauver", "random", "random", "--max-pairs", "3", "--batch", "2", "--seed", "5", "--move-time", "2000"
+        "scauver",
+        "random",
+        "random",
+        "--max-pairs",
+        "3",
+        "--batch",
+        "2",
+        "--seed",
+        "5",
+        "--move-time",
+        "2000",
+        "-j",
+        "1",
     )
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
@@ -47,6 +59,23 @@ def test_bad_bounds_and_unknown_bots_are_clear_errors():
     assert result.exit_code == 1
     assert "no bot 'no-such-bot-program'" in result.output
     assert "Traceback" not in result.output
+
+
+def test_two_workers_play_the_batches_of_one_test():
+    result = sprt("scauver", "random", "random", "--max-pairs", "4", "--batch", "1", "-j", "2", "--seed", "6", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert (data["pairs"], data["games"], sum(data["pentanomial"])) == (4, 8, 4)
+    assert "2 at once" in result.stderr
+
+
+def test_bounds_that_decide_without_data_are_refused_before_any_game():
+    result = sprt("scauver", "random", "random", "--alpha", "0.6", "--beta", "0.6")
+    assert result.exit_code == 1
+    assert "alpha + beta must be below 1, got 0.6 + 0.6" in result.output
+    assert "pairs" not in result.output and "Traceback" not in result.output
+    wide = sprt("scauver", "random", "random", "--elo0", "-1000", "--elo1", "1000")
+    assert wide.exit_code == 1 and "one pair of games would decide this test" in wide.output
 
 
 def test_sigterm_stops_between_pairs_and_says_how_far_it_got():

@@ -14,9 +14,10 @@ from referee.match import MatchSpecError
 from referee.process import BotStartError
 from referee.records import Limits
 
+from ..executors import ExecutorError, LocalExecutor, default_concurrency
 from ..sprt import Decision, SprtConfigError, SprtState, SprtTest
 from ..sprt_match import DEFAULT_BATCH_PAIRS, SprtPlan, SprtResult, play_sprt
-from .options import echo_json, json_option, limits_options, seed_option, transport_option
+from .options import echo_json, json_option, limits_options, pin_option, seed_option, transport_option
 
 _VERDICTS = {
     Decision.H1: "H1 accepted: {new} is better than {base} by more than {elo0:g} Elo",
@@ -44,6 +45,15 @@ _VERDICTS = {
     show_default=True,
     help="Pairs per match (the bot processes are started once per batch).",
 )
+@click.option(
+    "--concurrency",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Batches played at once by local worker processes (both games of a pair are always in one batch)  "
+    "[default: the number of cores]",
+)
+@pin_option
 @seed_option
 @limits_options
 @transport_option
@@ -58,6 +68,8 @@ def sprt_command(
     beta: float,
     max_pairs: int,
     batch_pairs: int,
+    concurrency: int | None,
+    pinned: bool,
     seed: int,
     limits: Limits,
     transport: Transport,
@@ -67,7 +79,9 @@ def sprt_command(
 
     Plays deals in pairs (the same deal twice, seats swapped) and runs fishtest's pentanomial GSPRT of
     H0: Elo gain = elo0 against H1: Elo gain = elo1 (logistic Elo), stopping when the log-likelihood ratio
-    leaves (log(beta/(1-alpha)), log((1-beta)/alpha)). The LLR is printed after every batch.
+    leaves (log(beta/(1-alpha)), log((1-beta)/alpha)). The LLR is printed after every batch. Batches run on
+    -j local workers at once; a test that would decide without data (alpha + beta >= 1, or bounds so wide
+    that one pair decides) is refused.
     """
     info = load_game(game).info
     if not info.min_players <= 2 <= info.max_players:
@@ -84,13 +98,21 @@ def sprt_command(
             batch_pairs=batch_pairs,
             limits=limits,
             transport=transport,
+            concurrency=concurrency or default_concurrency(),
         )
     except (UnknownBot, SprtConfigError) as error:
         raise click.ClickException(str(error)) from error
+    if plan.concurrency > default_concurrency():
+        click.echo(
+            f"warning: --concurrency {plan.concurrency} is more than the {default_concurrency()} cores here; bots may "
+            "miss their time limits",
+            err=True,
+        )
+    executor = LocalExecutor(plan.concurrency, plan.runner, pinned=pinned)
     test = plan.test
     click.echo(
         f"SPRT {game}: {new.name} vs {base.name}, H0 elo {elo0:g} / H1 elo {elo1:g}, alpha {alpha:g}, beta {beta:g}; "
-        f"bounds ({test.lower_bound:.3f}, {test.upper_bound:.3f}); seed {plan.seed}",
+        f"bounds ({test.lower_bound:.3f}, {test.upper_bound:.3f}); seed {plan.seed}; {plan.concurrency} at once",
         err=as_json,
     )
     progress: list[SprtResult] = []
@@ -100,8 +122,8 @@ def sprt_command(
         click.echo(_progress_line(result.state), err=as_json)
 
     try:
-        result = play_sprt(plan, on_batch)
-    except (GameError, MatchSpecError, BotStartError) as error:
+        result = play_sprt(plan, executor, on_batch)
+    except (GameError, MatchSpecError, BotStartError, ExecutorError) as error:
         raise click.ClickException(str(error)) from error
     except KeyboardInterrupt:
         counted = progress[0].state.pentanomial.pairs if progress else 0
