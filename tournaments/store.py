@@ -223,8 +223,9 @@ class LeagueStore:
             return self._bind_bots(db, league)
 
     def _bind_bots(self, db: sqlite3.Connection, league: League) -> list[str]:
+        games = dict(db.execute("SELECT bot, COUNT(*) FROM seats GROUP BY bot").fetchall())
         known = {
-            name: _StoredBot(command, cwd, digest, _games_of(db, name))
+            name: _StoredBot(command, cwd, digest, games.get(name, 0))
             for name, command, cwd, digest in db.execute("SELECT name, command, cwd, digest FROM bots")
         }
         changed = [(bot, before) for bot in league.bots if (before := known.get(bot.name)) and before.differs(bot)]
@@ -494,7 +495,7 @@ class _StoredBot:
     cwd: str | None
     digest: str
     games: int
-    """Stored games it played."""
+    """Stored games it played (a bot holds one seat of a game, so its seats)."""
 
     def differs(self, bot: LeagueBot) -> bool:
         return (self.command, self.digest) != (bot.command, bot.digest)
@@ -511,11 +512,6 @@ class _StoredBot:
             f" now runs {bot.command!r} ({_digest_shown(bot.digest)}) instead of {self.command!r} "
             f"({_digest_shown(self.digest)}); it has no stored game, so nothing is mixed"
         )
-
-
-def _games_of(db: sqlite3.Connection, bot: str) -> int:
-    query = "SELECT COUNT(*) FROM (SELECT DISTINCT match_id, game_index FROM seats WHERE bot = ?)"
-    return int(db.execute(query, (bot,)).fetchone()[0])
 
 
 def _digest_shown(digest: str) -> str:
