@@ -1,0 +1,31 @@
+"""Which narrator and which drawing script each game's pages use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from referee.replay import ReplayError
+
+from .captions import Narrator
+from .scauver import ScauverNarrator
+from .scout import ScoutNarrator
+
+
+@dataclass(frozen=True)
+class GamePages:
+    narrator: Narrator
+    script: str
+    """The asset that draws this game's board in the replay page."""
+
+
+GAME_PAGES = {
+    "scout": GamePages(ScoutNarrator(), "scout.js"),
+    "scauver": GamePages(ScauverNarrator(), "scauver.js"),
+}
+
+
+def game_pages(game: str) -> GamePages:
+    try:
+        return GAME_PAGES[game]
+    except KeyError:
+        raise ReplayError(f"no pages for the game {game!r}; pages exist for {', '.join(GAME_PAGES)}") from None
