@@ -9,7 +9,9 @@ their logs only grow, so a page stores each observation as the patch from the on
                                      these entries patched and these keys removed
 
 `diff(old, new)` is None when the two are equal. The viewer's script (assets/replay.js, `applyPatch`) and
-`apply_patch` here read the same format.
+`apply_patch` here read the same format. Equality is Python's, so inside a list or a map a False that turns into
+0 (equal in Python) is no change; observations never do that, their values keep their types (the rules pages,
+referee/games/*.md, give them).
 """
 
 from __future__ import annotations

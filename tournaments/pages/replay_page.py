@@ -127,10 +127,12 @@ def _body(meta: Mapping[str, Any]) -> str:
     if limits:
         facts.append(f"move time {limits.get('move_time_ms')} ms, fault policy {limits.get('fault_policy')}")
     return f"""
-<header>
-  <h1>{escape(meta["game"].upper() if meta["game"] == "scout" else meta["game"].title())}
-    <small>game {meta["game_index"]} of match {escape(str(meta["match_id"]))}</small></h1>
-  <p class="facts">{escape(" · ".join(facts))}</p>
+<header class="replay-header">
+  <div>
+    <h1>{escape(meta["game"].upper() if meta["game"] == "scout" else meta["game"].title())}
+      <small>game {meta["game_index"]} of match {escape(str(meta["match_id"]))}</small></h1>
+    <p class="facts">{escape(" · ".join(facts))}</p>
+  </div>
   {_seats_table(meta["seats"])}
 </header>
 <section id="player" aria-label="Replay controls">

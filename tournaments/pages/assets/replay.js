@@ -251,7 +251,7 @@
     function drawMarks() {
       const marks = $("marks");
       const at = (step) => (last ? (100 * step) / last : 0) + "%";
-      const every = Math.ceil(meta.rounds.length / 16);
+      const every = Math.ceil(meta.rounds.length / 10);
       meta.rounds.forEach(([round, first], index) => {
         marks.append(
           h("span", { class: "round-mark", style: "left:" + at(first), title: "round " + round + " starts at step " + first, onclick: () => go(first) },
@@ -288,6 +288,7 @@
       const data = await unpack(document.getElementById("replay-steps").textContent);
       V.viewer = Viewer(meta, data);
       root.dataset.loadMs = String(Math.round(performance.now() - started));
+      root.dataset.readyAt = String(Math.round(performance.now()));
       root.dataset.ready = "1";
     } catch (error) {
       const banner = V.h("div", { class: "error-banner" }, "This replay cannot be shown: " + error.message);

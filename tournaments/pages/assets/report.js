@@ -9,6 +9,7 @@
   document.addEventListener("DOMContentLoaded", () => {
     const filter = document.getElementById("bot-filter");
     if (filter) filter.addEventListener("change", () => filterGames(filter.value));
+    document.documentElement.dataset.readyAt = String(Math.round(performance.now()));
     document.documentElement.dataset.ready = "1";
   });
 })();
