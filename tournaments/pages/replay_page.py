@@ -146,7 +146,8 @@ def _body(meta: Mapping[str, Any]) -> str:
     <span id="position" class="position">step 0</span>
     <label>round <select id="round"></select></label>
     <label>speed <select id="speed"></select></label>
-    <label>view <select id="view"></select></label>
+    <label title="A seat's view draws what that seat's bot was shown, nothing more">view
+      <select id="view"></select></label>
   </div>
   <div class="timeline">
     <input type="range" id="slider" min="0" max="{meta["steps"] - 1}" value="0" aria-label="Step">

@@ -220,14 +220,18 @@ def _activity_section(activity: Sequence[BotActivity]) -> str:
         rows.append(
             f'<tr><td class="bot">{escape(entry.bot)}</td>{_num(entry.games)}'
             f'<td class="num{" bad" if entry.fault_count else ""}">{entry.fault_count}</td><td>{escape(kinds)}</td>'
-            f"{_num(entry.timing.decisions)}{_num(f'{entry.timing.mean_ms:.2f}')}<td>{bar}</td>"
-            f"{_num(f'{entry.timing.max_ms:.2f}')}</tr>"
+            f"{_num(entry.timing.decisions)}{_num(_ms(entry.timing.mean_ms, entry))}<td>{bar}</td>"
+            f"{_num(_ms(entry.timing.max_ms, entry))}</tr>"
         )
     return (
         '<section id="activity"><h2>Games, faults and decision times per bot</h2><table class="activity"><thead><tr>'
         "<th>bot</th><th>games</th><th>faults</th><th>kinds</th><th>decisions</th><th>mean ms</th><th></th>"
         f"<th>max ms</th></tr></thead><tbody>{''.join(rows)}</tbody></table></section>"
     )
+
+
+def _ms(value: float, entry: BotActivity) -> str:
+    return f"{value:.2f}" if entry.timing.decisions else "-"
 
 
 def _faults_section(faults: Sequence[StoredFault], pages: Mapping[tuple[str, int], Path], link_base: Path) -> str:

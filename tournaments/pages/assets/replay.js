@@ -207,8 +207,8 @@
     function setUp() {
       for (const [round, first] of meta.rounds) $("round").append(h("option", { value: round }, "round " + round + " (step " + first + ")"));
       for (const speed of SPEEDS) $("speed").append(h("option", { value: speed, selected: speed === 5 }, speed + " steps/s"));
-      $("view").append(h("option", { value: "full" }, "full view"));
-      for (let seat = 0; seat < players; seat++) $("view").append(h("option", { value: seat }, seatLabel(seat) + " (what it was shown)"));
+      $("view").append(h("option", { value: "full" }, "full view: every hand"));
+      for (let seat = 0; seat < players; seat++) $("view").append(h("option", { value: seat }, seatLabel(seat)));
       $("first").addEventListener("click", () => go(0));
       $("back").addEventListener("click", () => go(state.step - 1));
       $("forward").addEventListener("click", () => go(state.step + 1));
