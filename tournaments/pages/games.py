@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
+from referee.games._scauver_links import CARD_VALUE
 from referee.replay import ReplayError
 
 from .captions import Narrator
@@ -16,11 +19,13 @@ class GamePages:
     narrator: Narrator
     script: str
     """The asset that draws this game's board in the replay page."""
+    constants: Mapping[str, Any] = field(default_factory=dict)
+    """What that script needs from the rules (the engine's own values, so the page repeats no rule)."""
 
 
 GAME_PAGES = {
     "scout": GamePages(ScoutNarrator(), "scout.js"),
-    "scauver": GamePages(ScauverNarrator(), "scauver.js"),
+    "scauver": GamePages(ScauverNarrator(), "scauver.js", {"card_values": CARD_VALUE}),
 }
 
 

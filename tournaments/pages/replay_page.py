@@ -35,7 +35,7 @@ def render_replay_page(replay: Mapping[str, Any]) -> str:
     """The page of one replay (its actions are applied by the engine: ReplayMismatch if one does not apply)."""
     pages = game_pages(replay["game"])
     data, rounds = _steps_data(replay)
-    meta = _meta(replay, rounds)
+    meta = {**_meta(replay, rounds), "constants": dict(pages.constants)}
     title = f"{replay['game']} game {meta['game_index']} of {meta['match_id']}"
     return document(
         title,

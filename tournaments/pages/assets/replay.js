@@ -230,6 +230,7 @@
     function onKey(event) {
       const tag = event.target.tagName;
       if (tag === "SELECT" || (tag === "INPUT" && event.key.startsWith("Arrow")) || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (tag === "BUTTON" && (event.key === " " || event.key === "Enter")) return; // the focused button's own click
       const jump = event.shiftKey ? 10 : 1;
       const actions = {
         ArrowRight: () => go(state.step + jump),

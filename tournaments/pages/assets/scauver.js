@@ -5,15 +5,16 @@
 (function () {
   const V = (window.RefereeViewer = window.RefereeViewer || { games: {} });
   const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
-  const VALUES = { A: 1, J: 8, Q: 9, K: 10 };
+  let values = {};
+  // Face cards show their value in a corner: the ranks whose value is not their name.
+  const named = (id) => id.slice(0, -1) !== String(values[id]);
   const PHASES = {
     setup: "setting up the fields (a simultaneous decision)", bet: "bet, check or fold", answer: "answering a bet", place: "placing a card",
     final: "final placement", final_bet: "final bet", showdown: "showdown: naming vanguards (a simultaneous decision)", over: "game over",
   };
 
   function value(id) {
-    const rank = id.slice(0, -1);
-    return VALUES[rank] || Number(rank);
+    return values[id];
   }
 
   function card(h, id, extra) {
@@ -25,7 +26,7 @@
       { class: "sv-card" + (red ? " red" : "") + (extra ? " " + extra : ""), "data-card": id, title: id + " (value " + value(id) + ")" },
       h("span", { class: "sv-rank" }, rank),
       h("span", { class: "sv-suit" }, SUITS[suit] || suit),
-      VALUES[rank] ? h("span", { class: "sv-value" }, value(id)) : null
+      named(id) ? h("span", { class: "sv-value" }, value(id)) : null
     );
   }
 
@@ -157,6 +158,7 @@
 
   V.games.scauver = {
     draw(context) {
+      values = context.meta.constants.card_values;
       const h = context.h;
       const table = context.observation(context.view === null ? 0 : context.view);
       const rows = context.names.map((_, seat) => seatRow(context, table, seat));
