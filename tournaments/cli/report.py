@@ -36,7 +36,9 @@ REPORT_FORMATS: dict[str, ReportFormat] = {"html": render_report_page}
     show_default=True,
     help="html: one self-contained page (no server, no network) to open in any browser.",
 )
-@click.option("--output", "-o", default="-", show_default=True, help="The file to write (-: standard output).")
+@click.option(
+    "--output", "-o", metavar="FILE", default="-", show_default=True, help="The file to write (-: standard output)."
+)
 @bootstrap_option
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
 def report_command(
