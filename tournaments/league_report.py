@@ -37,7 +37,7 @@ class GameEntry:
     match_id: str
     index: int
     seats: tuple[str, ...]
-    """The bot at each seat."""
+    """The bot at each seat (StoredGame.ranks lists them in seat order)."""
     ranks: tuple[int, ...]
     faults: int
     page: Path | None

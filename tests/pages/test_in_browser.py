@@ -82,6 +82,7 @@ def test_scout_page(browser: Chromium, scout_replay: dict[str, Any], scout_page:
     assert step_of(page) == 1 and board(page) != before
     page.click("#forward")
     assert step_of(page) == 2
+    page.wait_for("location.hash === '#step=2&view=full'", timeout=10)
     page.press("PageDown")
     assert step_of(page) == next(step.index for step in steps if step.observations[0]["round"] == 2)
     page.press("Home")

@@ -61,6 +61,7 @@
   }
 
   const SPEEDS = [1, 2, 5, 10, 25, 50, 100];
+  const ADDRESS_DELAY_MS = 400;
 
   function Viewer(meta, data) {
     const h = V.h;
@@ -79,7 +80,7 @@
       if (!faultsAt.has(fault.step)) faultsAt.set(fault.step, []);
       faultsAt.get(fault.step).push(fault);
     }
-    const state = { step: 0, view: null, timer: null };
+    const state = { step: 0, view: null, timer: null, addressTimer: null };
     const $ = (id) => document.getElementById(id);
 
     function observation(seat, step) {
@@ -157,13 +158,19 @@
       const root = document.documentElement;
       root.dataset.step = String(step);
       root.dataset.view = state.view === null ? "full" : String(state.view);
-      const address = "#step=" + step + "&view=" + root.dataset.view;
-      if (location.hash !== address) {
-        try {
-          history.replaceState(null, "", address);
-        } catch (error) {
-          // Some browsers refuse to change the address of a local file; the place is then just not kept.
-        }
+      clearTimeout(state.addressTimer);
+      state.addressTimer = setTimeout(keepPlace, ADDRESS_DELAY_MS);
+    }
+
+    // The address follows the board a moment later, so that playing does not change it many times a second
+    // (browsers throttle that, and some throw).
+    function keepPlace() {
+      const address = "#step=" + state.step + "&view=" + (state.view === null ? "full" : state.view);
+      if (location.hash === address) return;
+      try {
+        history.replaceState(null, "", address);
+      } catch (error) {
+        // Some browsers refuse to change the address of a local file; the place is then just not kept.
       }
     }
 
