@@ -15,6 +15,8 @@ scores are the game's with the forfeits applied (referee.faults). Verification r
 (run_match never deals explicitly), replays every action through the rules engine, and checks that the
 game dealt the recorded cards and ends with the recorded result, ranks and scores.
 
+Showing a replay to a person (as text or as a page) is tournaments.pages' work.
+
 Version 2 added the dealt cards (version 1 recorded null there) and the final scores.
 """
 
@@ -87,13 +89,18 @@ def load(path: Path | str) -> dict[str, Any]:
         replay = json.loads(Path(path).read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ReplayError(f"cannot read replay {str(path)!r}: {error}") from None
+    return checked(replay, str(path))
+
+
+def checked(replay: Any, source: str) -> dict[str, Any]:
+    """`replay` if it is a replay of this format and version with every key; ReplayError naming `source` if not."""
     if type(replay) is not dict or replay.get("format") != FORMAT:
-        raise ReplayError(f"{str(path)!r} is not a {FORMAT} file")
+        raise ReplayError(f"{source!r} is not a {FORMAT} file")
     if replay.get("version") != VERSION:
-        raise ReplayError(f"{str(path)!r} is replay version {replay.get('version')!r}; this referee reads {VERSION}")
+        raise ReplayError(f"{source!r} is replay version {replay.get('version')!r}; this referee reads {VERSION}")
     missing = [key for key in _REQUIRED if key not in replay]
     if missing:
-        raise ReplayError(f"{str(path)!r} lacks {', '.join(missing)}")
+        raise ReplayError(f"{source!r} lacks {', '.join(missing)}")
     return replay
 
 
@@ -142,55 +149,3 @@ def verify(replay: dict[str, Any]) -> GameState:
     if unexplained:
         raise ReplayMismatch(f"seats {unexplained} forfeited without a recorded fault")
     return state
-
-
-def _compact(action: dict[str, Any]) -> str:
-    fields = " ".join(
-        f"{key}={json.dumps(value, separators=(',', ':'))}" for key, value in action.items() if key != "kind"
-    )
-    return f"{action.get('kind', '?')} {fields}".rstrip()
-
-
-def _hands(state: GameState, seats: list[str]) -> list[str]:
-    lines = []
-    for seat, bot in enumerate(seats):
-        hand = state.observation(seat).get("hand")
-        if hand is not None:
-            lines.append(f"    hand of seat {seat} ({bot}): {json.dumps(hand, separators=(',', ':'))}")
-    return lines
-
-
-def render(replay: dict[str, Any]) -> str:
-    """The game told round by round for a person: hands at each round's start, every action with its seat,
-    bot and decision time, the faults where they happened, and the result."""
-    game = load_game(replay["game"])
-    state = game.new_game(replay["players"], replay["seed"], replay["config"])
-    seats = [seat["bot"] for seat in replay["seats"]]
-    faults_before: dict[int, list[dict[str, Any]]] = {}
-    for fault in replay["faults"]:
-        faults_before.setdefault(fault.get("before_action", 0), []).append(fault)
-    lines = [
-        f"{replay['game']} game {replay.get('game_index', 0)} of match {replay.get('match_id', '?')}, "
-        f"seed {replay['seed']}, {replay['players']} players: {', '.join(seats)}"
-    ]
-    shown_round = 0
-    for number, move in enumerate(replay["actions"]):
-        if state.round != shown_round:
-            shown_round = state.round
-            lines += [f"round {shown_round}", *_hands(state, seats)]
-        lines += [
-            f"  ! fault of seat {f['seat']} ({f['bot']}): {f['kind']}: {f['detail']}"
-            for f in faults_before.pop(number, [])
-        ]
-        timing = "fallback" if move.get("by") == "fallback" else f"{move['ms']:.1f} ms"
-        lines.append(f"  seat {move['seat']} {seats[move['seat']]}: {_compact(move['action'])}  [{timing}]")
-        state.apply(move["seat"], move["action"])
-    for leftover in faults_before.values():
-        lines += [f"  ! fault of seat {f['seat']} ({f['bot']}): {f['kind']}: {f['detail']}" for f in leftover]
-    lines.append("result")
-    for seat, bot in enumerate(seats):
-        forfeit = "  (forfeited)" if replay["forfeited"][seat] else ""
-        lines.append(
-            f"  seat {seat} {bot}: rank {replay['ranks'][seat]}, score {replay['scores'][seat]}{forfeit}"
-        )
-    return "\n".join(lines)

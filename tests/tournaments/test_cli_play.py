@@ -33,7 +33,7 @@ def test_play_prints_every_game_and_writes_verifiable_replays(tmp_path: Path) ->
         *FAST,
     )
     assert result.exit_code == 0, result.output
-    assert "game 1/2" in result.output and "game 2/2" in result.output
+    assert "game 0 (1 of 2)" in result.output and "game 1 (2 of 2)" in result.output
     assert "random#3" in result.output and "mean ms" in result.output
     replays = sorted(tmp_path.glob("*.json"))
     assert len(replays) == 2

@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from referee.match import run_match
 from referee.records import GameRecord
 
 from ..executors import (
@@ -24,11 +25,12 @@ from ..executors import (
     import_distributed,
 )
 from ..league import League, LeagueFileError, load_league
+from ..pages.writer import PagesRunner, ReplayFormat
 from ..ratings import DEFAULT_BOOTSTRAP, Ratings, rate
 from ..runner import LeaguePlan, plan_league, play_league
 from ..store import LeagueStore, StoreError
 from ..tables import crosstable, ratings_json, ratings_table
-from .options import echo_json, json_option, pin_option, tablefmt_option
+from .options import echo_json, json_option, pin_option, replay_format_option, tablefmt_option
 from .progress import Leaderboard, ProgressLine, format_duration
 
 crosstable_option = click.option(
@@ -62,6 +64,7 @@ bootstrap_option = click.option(
     help="Play on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes. Needs the "
     "extra card-referee[dask]; every worker needs the project and the bots at the same paths as here.",
 )
+@replay_format_option
 @crosstable_option
 @bootstrap_option
 @json_option
@@ -72,6 +75,7 @@ def run_command(
     pinned: bool,
     db: str | None,
     scheduler: str | None,
+    replay_format: ReplayFormat,
     with_crosstable: bool,
     bootstrap: int,
     as_json: bool,
@@ -83,16 +87,22 @@ def run_command(
     games are played; bots added to the file get only their new matches. A file that changes the game
     options, the limits, or a stored bot's command or program is refused (`referee tournament forget` drops
     a resubmitted bot's games). Ctrl-C stops cleanly (the bots are stopped, finished games are kept).
-    Progress, with the ETA and the current leader, goes to stderr.
+    Progress, with the ETA and the current leader, goes to stderr. Replays go to the league's replay_dir
+    (--replay-format html writes each game as a page to step through there).
     """
     if db is not None and len(leagues) > 1:
         raise click.UsageError("--db names one store: give one LEAGUE.toml with it")
     if scheduler is not None and concurrency is not None:
         raise click.UsageError("--concurrency is for local workers; a Dask cluster runs as many tasks as its workers")
-    executor = _executor(concurrency, scheduler, pinned)
+    executor = _executor(concurrency, scheduler, pinned, replay_format)
     documents = []
-    for path in leagues:
-        league = _load(path)
+    loaded = [(path, _load(path)) for path in leagues]
+    for path, league in loaded:
+        if replay_format is not ReplayFormat.JSON and league.replay_dir is None:
+            raise click.ClickException(
+                f"{path}: --replay-format {replay_format} writes into the league's replay_dir; set replay_dir"
+            )
+    for path, league in loaded:
         store_path = Path(db) if db else league.default_db
         with _store(store_path) as store:
             plan = _plan(league, store)
@@ -136,13 +146,14 @@ def table_command(
         _print_results(result, with_crosstable, tablefmt)
 
 
-def _executor(concurrency: int | None, scheduler: str | None, pinned: bool) -> Executor:
+def _executor(concurrency: int | None, scheduler: str | None, pinned: bool, replay_format: ReplayFormat) -> Executor:
+    runner = run_match if replay_format is ReplayFormat.JSON else PagesRunner(replay_format)
     if scheduler is not None:
         try:
             import_distributed()
         except DaskUnavailable as error:
             raise click.ClickException(str(error)) from error
-        return DaskExecutor(scheduler)
+        return DaskExecutor(scheduler, runner=runner)
     cores = default_concurrency()
     if concurrency is not None and concurrency > cores:
         click.echo(
@@ -150,7 +161,7 @@ def _executor(concurrency: int | None, scheduler: str | None, pinned: bool) -> E
             "limits",
             err=True,
         )
-    return LocalExecutor(concurrency or cores, pinned=pinned)
+    return LocalExecutor(concurrency or cores, runner, pinned=pinned)
 
 
 def _load(path: str) -> League:

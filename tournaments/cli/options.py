@@ -16,6 +16,8 @@ from referee.connection import Transport
 from referee.games.base import MAX_SEED
 from referee.records import FaultPolicy, Limits
 
+from ..pages.writer import ReplayFormat
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 TABLE_FORMATS = sorted(tabulate_module.tabulate_formats)
@@ -73,6 +75,24 @@ def pin_option(function: F) -> F:
         help="Keep each local worker, and the bots of its matches, on its own share of the CPUs: matches run "
         "faster and cannot slow each other's clocks. --no-pin lets the system place them.",
     )(function)
+
+
+def replay_format_option(function: F) -> F:
+    """--replay-format, handed to the command as a ReplayFormat."""
+    return click.option(
+        "--replay-format",
+        type=click.Choice([f.value for f in ReplayFormat]),
+        default=ReplayFormat.JSON.value,
+        show_default=True,
+        callback=lambda context, parameter, value: ReplayFormat(value),
+        help="What each game's replay is written as: json (the replay), html (a page to step through, which "
+        "embeds the replay: `referee replay` reads it too) or both, side by side.",
+    )(function)
+
+
+def game_label(index: int, played: int, total: int) -> str:
+    """'game 3 (4 of 6)': games are numbered from 0 everywhere (replays, the store, --json, this)."""
+    return f"game {index} ({played} of {total})"
 
 
 def echo_json(data: Any) -> None:

@@ -17,7 +17,17 @@ from referee.process import BotStartError
 from referee.records import GameRecord, Limits, MatchRecord, MatchSpec
 from referee.seating import rotated_games
 
-from .options import echo_json, json_option, limits_options, seed_option, tablefmt_option, transport_option
+from ..pages.writer import PagesRunner, ReplayFormat
+from .options import (
+    echo_json,
+    game_label,
+    json_option,
+    limits_options,
+    replay_format_option,
+    seed_option,
+    tablefmt_option,
+    transport_option,
+)
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -50,8 +60,8 @@ def _game_json(record: GameRecord) -> dict[str, Any]:
     }
 
 
-def _print_game(record: GameRecord, total: int, tablefmt: str) -> None:
-    click.echo(f"game {record.index + 1}/{total}  seed {record.seed}")
+def _print_game(record: GameRecord, played: int, total: int, tablefmt: str) -> None:
+    click.echo(f"{game_label(record.index, played, total)}  seed {record.seed}")
     rows = [
         (seat, bot, rank, score, timing.decisions, f"{timing.mean_ms:.2f}", f"{timing.max_ms:.2f}")
         for seat, (bot, rank, score, timing) in enumerate(
@@ -108,6 +118,7 @@ def _print_summary(record: MatchRecord, tablefmt: str) -> None:
 @limits_options
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE", help="A game option (repeatable).")
 @click.option("--replay-dir", type=click.Path(file_okay=False), default=None, help="Write a replay of every game here.")
+@replay_format_option
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="Keep the bots' logs here.")
 @transport_option
 @json_option
@@ -120,6 +131,7 @@ def play(
     limits: Limits,
     options: tuple[str, ...],
     replay_dir: str | None,
+    replay_format: ReplayFormat,
     log_dir: str | None,
     transport: Transport,
     as_json: bool,
@@ -131,11 +143,14 @@ def play(
     or a .py script, or a command line in quotes ("node bots/js/random_bot.js"). Seats rotate from game to
     game. Bot faults are reported, not fatal: the exit status is 0 whenever the match was played. A faulty
     seat ranks last in its game; a bot that crashed is restarted for the next game, one that never completed
-    its handshake forfeits every game. Ctrl-C or SIGTERM stops the bots and exits 130 or 143.
+    its handshake forfeits every game. Ctrl-C or SIGTERM stops the bots and exits 130 or 143. Games are
+    numbered from 0, as in their replays.
     """
     info = load_game(game).info
     if not info.min_players <= len(bots) <= info.max_players:
         raise click.UsageError(f"{game} is for {info.min_players} to {info.max_players} players, not {len(bots)} bots")
+    if replay_format is not ReplayFormat.JSON and replay_dir is None:
+        raise click.UsageError(f"--replay-format {replay_format} writes into --replay-dir: give one")
     try:
         specs = unique_names([resolve_bot(bot, game) for bot in bots])
     except UnknownBot as error:
@@ -159,12 +174,13 @@ def play(
         played.append(record)
         if as_json:
             if game_count > 1:
-                click.echo(f"game {record.index + 1}/{game_count} played", err=True)
+                click.echo(f"{game_label(record.index, len(played), game_count)} played", err=True)
         else:
-            _print_game(record, game_count, tablefmt)
+            _print_game(record, len(played), game_count, tablefmt)
 
+    runner = run_match if replay_format is ReplayFormat.JSON else PagesRunner(replay_format)
     try:
-        record = run_match(spec, on_game, transport=transport)
+        record = runner(spec, on_game, transport=transport)
     except (GameError, MatchSpecError, BotStartError) as error:
         raise click.ClickException(str(error)) from error
     except KeyboardInterrupt:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
+from ..league_report import ratings_report
+from ..pages.report_page import render_report_page
 from ..ratings import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS, rate
 from ..results_file import ResultsFileError, decode_lines, parse_results, read_results
 from ..tables import crosstable, ratings_json, ratings_table
 from .options import echo_json, json_option, tablefmt_option
+from .report import write_report
 
 
 @click.command(name="rate")
@@ -30,10 +34,24 @@ from .options import echo_json, json_option, tablefmt_option
     show_default=True,
     help="Virtual draws per pairing, only in a pool whose ratings would be infinite (the bots are marked).",
 )
+@click.option(
+    "--html",
+    "html_output",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write the ratings as a report page (Elo intervals as bars, the crosstable as a heatmap) here.",
+)
 @json_option
 @tablefmt_option
 def rate_command(
-    file: str, with_crosstable: bool, bootstrap: int, seed: int, prior_draws: float, as_json: bool, tablefmt: str
+    file: str,
+    with_crosstable: bool,
+    bootstrap: int,
+    seed: int,
+    prior_draws: float,
+    html_output: str | None,
+    as_json: bool,
+    tablefmt: str,
 ) -> None:
     """Rate game results from FILE (JSON lines; - reads standard input), as Ordo or BayesElo rate a PGN.
 
@@ -48,6 +66,9 @@ def rate_command(
     except OSError as error:
         raise click.ClickException(f"cannot read {file}: {error.strerror}") from error
     ratings = rate(games, bootstrap=bootstrap, seed=seed, prior_draws=prior_draws)
+    if html_output is not None:
+        name = "standard input" if file == "-" else Path(file).stem
+        write_report(render_report_page, ratings_report(name, ratings), html_output)
     if as_json:
         echo_json(ratings_json(ratings, with_crosstable=with_crosstable))
         return

@@ -1,40 +1,76 @@
-"""`referee replay show|verify FILE`: a recorded game for a person, or re-simulated as a check."""
+"""`referee replay show|verify|html FILE`: a recorded game for a person (as text or as a page), or
+re-simulated as a check. FILE is a JSON replay or a replay page (which embeds its replay)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import click
 
 from referee import replay as replays
 
+from ..pages.html import AssetError
+from ..pages.replay_source import load_replay
+from ..pages.text import render_text
+from ..pages.writer import page_path, write_replay_page
 from .options import echo_json, json_option
+
+_REPLAY_FILE = click.Path(exists=True, dir_okay=False)
 
 
 @click.group()
 def replay() -> None:
-    """Show or verify the replay of one game (written by `referee play --replay-dir`)."""
+    """Show, verify or render the replay of one game (written by `referee play --replay-dir`)."""
 
 
 @replay.command()
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.argument("file", type=_REPLAY_FILE)
 def show(file: str) -> None:
-    """Print the game in FILE round by round: hands, actions with times, faults, result."""
+    """Print the game in FILE round by round: hands, every action with its cards and time, faults, each round's
+    end with its scores (SCOUT) or pot, showdown and chips (Scauver), and the result."""
     try:
-        data = replays.load(file)
+        data = load_replay(file)
         replays.verify(data)
-        click.echo(replays.render(data))
+        click.echo(render_text(data))
     except (replays.ReplayError, replays.ReplayMismatch) as error:
         raise click.ClickException(str(error)) from error
 
 
 @replay.command()
-@click.argument("files", metavar="FILE...", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.argument("file", type=_REPLAY_FILE)
+@click.option(
+    "--output", "-o", type=click.Path(dir_okay=False), default=None, help="The page to write  [default: FILE.html]"
+)
+def html(file: str, output: str | None) -> None:
+    """Write the game in FILE as one self-contained HTML page (open it in any browser; it loads nothing).
+
+    Step through it decision by decision (buttons, arrow keys, the slider, a round), play it at a chosen speed,
+    and switch between the full view and any one seat's view: what that seat's bot was shown. Faults are marked
+    on the timeline.
+    """
+    target = Path(output) if output else page_path(file)
+    if target.resolve() == Path(file).resolve():
+        raise click.UsageError(f"{file} is the replay itself: give another --output")
+    try:
+        data = load_replay(file)
+        replays.verify(data)
+        write_replay_page(data, target)
+    except (replays.ReplayError, replays.ReplayMismatch, AssetError) as error:
+        raise click.ClickException(str(error)) from error
+    except OSError as error:
+        raise click.ClickException(f"cannot write {target}: {error.strerror or error}") from error
+    click.echo(str(target))
+
+
+@replay.command()
+@click.argument("files", metavar="FILE...", nargs=-1, required=True, type=_REPLAY_FILE)
 @json_option
 def verify(files: tuple[str, ...], as_json: bool) -> None:
     """Re-simulate each FILE with the rules engine and check that it ends as recorded (exit 1 if any does not)."""
     outcomes = []
     for file in files:
         try:
-            replays.verify(replays.load(file))
+            replays.verify(load_replay(file))
             outcomes.append({"file": file, "ok": True, "detail": "re-simulates exactly"})
         except (replays.ReplayError, replays.ReplayMismatch) as error:
             outcomes.append({"file": file, "ok": False, "detail": str(error)})

@@ -6,14 +6,15 @@ import click
 
 from .league import run_command, table_command
 from .rate import rate_command
+from .report import report_command
 from .sprt import sprt_command
 from .store_commands import export_command, forget_command
 
 
 @click.group()
 def tournament() -> None:
-    """Run leagues, print their tables, rate results, test a new bot against a base bot (SPRT), forget a
-    bot's games, export a league's games as rows."""
+    """Run leagues, print their tables and reports, rate results, test a new bot against a base bot (SPRT),
+    forget a bot's games, export a league's games as rows."""
 
 
 tournament.add_command(run_command)
@@ -22,3 +23,4 @@ tournament.add_command(rate_command)
 tournament.add_command(sprt_command)
 tournament.add_command(forget_command)
 tournament.add_command(export_command)
+tournament.add_command(report_command)

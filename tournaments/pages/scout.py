@@ -1,0 +1,103 @@
+"""SCOUT in words: cards as top/bottom ("6/10": 6 is the number in use), shows, scouts, round ends and scores."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from referee.games import Observation
+
+from .captions import Caption, Narrator, seat_list, signed
+
+ROUND_ENDS = {
+    "hand_emptied": "seat {actor} has no card left",
+    "all_scouted": "every other seat scouted after seat {exempt}'s show",
+    "cannot_act": "the seat to move can neither show nor scout",
+}
+
+
+def card_text(card: Sequence[int]) -> str:
+    return f"{card[0]}/{card[1]}"
+
+
+def cards_text(cards: Sequence[Sequence[int]]) -> str:
+    return " ".join(card_text(card) for card in cards) or "-"
+
+
+class ScoutNarrator(Narrator):
+    def caption(
+        self, seat: int, action: dict[str, Any], before: Sequence[Observation], after: Sequence[Observation]
+    ) -> Caption:
+        mine = before[seat]
+        kind = action["kind"]
+        if kind == "orient":
+            text = "turns its hand around" if action["flip"] else "keeps its hand as dealt"
+            return Caption(text, "orients its hand (hidden until every seat has)", self._notes(seat, before, after))
+        if kind == "show":
+            start, length = action["start"], action["length"]
+            text = f"shows {cards_text(mine['hand'][start : start + length])}"
+            captured = len(mine["active_set"])
+            if captured:
+                text += f", captures {captured} card{'s' * (captured != 1)}"
+            return Caption(text, text, self._notes(seat, before, after))
+        text = self._scout_text(seat, action, mine)
+        return Caption(text, text, self._notes(seat, before, after))
+
+    @staticmethod
+    def _scout_text(seat: int, action: dict[str, Any], mine: Observation) -> str:
+        active = mine["active_set"]
+        taken = active[0] if action["end"] == "left" else active[-1]
+        inserted = [taken[1], taken[0]] if action["flip"] else taken
+        turned = f", turned to {card_text(inserted)}," if action["flip"] else ""
+        owner = mine["active_owner"]
+        text = f"scouts {card_text(taken)} from the {action['end']} end{turned} into position {action['insert']}"
+        if mine["players"] == 2:
+            return text + " (pays a chip)"
+        text += f" (a chip for seat {owner})"
+        return text + "; Scout & Show: it must show now" if action["and_show"] else text
+
+    def _notes(self, seat: int, before: Sequence[Observation], after: Sequence[Observation]) -> tuple[str, ...]:
+        first, last = before[seat], after[seat]
+        notes = []
+        if first["phase"] == "orient" and last["phase"] != "orient" and last["round"] == first["round"]:
+            turned = [entry["seat"] for entry in last["history"] if entry["kind"] == "orient" and entry["flip"]]
+            notes.append(f"every hand is oriented; turned around: {', '.join(map(str, turned)) or 'none'}")
+        if len(last["finished_rounds"]) > len(first["finished_rounds"]):
+            notes += round_end_lines(last["finished_rounds"][-1], last["scores"], seat)
+        if last["phase"] == "over":
+            notes.append(f"game over; totals: {seat_list(last['scores'])}")
+        return tuple(notes)
+
+    def round_lines(self, observations: Sequence[Observation], seats: Sequence[str]) -> list[str]:
+        first = observations[0]
+        lines = [f"round {first['round']} of {first['rounds']}: seat {first['round_starter']} starts"]
+        lines += [
+            f"    hand of seat {seat} ({bot}): {cards_text(observation['hand'])}"
+            for seat, (bot, observation) in enumerate(zip(seats, observations, strict=True))
+        ]
+        return lines
+
+    def final_lines(self, observations: Sequence[Observation], seats: Sequence[str]) -> list[str]:
+        rounds = observations[0]["finished_rounds"]
+        return [
+            f"  round {entry['round']}: {seat_list([signed(score) for score in entry['scores']])}" for entry in rounds
+        ]
+
+
+def round_end_lines(finished: dict[str, Any], totals: Sequence[int], seat: int) -> list[str]:
+    """A round's end: how it ended, who lost nothing for the hand, what each seat scored and the totals."""
+    exempt = finished["exempt"]
+    reason = ROUND_ENDS.get(finished["end"], finished["end"]).format(actor=seat, exempt=exempt)
+    lines = [f"round {finished['round']} ends: {reason}"]
+    if exempt is not None:
+        lines.append(f"seat {exempt} owns the Active Set and loses nothing for its hand")
+    counts = zip(finished["captured"], finished["chips"], finished["hand_sizes"], finished["scores"], strict=True)
+    lines.append(
+        "round scores: "
+        + ", ".join(
+            f"seat {index}: {signed(score)} (captured {captured}, chips {chips}, in hand {in_hand})"
+            for index, (captured, chips, in_hand, score) in enumerate(counts)
+        )
+    )
+    lines.append(f"totals: {seat_list(totals)}")
+    return lines
