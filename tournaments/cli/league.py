@@ -24,12 +24,14 @@ from ..executors import (
     import_distributed,
 )
 from ..league import League, LeagueFileError, load_league
-from ..ratings import DEFAULT_BOOTSTRAP, Ratings, rate
+from ..ratings import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS, RatingInputError, Ratings, rate_tallies
 from ..runner import LeaguePlan, plan_league, play_league
 from ..store import LeagueStore, StoreError
 from ..tables import crosstable, ratings_json, ratings_table
+from ..tallies import GameTallies
 from .options import echo_json, json_option, pin_option, tablefmt_option
 from .progress import Leaderboard, ProgressLine, format_duration
+from .rate import prior_draws_option
 
 crosstable_option = click.option(
     "--crosstable", "with_crosstable", is_flag=True, help="Also print the pairwise points of every pair."
@@ -111,22 +113,29 @@ def run_command(
 )
 @crosstable_option
 @bootstrap_option
+@prior_draws_option
 @json_option
 @tablefmt_option
 def table_command(
-    league: str | None, db: str | None, with_crosstable: bool, bootstrap: int, as_json: bool, tablefmt: str
+    league: str | None,
+    db: str | None,
+    with_crosstable: bool,
+    bootstrap: int,
+    prior_draws: float,
+    as_json: bool,
+    tablefmt: str,
 ) -> None:
     """Print the Elo table of a league's store (give LEAGUE.toml, or --db FILE).
 
-    Columns: Rank, Bot, Elo (maximum-likelihood Bradley-Terry, mean 0), +/- (95% bootstrap interval over
-    games), Games, Score, W/D/L (two seats) or mean rank (more seats), Faults, LOS (likelihood of superiority
-    over the next bot).
+    Columns: Rank, Bot, Elo (Bradley-Terry with BayesElo's prior of virtual draws, mean 0), +/- (95% bootstrap
+    interval over games), Games, Score, W/D/L (two seats) or mean rank (more seats), Faults, LOS (likelihood
+    of superiority over the next bot). The same games give the same table as `tournament rate`.
     """
     if (league is None) == (db is None):
         raise click.UsageError("give either LEAGUE.toml or --db FILE")
     store_path = Path(db) if db else _load(league).default_db  # type: ignore[arg-type]
     with _store(store_path, create=False) as store:
-        result = _results(store, store.league_name() or store_path.stem, bootstrap)
+        result = _results(store, store.league_name() or store_path.stem, bootstrap, prior_draws)
     if as_json:
         echo_json(_results_json(result, with_crosstable))
     else:
@@ -186,7 +195,7 @@ def _play(plan: LeaguePlan, store: LeagueStore, executor: Executor, path: str, d
     )
     if not plan.specs:
         return
-    progress = ProgressLine(plan.scheduled, plan.stored, Leaderboard([game.ranks for game in store.games()]))
+    progress = ProgressLine(plan.scheduled, plan.stored, Leaderboard(GameTallies.of_counts(store.outcome_counts())))
     progress.draw(force=True)
     started = time.monotonic()
 
@@ -222,9 +231,15 @@ class _LeagueResults:
     faults: dict[str, int]
 
 
-def _results(store: LeagueStore, name: str, bootstrap: int) -> _LeagueResults:
-    games = [game.ranks for game in store.games()]
-    return _LeagueResults(name, len(games), rate(games, bootstrap=bootstrap), dict(store.fault_counts()))
+def _results(
+    store: LeagueStore, name: str, bootstrap: int, prior_draws: float = DEFAULT_PRIOR_DRAWS
+) -> _LeagueResults:
+    tallies = GameTallies.of_counts(store.outcome_counts())
+    try:
+        ratings = rate_tallies(tallies, bootstrap=bootstrap, prior_draws=prior_draws)
+    except RatingInputError as error:
+        raise click.ClickException(str(error)) from error
+    return _LeagueResults(name, tallies.games, ratings, dict(store.fault_counts()))
 
 
 def _results_json(result: _LeagueResults, with_crosstable: bool) -> dict[str, Any]:

@@ -6,10 +6,19 @@ import sys
 
 import click
 
-from ..ratings import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS, rate
+from ..ratings import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS, RatingInputError, rate
 from ..results_file import ResultsFileError, decode_lines, parse_results, read_results
 from ..tables import crosstable, ratings_json, ratings_table
 from .options import echo_json, json_option, tablefmt_option
+
+prior_draws_option = click.option(
+    "--prior-draws",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_PRIOR_DRAWS,
+    show_default=True,
+    help="BayesElo's prior: virtual draws each bot brings, spread over its opponents in proportion to its games "
+    "with each, so that every Elo is finite. 0: plain maximum likelihood, refused where an Elo would be infinite.",
+)
 
 
 @click.command(name="rate")
@@ -23,13 +32,7 @@ from .options import echo_json, json_option, tablefmt_option
     help="Resamples of whole games for the 95% intervals and LOS (0: none).",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
-@click.option(
-    "--prior-draws",
-    type=click.FloatRange(min=0, min_open=True),
-    default=DEFAULT_PRIOR_DRAWS,
-    show_default=True,
-    help="Virtual draws per pairing, only in a pool whose ratings would be infinite (the bots are marked).",
-)
+@prior_draws_option
 @json_option
 @tablefmt_option
 def rate_command(
@@ -39,7 +42,8 @@ def rate_command(
 
     One game a line: {"ranks": {"bot": 1, "other": 2, ...}} (rank 1 best, equal ranks tie) or
     {"scores": {"bot": 31, "other": 12, ...}} (higher is better). Games of more than two seats are split into
-    pairwise results by rank. Elo is the maximum-likelihood Bradley-Terry fit, mean 0.
+    pairwise results by rank. Elo is the Bradley-Terry fit with BayesElo's prior (--prior-draws), mean 0: the
+    same games give the same table as `tournament table`.
     """
     try:
         games = parse_results(decode_lines(sys.stdin.buffer.read())) if file == "-" else read_results(file)
@@ -47,7 +51,10 @@ def rate_command(
         raise click.ClickException(f"{file}: {error}") from error
     except OSError as error:
         raise click.ClickException(f"cannot read {file}: {error.strerror}") from error
-    ratings = rate(games, bootstrap=bootstrap, seed=seed, prior_draws=prior_draws)
+    try:
+        ratings = rate(games, bootstrap=bootstrap, seed=seed, prior_draws=prior_draws)
+    except RatingInputError as error:
+        raise click.ClickException(f"{file}: {error}") from error
     if as_json:
         echo_json(ratings_json(ratings, with_crosstable=with_crosstable))
         return
