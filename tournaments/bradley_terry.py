@@ -190,9 +190,7 @@ def _information(weights: FloatArray, first: NDArray[np.intp], second: NDArray[n
     """Minus the Hessian of each row's log-likelihood (rows x bots x bots), from the weights n*p*(1-p) of pairs."""
     rows = weights.shape[0]
     offsets = (np.arange(rows) * bots * bots)[:, None]
-    cells = np.concatenate(
-        [first * bots + first, second * bots + second, first * bots + second, second * bots + first]
-    )
+    cells = np.concatenate([first * bots + first, second * bots + second, first * bots + second, second * bots + first])
     signed = np.concatenate([weights, weights, -weights, -weights], axis=1)
     flat = np.bincount((offsets + cells).ravel(), weights=signed.ravel(), minlength=rows * bots * bots)
     return np.asarray(flat, dtype=np.float64).reshape(rows, bots, bots)

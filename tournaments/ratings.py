@@ -326,9 +326,7 @@ def _bot_ratings(
     model: _Model, tallies: GameTallies, strengths: FloatArray, samples: FloatArray | None
 ) -> tuple[BotRating, ...]:
     pool_of = {bot: number for number, pool in enumerate(model.pools) for bot in pool}
-    order = [
-        bot for pool in model.pools for bot in sorted(pool, key=lambda bot: (-strengths[bot], model.names[bot]))
-    ]
+    order = [bot for pool in model.pools for bot in sorted(pool, key=lambda bot: (-strengths[bot], model.names[bot]))]
     totals = tallies.bots()
     rows = []
     for position, bot in enumerate(order):

@@ -62,7 +62,10 @@ def test_a_multi_seat_bots_prior_counts_its_pairwise_results():
     """The prior of a four-seat game's bots is that of the six two-seat results it splits into."""
     games = [{"A": 1, "B": 2, "C": 3, "D": 4}] * 5 + [{"B": 1, "C": 2, "D": 3, "A": 4}] * 5
     pairwise = [
-        {x: table[x], y: table[y]} for table in games for i, x in enumerate(sorted(table)) for y in sorted(table)[i + 1 :]
+        {x: table[x], y: table[y]}
+        for table in games
+        for i, x in enumerate(sorted(table))
+        for y in sorted(table)[i + 1 :]
     ]
     assert elo_of(rate(games, bootstrap=0)) == pytest.approx(elo_of(rate(pairwise, bootstrap=0)))
 

@@ -98,9 +98,7 @@ def write_results(path: Path, store: LeagueStore) -> None:
             file.write(line * count)
 
 
-def bench_ratings(
-    store: LeagueStore, bootstrap: int, seed: int, work_dir: Path | None = None
-) -> RatingsTiming:
+def bench_ratings(store: LeagueStore, bootstrap: int, seed: int, work_dir: Path | None = None) -> RatingsTiming:
     """Time the table and rate paths over the games `store` holds (the rate path reads them from a file)."""
     started = time.perf_counter()
     tallies = GameTallies.of_counts(store.outcome_counts())

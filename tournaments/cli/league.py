@@ -231,9 +231,7 @@ class _LeagueResults:
     faults: dict[str, int]
 
 
-def _results(
-    store: LeagueStore, name: str, bootstrap: int, prior_draws: float = DEFAULT_PRIOR_DRAWS
-) -> _LeagueResults:
+def _results(store: LeagueStore, name: str, bootstrap: int, prior_draws: float = DEFAULT_PRIOR_DRAWS) -> _LeagueResults:
     tallies = GameTallies.of_counts(store.outcome_counts())
     try:
         ratings = rate_tallies(tallies, bootstrap=bootstrap, prior_draws=prior_draws)
