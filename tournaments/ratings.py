@@ -12,10 +12,12 @@ The prior (BayesElo's, `prior_draws` = d, default 2): every bot brings d virtual
 opponents it met in proportion to the pairwise results it has with each; a pairing of n results between bots
 with n_a and n_b results in all so gets d/2 * n * (1/n_a + 1/n_b) virtual draws. Where every bot has the same
 number n of results, that is d virtual draws per bot and d/n per result, so each pairing's share of points s
-becomes (s*n + d/2) / (n + d): 2 virtual draws move a 36-game bot's share toward 1/2 by 2/38 (about 5%, so its
-Elo moves toward 0 by about 5% or a little more). Every Elo is then finite, and a bot that won every game
-is first wherever it met the others as often as they met each other. With prior_draws=0 the Elo is the plain
-maximum-likelihood value, which does not exist when a group of bots never lost (or never took) a point
+becomes (s*n + d/2) / (n + d): 2 virtual draws move a 36-result bot's shares toward 1/2 by 2/38 (5%), and its
+Elo toward 0 by a little more. Every Elo is then finite. In a round robin where every two bots met equally
+often the fit orders bots by their points, so a bot that won every game is first; it is first too in the
+gauntlets and uneven round robins of the tests, but a bot with a handful of games, all won, can still rate
+below one that won hundreds and lost a few: the prior weighs evidence. With prior_draws=0 the Elo is the
+plain maximum-likelihood value, which does not exist when a group of bots never lost (or never took) a point
 against the rest of its pool: rate then raises RatingInputError.
 
 A pool is the set of bots linked by games; Elo compares only within a pool (mean 0 in each). `pool` numbers
