@@ -50,6 +50,7 @@ from .bradley_terry import (
     fit_many,
     strong_components,
 )
+from .resample import OutcomeResampler
 from .tallies import GameTallies, Outcome, PairRecord, RatingInputError
 
 __all__ = [
@@ -238,10 +239,14 @@ def _bootstrap(
 ) -> FloatArray:
     """Elo of every bot (resamples x bots) in each Poisson resample of whole games.
 
-    The outcomes are drawn in their sorted order, so that the same games give the same resamples however
-    they were read (a store, a file, in any order).
+    The resampler orders the outcomes itself, so that the same games give the same resamples however they
+    were read (a store, a file, in any order).
     """
-    resampler = _Resampler.of(model, dict(sorted(outcomes.items())))
+    pair_index = {
+        (model.names[a], model.names[b]): number
+        for number, (a, b) in enumerate(zip(model.first, model.second, strict=True))
+    }
+    resampler = OutcomeResampler.of(pair_index, outcomes)
     rng = np.random.default_rng(seed)
     bots = len(model.names)
     chunk = max(1, min(_MAX_CHUNK, _CHUNK_ELEMENTS // max(resampler.counts.size, bots * bots, 1)))
@@ -259,54 +264,6 @@ def _chunks(total: int, size: int) -> Iterator[int]:
     while total > 0:
         yield min(size, total)
         total -= size
-
-
-@dataclass(frozen=True)
-class _Resampler:
-    """Draws the pairwise results of resamples: each outcome adds a win, draw or loss to each pair at its table."""
-
-    counts: FloatArray
-    """Games of each distinct outcome."""
-    entries: NDArray[np.intp]
-    """Pairs at each outcome's table (k * (k - 1) / 2 at k seats)."""
-    cell_of_entry: NDArray[np.intp]
-    """Outcome by outcome, the cell each pair of its table adds to: 3 * pair + (0 first bot won, 1 draw, 2 lost)."""
-    pairs: int
-
-    @classmethod
-    def of(cls, model: _Model, outcomes: Mapping[Outcome, int]) -> _Resampler:
-        pair_index = {
-            (model.names[a], model.names[b]): number
-            for number, (a, b) in enumerate(zip(model.first, model.second, strict=True))
-        }
-        cells = [
-            3 * pair_index[bot, other] + (0 if rank < other_rank else 1 if rank == other_rank else 2)
-            for outcome in outcomes
-            for position, (bot, rank) in enumerate(outcome)
-            for other, other_rank in outcome[position + 1 :]
-        ]
-        return cls(
-            counts=np.array(list(outcomes.values()), dtype=np.float64),
-            entries=np.array([len(outcome) * (len(outcome) - 1) // 2 for outcome in outcomes], dtype=np.intp),
-            cell_of_entry=np.array(cells, dtype=np.intp),
-            pairs=len(pair_index),
-        )
-
-    @property
-    def size(self) -> int:
-        return int(self.cell_of_entry.size)
-
-    def draw(self, rng: np.random.Generator, size: int) -> tuple[FloatArray, FloatArray]:
-        """Pairwise results (size x pairs) and the first bots' points of `size` resamples."""
-        drawn = rng.poisson(self.counts, size=(size, self.counts.size)).astype(np.float64)
-        cells: FloatArray = np.stack(
-            [
-                np.bincount(self.cell_of_entry, weights=np.repeat(row, self.entries), minlength=3 * self.pairs)
-                for row in drawn
-            ]
-        )
-        wins, draws, losses = cells[:, 0::3], cells[:, 1::3], cells[:, 2::3]
-        return wins + draws + losses, wins + draws / 2
 
 
 def _check_resamples(model: _Model, games: FloatArray, points: FloatArray) -> None:

@@ -1,5 +1,6 @@
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -7,6 +8,7 @@ from known_results import KNOWN_RESULTS
 
 from tournaments.bradley_terry import ELO_PER_NAT, NoMaximumError, Pairing, fit
 from tournaments.ratings import DEFAULT_PRIOR_DRAWS, PairRecord, RatingInputError, rate
+from tournaments.resample import OutcomeResampler
 
 KNOWN_ELO = {"A": 137.18, "B": 22.79, "C": -39.44, "D": -120.52}
 
@@ -253,3 +255,13 @@ def test_fit_converges_for_far_apart_strengths():
 def test_fit_refuses_a_pool_without_a_finite_maximum():
     with pytest.raises(NoMaximumError):
         fit(3, [Pairing(0, 1, 3, 3), Pairing(1, 2, 2, 1)])
+
+
+def test_poisson_resamples_draw_each_outcome_its_count_times_on_average():
+    """Each outcome seen c times is drawn Poisson(c) times: mean and variance c, for small and large counts."""
+    outcomes = {(("a", 1), ("b", 2)): 3, (("a", 2), ("b", 1)): 400}
+    games, points = OutcomeResampler.of({("a", "b"): 0}, outcomes).draw(np.random.default_rng(7), 20000)
+    wins, losses = points[:, 0], games[:, 0] - points[:, 0]
+    assert games.shape == (20000, 1)
+    assert wins.mean() == pytest.approx(3, abs=0.05) and wins.var() == pytest.approx(3, rel=0.05)
+    assert losses.mean() == pytest.approx(400, abs=0.5) and losses.var() == pytest.approx(400, rel=0.05)
