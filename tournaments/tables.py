@@ -54,7 +54,7 @@ def table_notes(ratings: Ratings) -> list[str]:
         else "Elo by maximum likelihood, no prior"
     )
     if ratings.bootstrap:
-        prior += f"; +/- and LOS from {ratings.bootstrap} bootstrap resamples of whole games (seed {ratings.seed})"
+        prior += f"; +/- and LOS from {ratings.bootstrap} bootstrap resamples (seed {ratings.seed})"
     notes.append(prior + ".")
     return notes
 
