@@ -51,7 +51,7 @@ from .bradley_terry import (
     strong_components,
 )
 from .resample import OutcomeResampler
-from .tallies import GameTallies, Outcome, PairRecord, RatingInputError
+from .tallies import GameTallies, Outcome, PairRecord, RatingInputError, pair_points
 
 __all__ = [
     "DEFAULT_BOOTSTRAP",
@@ -166,11 +166,6 @@ def rate_tallies(
         prior_draws=prior_draws,
         games=tallies.games,
     )
-
-
-def pair_points(rank: int, other_rank: int) -> float:
-    """Points of a bot ranked `rank` against one ranked `other_rank` at the same table: 1, 1/2 or 0."""
-    return 1.0 if rank < other_rank else 0.5 if rank == other_rank else 0.0
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from .tallies import Outcome
+from .tallies import Outcome, pair_result
 
 FloatArray = NDArray[np.float64]
 
@@ -44,7 +44,7 @@ class OutcomeResampler:
     entries: NDArray[np.intp]
     """Pairs at each outcome's table (k * (k - 1) / 2 at k seats)."""
     cell_of_entry: NDArray[np.intp]
-    """Outcome by outcome, the cell each pair of its table adds to: 3 * pair + (0 first bot won, 1 draw, 2 lost)."""
+    """Outcome by outcome, the cell each pair of its table adds to: 3 * pair + pair_result (WIN, DRAW, LOSS)."""
     pairs: int
 
     @classmethod
@@ -52,7 +52,7 @@ class OutcomeResampler:
         """`pair_index`: (bot, other) in name order -> pair number; `outcomes`: outcome -> games."""
         ordered = sorted(outcomes.items(), key=lambda item: (item[1], item[0]))
         cells = [
-            3 * pair_index[bot, other] + (0 if rank < other_rank else 1 if rank == other_rank else 2)
+            3 * pair_index[bot, other] + pair_result(rank, other_rank)
             for outcome, _ in ordered
             for position, (bot, rank) in enumerate(outcome)
             for other, other_rank in outcome[position + 1 :]

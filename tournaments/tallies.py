@@ -20,6 +20,20 @@ Outcome = tuple[tuple[str, int], ...]
 """One game's result: (bot, rank) for each seat, in bot name order."""
 
 
+WIN, DRAW, LOSS = 0, 1, 2
+"""Pairwise results of a bot against another at the same table, as pair_result gives them."""
+
+
+def pair_result(rank: int, other_rank: int) -> int:
+    """WIN, DRAW or LOSS of a bot ranked `rank` against one ranked `other_rank` (1 best) at the same table."""
+    return WIN if rank < other_rank else DRAW if rank == other_rank else LOSS
+
+
+def pair_points(rank: int, other_rank: int) -> float:
+    """Points of a bot ranked `rank` against one ranked `other_rank` at the same table: 1, 1/2 or 0."""
+    return (2 - pair_result(rank, other_rank)) / 2
+
+
 class RatingInputError(ValueError):
     """A game that cannot be rated (fewer than two bots, a rank that is not a positive integer)."""
 
@@ -135,13 +149,12 @@ class GameTallies:
             totals[2] += (len(outcome) - 1) * count
             for other, other_rank in outcome:
                 if other != bot:
-                    half_points = 2 if rank < other_rank else 1 if rank == other_rank else 0
-                    totals[3] += half_points * count
+                    result = pair_result(rank, other_rank)
+                    totals[3] += (2 - result) * count
                     if two_seat:
-                        totals[6 - half_points] += count
+                        totals[4 + result] += count
             for other, other_rank in outcome[position + 1 :]:
-                result = self._pairs.setdefault((bot, other), [0, 0, 0])
-                result[0 if rank < other_rank else 1 if rank == other_rank else 2] += count
+                self._pairs.setdefault((bot, other), [0, 0, 0])[pair_result(rank, other_rank)] += count
 
 
 def _outcome(ranks: Mapping[str, int]) -> Outcome:
