@@ -1,4 +1,4 @@
-"""Maximum-likelihood Bradley-Terry fit over pairwise points (draws count half a point).
+"""Maximum-likelihood Bradley-Terry fit over pairwise points (draws count half a point), many fits at once.
 
 The model: bot i scores p = 1 / (1 + exp(theta_j - theta_i)) per pairing against bot j. Draws enter as half a
 point, so the likelihood is the "score" likelihood that Ordo and the usual chess rating lists maximise
@@ -7,24 +7,26 @@ its actual points. Ratings here are natural-log strengths; `ELO_PER_NAT` convert
 
 The maximum exists exactly when every connected pool is strongly connected by "took points from" (a set of
 bots that never lost a point to the rest of its pool would run off to +infinity); `mle_exists` tests that.
-The fit assumes it (callers regularise first) and solves one pool at a time by Newton's method.
+The fit assumes it (callers add a prior or check first). `fit_many` solves many fits of the same pairs at
+once (the resamples of a bootstrap) by Newton's method, one row of the arrays per fit.
 """
 
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+from numpy.typing import NDArray
+
 ELO_PER_NAT = 400 / math.log(10)
 DEFAULT_TOLERANCE = 1e-10
-_MAX_ITERATIONS = 200
+_MAX_ITERATIONS = 100
+_MAX_HALVINGS = 40
 _ROUNDING = 1e-12
-_TRUSTED_STEP = 0.1
-"""Natural-log units (17 Elo): shorter Newton steps are taken without checking the likelihood."""
-_SMALLEST_SCALE = 1e-6
-_MAX_EXPONENT = 700.0
+
+FloatArray = NDArray[np.float64]
 
 
 class NoMaximumError(ArithmeticError):
@@ -111,168 +113,126 @@ def fit(
     Raises NoMaximumError if some pool is not strongly connected. `start` (e.g. a previous fit) speeds it up;
     the fit stops when no strength moves by more than `tolerance`.
     """
-    strengths = list(start) if start is not None else [0.0] * bots
-    for pool in components(bots, pairings):
-        if len(pool) < 2:
-            strengths[pool[0]] = 0.0
-            continue
-        if not mle_exists(pool, pairings):
+    pools = components(bots, pairings)
+    for pool in pools:
+        if len(pool) > 1 and not mle_exists(pool, pairings):
             raise NoMaximumError(f"no finite maximum for the pool of bots {pool}")
-        members = set(pool)
-        pool_pairings = [pairing for pairing in pairings if pairing.first in members and pairing.games > 0]
-        _newton(pool, pool_pairings, strengths, tolerance)
+    played = [pairing for pairing in pairings if pairing.games > 0]
+    first = np.array([pairing.first for pairing in played], dtype=np.intp)
+    second = np.array([pairing.second for pairing in played], dtype=np.intp)
+    games = np.array([[pairing.games for pairing in played]], dtype=np.float64)
+    points = np.array([[pairing.points for pairing in played]], dtype=np.float64)
+    begin = None if start is None else np.array([start], dtype=np.float64)
+    return [float(value) for value in fit_many(pools, first, second, games, points, begin, tolerance)[0]]
+
+
+def fit_many(
+    pools: Sequence[Sequence[int]],
+    first: NDArray[np.intp],
+    second: NDArray[np.intp],
+    games: FloatArray,
+    points: FloatArray,
+    start: FloatArray | None = None,
+    tolerance: float = DEFAULT_TOLERANCE,
+) -> FloatArray:
+    """Strengths of many fits of the same pairs: row r of `games` and `points` (fits x pairs) gives row r of the
+    result (fits x bots), mean 0 within each of `pools` (which cover every bot).
+
+    Pair q is between bots first[q] and second[q]; points are the first bot's. Every row must have a finite
+    maximum (see mle_exists) and every pool must be connected by pairs with games in every row. Newton's
+    method, with each step halved until the likelihood does not fall, from `start` (fits x bots) or from 0.
+    """
+    bots = sum(len(pool) for pool in pools)
+    fits = games.shape[0]
+    strengths = np.zeros((fits, bots)) if start is None else np.array(start, dtype=np.float64, copy=True)
+    gauges = [pool[-1] for pool in pools]
+    free = np.array([bot for bot in range(bots) if bot not in set(gauges)], dtype=np.intp)
+    if free.size and first.size:
+        _newton(strengths, free, first, second, games, points, tolerance)
+    for pool in pools:
+        members = np.array(pool, dtype=np.intp)
+        strengths[:, members] -= strengths[:, members].mean(axis=1, keepdims=True)
     return strengths
 
 
-def _newton(pool: list[int], pairings: list[Pairing], strengths: list[float], tolerance: float) -> None:
-    """Newton's method on the pool's log-likelihood, with the last bot of the pool held fixed (the gauge).
-
-    The factorised information matrix is kept while the steps keep halving (the chord method), so that a fit
-    started near its answer, as in a bootstrap, costs a few gradients instead of a few factorisations. Steps
-    longer than _TRUSTED_STEP are checked against the likelihood and halved until it does not fall.
-    """
-    position = {bot: index for index, bot in enumerate(pool[:-1])}
-    links = _links(position, pairings)
-    factor: _Cholesky | None = None
-    previous_size = math.inf
+def _newton(
+    strengths: FloatArray,
+    free: NDArray[np.intp],
+    first: NDArray[np.intp],
+    second: NDArray[np.intp],
+    games: FloatArray,
+    points: FloatArray,
+    tolerance: float,
+) -> None:
+    """Newton's method on each row's log-likelihood, the gauge bots (not in `free`) held fixed, in place."""
+    bots = strengths.shape[1]
+    incidence = np.zeros((first.size, bots))
+    incidence[np.arange(first.size), first] = 1.0
+    incidence[np.arange(first.size), second] = -1.0
+    active = np.arange(strengths.shape[0])
     for _ in range(_MAX_ITERATIONS):
-        gradient = _gradient(links, strengths, len(position))
-        if factor is None:
-            factor = _cholesky(_information(position, pairings, strengths))
-        step = _cholesky_solve(factor, gradient)
-        size = max((abs(value) for value in step), default=0.0)
-        if size > previous_size / 2:
-            factor = _cholesky(_information(position, pairings, strengths))
-            step = _cholesky_solve(factor, gradient)
-            size = max((abs(value) for value in step), default=0.0)
-        scale = _step_scale(pairings, strengths, position, step) if size > _TRUSTED_STEP else 1.0
-        for bot, index in position.items():
-            strengths[bot] += scale * step[index]
-        previous_size = size * scale
-        if previous_size < tolerance:
+        theta, n, s = strengths[active], games[active], points[active]
+        expected = _expected(theta[:, first] - theta[:, second])
+        gradient = ((s - n * expected) @ incidence)[:, free]
+        information = _information(n * expected * (1 - expected), first, second, bots)[:, free][:, :, free]
+        step = np.asarray(np.linalg.solve(information, gradient[:, :, None])[:, :, 0], dtype=np.float64)
+        scale = _step_scale(theta, step, free, first, second, n, s)
+        moved = np.zeros_like(theta)
+        moved[:, free] = scale[:, None] * step
+        strengths[active] = theta + moved
+        size = np.abs(moved).max(axis=1)
+        active = active[size >= tolerance]
+        if not active.size:
+            return
+
+
+def _information(weights: FloatArray, first: NDArray[np.intp], second: NDArray[np.intp], bots: int) -> FloatArray:
+    """Minus the Hessian of each row's log-likelihood (rows x bots x bots), from the weights n*p*(1-p) of pairs."""
+    rows = weights.shape[0]
+    offsets = (np.arange(rows) * bots * bots)[:, None]
+    cells = np.concatenate([first * bots + first, second * bots + second, first * bots + second, second * bots + first])
+    signed = np.concatenate([weights, weights, -weights, -weights], axis=1)
+    flat = np.bincount((offsets + cells).ravel(), weights=signed.ravel(), minlength=rows * bots * bots)
+    return np.asarray(flat, dtype=np.float64).reshape(rows, bots, bots)
+
+
+def _step_scale(
+    theta: FloatArray,
+    step: FloatArray,
+    free: NDArray[np.intp],
+    first: NDArray[np.intp],
+    second: NDArray[np.intp],
+    games: FloatArray,
+    points: FloatArray,
+) -> FloatArray:
+    """Per row, the largest of 1, 1/2, 1/4, ... whose step does not lower the likelihood (backtracking)."""
+    before = _log_likelihood(theta, first, second, games, points)
+    allowance = _ROUNDING * (1 + np.abs(before))
+    scale = np.ones(theta.shape[0])
+    pending = np.arange(theta.shape[0])
+    for _ in range(_MAX_HALVINGS):
+        trial = theta[pending].copy()
+        trial[:, free] += scale[pending, None] * step[pending]
+        after = _log_likelihood(trial, first, second, games[pending], points[pending])
+        pending = pending[after < before[pending] - allowance[pending]]
+        if not pending.size:
             break
-    mean = sum(strengths[bot] for bot in pool) / len(pool)
-    for bot in pool:
-        strengths[bot] -= mean
-
-
-def _step_scale(pairings: list[Pairing], strengths: list[float], position: dict[int, int], step: list[float]) -> float:
-    """The largest of 1, 1/2, 1/4, ... whose step does not lower the likelihood (backtracking)."""
-    likelihood = _log_likelihood(pairings, strengths)
-    scale = 1.0
-    while scale >= _SMALLEST_SCALE:
-        trial = list(strengths)
-        for bot, index in position.items():
-            trial[bot] += scale * step[index]
-        if _log_likelihood(pairings, trial) >= likelihood - _ROUNDING * (1 + abs(likelihood)):
-            return scale
-        scale /= 2
+        scale[pending] /= 2
     return scale
 
 
-def _links(position: dict[int, int], pairings: list[Pairing]) -> list[tuple[int, int, int, int, float, float]]:
-    """Per pairing: both bots, their slots in the gradient (the gauge bot's slot is the discarded last one),
-    games and points."""
-    gauge = len(position)
-    return [
-        (
-            pairing.first,
-            pairing.second,
-            position.get(pairing.first, gauge),
-            position.get(pairing.second, gauge),
-            pairing.games,
-            pairing.points,
-        )
-        for pairing in pairings
-    ]
-
-
-def _gradient(links: list[tuple[int, int, int, int, float, float]], strengths: list[float], free: int) -> list[float]:
-    """Points minus expected points of each free bot of the pool."""
-    gradient = [0.0] * (free + 1)
-    exp = math.exp
-    for first, second, first_slot, second_slot, games, points in links:
-        residual = points - games / (1 + exp(min(strengths[second] - strengths[first], _MAX_EXPONENT)))
-        gradient[first_slot] += residual
-        gradient[second_slot] -= residual
-    return gradient[:free]
-
-
-def _information(position: dict[int, int], pairings: list[Pairing], strengths: list[float]) -> list[list[float]]:
-    """The observed information matrix (minus the Hessian of the log-likelihood) over the free bots."""
-    size = len(position)
-    information = [[0.0] * size for _ in range(size)]
-    for pairing in pairings:
-        expected = _expected(strengths[pairing.first] - strengths[pairing.second])
-        weight = pairing.games * expected * (1 - expected)
-        first, second = position.get(pairing.first), position.get(pairing.second)
-        if first is not None:
-            information[first][first] += weight
-        if second is not None:
-            information[second][second] += weight
-        if first is not None and second is not None:
-            information[first][second] -= weight
-            information[second][first] -= weight
-    return information
-
-
-@dataclass(frozen=True)
-class _Cholesky:
-    """The factor L of a symmetric positive definite matrix (L @ L.T), with its rows and its columns."""
-
-    rows: list[list[float]]
-    columns: list[list[float]]
-    """columns[i] = the entries of column i below the diagonal."""
-
-
-def _cholesky(matrix: list[list[float]]) -> _Cholesky:
-    lower: list[list[float]] = []
-    for row_index, row in enumerate(matrix):
-        new_row: list[float] = []
-        for column, above in enumerate(lower):
-            dot = sum(map(operator.mul, new_row, above))
-            new_row.append((row[column] - dot) / above[column])
-        diagonal = row[row_index] - sum(value * value for value in new_row)
-        new_row.append(math.sqrt(max(diagonal, 1e-300)))
-        lower.append(new_row)
-    columns = [[lower[below][index] for below in range(index + 1, len(lower))] for index in range(len(lower))]
-    return _Cholesky(lower, columns)
-
-
-def _cholesky_solve(factor: _Cholesky, vector: list[float]) -> list[float]:
-    """Solve L @ L.T @ x = vector."""
-    size = len(vector)
-    middle: list[float] = []
-    for index, row in enumerate(factor.rows):
-        middle.append((vector[index] - sum(map(operator.mul, row, middle))) / row[index])
-    solution: list[float] = []
-    for index in reversed(range(size)):
-        total = middle[index] - sum(map(operator.mul, factor.columns[index], solution))
-        solution.insert(0, total / factor.rows[index][index])
-    return solution
-
-
-def _log_likelihood(pairings: list[Pairing], strengths: list[float]) -> float:
-    total = 0.0
-    for pairing in pairings:
-        difference = strengths[pairing.first] - strengths[pairing.second]
-        log_expected = -_softplus(-difference)
-        total += pairing.points * log_expected + (pairing.games - pairing.points) * (log_expected - difference)
+def _log_likelihood(
+    theta: FloatArray, first: NDArray[np.intp], second: NDArray[np.intp], games: FloatArray, points: FloatArray
+) -> FloatArray:
+    difference = theta[:, first] - theta[:, second]
+    log_expected = -np.logaddexp(0.0, -difference)
+    total: FloatArray = (points * log_expected + (games - points) * (log_expected - difference)).sum(axis=1)
     return total
 
 
-def _softplus(value: float) -> float:
-    """log(1 + exp(value)) without overflow."""
-    if value > 0:
-        return value + math.log1p(math.exp(-value))
-    return math.log1p(math.exp(value))
-
-
-def _expected(difference: float) -> float:
-    if difference >= 0:
-        return 1 / (1 + math.exp(-difference))
-    exponential = math.exp(difference)
-    return exponential / (1 + exponential)
+def _expected(difference: FloatArray) -> FloatArray:
+    expected: FloatArray = 0.5 * (1 + np.tanh(difference / 2))
+    return expected
 
 
 def _search_components(neighbours: list[set[int]]) -> list[list[int]]:

@@ -1,86 +1,84 @@
-"""Elo ratings of game results: maximum-likelihood Bradley-Terry, bootstrap intervals, scores and a crosstable.
+"""Elo ratings of game results: Bradley-Terry with BayesElo's prior, bootstrap intervals, scores, a crosstable.
 
 Input: games, each a mapping bot name -> rank (1 best, equal ranks tie), e.g. from a league store or a JSON
-lines file. A game of k seats is split into its k*(k-1)/2 pairwise results by rank: the better rank wins the
-pair, equal ranks draw (half a point each). Elo is the maximum-likelihood fit of the score model
-(expected score = 1 / (1 + 10^(-difference/400)), draws as half points), mean 0 in each pool.
+lines file, or their tallies (tournaments.tallies). A game of k seats is split into its k*(k-1)/2 pairwise
+results by rank: the better rank wins the pair, equal ranks draw (half a point each). Elo is the fit of the
+score model (expected score = 1 / (1 + 10^(-difference/400)), draws as half points), mean 0 in each pool.
 
     ratings = rate(games, bootstrap=1000, seed=0)
     for bot in ratings.bots: print(bot.bot, bot.elo, bot.ci95, bot.score)
 
-Degenerate cases, never an exception and never an infinity:
-- A pool is the set of bots linked by games; Elo compares only within a pool (mean 0 in each). `pool` numbers
-  them from 1, largest first.
-- Within a pool the maximum may not exist: the pool falls into groups, each strongly connected by "took points
-  from", and some group never lost a point to the rest of the pool (its ratings would run off to +infinity) or
-  never took one (-infinity). Then every pairing between two different groups gets `prior_draws` virtual draws
-  (BayesElo's prior, applied only where it is needed), which makes the ratings finite, and each bot of such a
-  pool is marked: AT_LEAST (its group is unbounded above: the value shown is a floor), AT_MOST (unbounded
-  below: a ceiling) or REGULARISED (a group between those: finite only because of the prior).
+The prior (BayesElo's, `prior_draws` = d, default 2): every bot brings d virtual draws, spread over the
+opponents it met in proportion to the pairwise results it has with each; a pairing of n results between bots
+with n_a and n_b results in all so gets d/2 * n * (1/n_a + 1/n_b) virtual draws. Where every bot has the same
+number n of results, that is d virtual draws per bot and d/n per result, so each pairing's share of points s
+becomes (s*n + d/2) / (n + d): 2 virtual draws move a 36-result bot's shares toward 1/2 by 2/38 (5%), and its
+Elo toward 0 by a little more. Every Elo is then finite. In a round robin where every two bots met equally
+often the fit orders bots by their points, so a bot that won every game is first; it is first too in the
+gauntlets and uneven round robins of the tests, but a bot with a handful of games, all won, can still rate
+below one that won hundreds and lost a few: the prior weighs evidence. With prior_draws=0 the Elo is the
+plain maximum-likelihood value, which does not exist when a group of bots never lost (or never took) a point
+against the rest of its pool: rate then raises RatingInputError.
+
+A pool is the set of bots linked by games; Elo compares only within a pool (mean 0 in each). `pool` numbers
+them from 1, largest first.
 
 Intervals come from a bootstrap over games: whole games are resampled, so the pairwise results of one table
-stay together (they are not independent). The likelihood of superiority of a bot over the next one in the
-table is the share of resamples in which it rates higher.
+stay together (they are not independent). It is the Poisson bootstrap: in each resample every game is drawn
+a Poisson(1) number of times (its outcome, seen c times, is drawn Poisson(c) times), which for leagues of more
+than a few games is the same as drawing as many games as there are with replacement, and costs one draw per
+distinct outcome instead of one per game. The virtual draws of the prior are those of the games themselves in
+every resample. The likelihood of superiority of a bot over the next one in the table is the share of
+resamples in which it rates higher.
 """
 
 from __future__ import annotations
 
-import enum
-import random
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+import math
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from .bradley_terry import DEFAULT_TOLERANCE, ELO_PER_NAT, Pairing, components, fit, strong_components
+import numpy as np
+from numpy.typing import NDArray
+
+from .bradley_terry import (
+    DEFAULT_TOLERANCE,
+    ELO_PER_NAT,
+    FloatArray,
+    Pairing,
+    components,
+    fit_many,
+    strong_components,
+)
+from .resample import OutcomeResampler
+from .tallies import GameTallies, Outcome, PairRecord, RatingInputError, pair_points
+
+__all__ = [
+    "DEFAULT_BOOTSTRAP",
+    "DEFAULT_PRIOR_DRAWS",
+    "BotRating",
+    "PairRecord",
+    "RatingInputError",
+    "Ratings",
+    "pair_points",
+    "rate",
+    "rate_tallies",
+]
 
 DEFAULT_BOOTSTRAP = 1000
-DEFAULT_PRIOR_DRAWS = 1.0
+DEFAULT_PRIOR_DRAWS = 2.0
+"""BayesElo's default."""
 _BOOTSTRAP_TOLERANCE = 1e-4
 """Natural-log units (0.02 Elo): far below the spread of the resamples."""
-
-
-class RatingInputError(ValueError):
-    """A game that cannot be rated (fewer than two bots, a rank that is not a positive integer)."""
-
-
-class Estimate(enum.StrEnum):
-    MLE = "mle"
-    """The maximum-likelihood Elo."""
-    AT_LEAST = "at_least"
-    """The maximum is +infinity (its group never lost a point to the rest of the pool); the value is a floor."""
-    AT_MOST = "at_most"
-    """The maximum is -infinity (its group never took a point from the rest of the pool); the value is a ceiling."""
-    REGULARISED = "regularised"
-    """The pool has no finite maximum; this bot's value is finite only through the prior draws."""
-
-
-@dataclass(frozen=True)
-class PairRecord:
-    """Pairwise results of one bot against another (each game they shared counts once)."""
-
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def points(self) -> float:
-        return self.wins + self.draws / 2
-
-    @property
-    def score(self) -> float:
-        """Share of the points, 0..1 (0.5 when they never met)."""
-        return self.points / self.games if self.games else 0.5
+_CHUNK_ELEMENTS = 4_000_000
+"""Resamples are drawn and fitted in chunks of about this many array elements."""
+_MAX_CHUNK = 250
 
 
 @dataclass(frozen=True)
 class BotRating:
     bot: str
     elo: float
-    estimate: Estimate
     ci95: tuple[float, float] | None
     """2.5% and 97.5% bootstrap quantiles of the Elo; None without a bootstrap."""
     pool: int
@@ -120,29 +118,16 @@ class Ratings:
     bootstrap: int = 0
     seed: int = 0
     prior_draws: float = DEFAULT_PRIOR_DRAWS
+    """Virtual draws per bot (see the module's docstring); 0: none, plain maximum likelihood."""
+    games: int = 0
 
     @property
     def two_seat(self) -> bool:
         """True if every game had two seats (then wins/draws/losses describe all of them)."""
         return self.seats == (2,)
 
-    @property
-    def regularised(self) -> bool:
-        return any(bot.estimate is not Estimate.MLE for bot in self.bots)
-
     def record(self, bot: str, opponent: str) -> PairRecord:
         return self.crosstable.get((bot, opponent), PairRecord())
-
-
-@dataclass(frozen=True)
-class _Tallies:
-    """The games reduced to what the fit and the table need, bots numbered in name order."""
-
-    names: list[str]
-    pairs: list[tuple[int, int]]
-    outcomes: list[tuple[tuple[int, float], ...]]
-    """Distinct game outcomes: (pair index, points of the pair's first bot) for each pair at the table."""
-    outcome_of_game: list[int]
 
 
 def rate(
@@ -152,259 +137,189 @@ def rate(
     prior_draws: float = DEFAULT_PRIOR_DRAWS,
 ) -> Ratings:
     """Rate games (bot name -> rank). `bootstrap` resamples for the intervals and LOS (0: none), seeded."""
-    if prior_draws <= 0:
-        raise RatingInputError(f"prior_draws must be positive, got {prior_draws}")
-    checked = [_checked(game, number) for number, game in enumerate(games, start=1)]
-    if not checked:
+    return rate_tallies(GameTallies.of(games), bootstrap, seed, prior_draws)
+
+
+def rate_tallies(
+    tallies: GameTallies,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = 0,
+    prior_draws: float = DEFAULT_PRIOR_DRAWS,
+) -> Ratings:
+    """Rate the games of `tallies`; without a bootstrap this costs what the bots and pairs cost, not the games."""
+    if not 0 <= prior_draws < math.inf:
+        raise RatingInputError(f"prior_draws must be 0 or more, got {prior_draws}")
+    if bootstrap < 0:
+        raise RatingInputError(f"bootstrap must be 0 or more, got {bootstrap}")
+    if not tallies.games:
         return Ratings(bots=(), bootstrap=bootstrap, seed=seed, prior_draws=prior_draws)
-    tallies = _tally(checked)
-    counts = Counter(tallies.outcome_of_game)
-    pairings = _pairings(tallies, counts)
-    pools = components(len(tallies.names), pairings)
-    strengths = _regularised_fit(pools, pairings, prior_draws)
-    estimates = _estimates(pools, pairings)
-    samples = _bootstrap(tallies, pools, strengths, bootstrap, seed, prior_draws)
-    order = _table_order(pools, strengths, tallies.names)
+    model = _Model.of(tallies, prior_draws)
+    strengths = model.fit(model.games[None, :], model.points[None, :])[0]
+    samples = _bootstrap(model, tallies.outcomes(), strengths, bootstrap, seed) if bootstrap else None
     return Ratings(
-        bots=_bot_ratings(checked, tallies, pools, strengths, estimates, samples, order),
-        crosstable=_crosstable(checked),
-        pools=len(pools),
-        seats=tuple(sorted({len(game) for game in checked})),
+        bots=_bot_ratings(model, tallies, strengths, samples),
+        crosstable=_crosstable(model.pairs),
+        pools=len(model.pools),
+        seats=tallies.seats(),
         bootstrap=bootstrap,
         seed=seed,
         prior_draws=prior_draws,
+        games=tallies.games,
     )
 
 
-def _checked(game: Mapping[str, int], number: int) -> dict[str, int]:
-    if len(game) < 2:
-        raise RatingInputError(f"game {number}: a game needs at least two bots, got {len(game)}")
-    for bot, rank in game.items():
-        if not isinstance(bot, str) or not bot:
-            raise RatingInputError(f"game {number}: bot names must be non-empty strings, got {bot!r}")
-        if type(rank) is not int or rank < 1:
-            raise RatingInputError(f"game {number}: the rank of {bot!r} must be a positive integer, got {rank!r}")
-    return dict(game)
+@dataclass(frozen=True)
+class _Model:
+    """The pairs of the games as arrays, with the prior's virtual draws, bots numbered in name order."""
 
+    names: list[str]
+    pairs: dict[tuple[str, str], PairRecord]
+    pools: list[list[int]]
+    first: NDArray[np.intp]
+    second: NDArray[np.intp]
+    games: FloatArray
+    """Pairwise results of each pair."""
+    points: FloatArray
+    """Points of each pair's first bot."""
+    virtual_draws: FloatArray
 
-def _tally(games: list[dict[str, int]]) -> _Tallies:
-    names = sorted({bot for game in games for bot in game})
-    index = {name: number for number, name in enumerate(names)}
-    pair_index: dict[tuple[int, int], int] = {}
-    outcome_index: dict[tuple[tuple[int, float], ...], int] = {}
-    outcome_of_game: list[int] = []
-    for game in games:
-        seated = sorted((index[bot], rank) for bot, rank in game.items())
-        outcome = tuple(
-            (pair_index.setdefault((first, second), len(pair_index)), pair_points(first_rank, second_rank))
-            for position, (first, first_rank) in enumerate(seated)
-            for second, second_rank in seated[position + 1 :]
+    @classmethod
+    def of(cls, tallies: GameTallies, prior_draws: float) -> _Model:
+        pairs = tallies.pairs()
+        names = list(tallies.bots())
+        index = {name: number for number, name in enumerate(names)}
+        first = np.array([index[bot] for bot, _ in pairs], dtype=np.intp)
+        second = np.array([index[other] for _, other in pairs], dtype=np.intp)
+        games = np.array([record.games for record in pairs.values()], dtype=np.float64)
+        points = np.array([record.points for record in pairs.values()], dtype=np.float64)
+        pairings = [
+            Pairing(int(a), int(b), float(n), float(s)) for a, b, n, s in zip(first, second, games, points, strict=True)
+        ]
+        pools = components(len(names), pairings)
+        if prior_draws == 0:
+            _check_maximum_exists(pools, pairings, names)
+        per_bot = np.bincount(first, games, len(names)) + np.bincount(second, games, len(names))
+        virtual_draws = prior_draws / 2 * games * (1 / per_bot[first] + 1 / per_bot[second])
+        return cls(names, pairs, pools, first, second, games, points, virtual_draws)
+
+    def fit(self, games: FloatArray, points: FloatArray, start: FloatArray | None = None) -> FloatArray:
+        """Strengths (rows x bots) of rows of pairwise results, each with the prior's virtual draws added."""
+        tolerance = DEFAULT_TOLERANCE if start is None else _BOOTSTRAP_TOLERANCE
+        return fit_many(
+            self.pools,
+            self.first,
+            self.second,
+            games + self.virtual_draws,
+            points + self.virtual_draws / 2,
+            start,
+            tolerance,
         )
-        outcome_of_game.append(outcome_index.setdefault(outcome, len(outcome_index)))
-    return _Tallies(
-        names=names,
-        pairs=list(pair_index),
-        outcomes=list(outcome_index),
-        outcome_of_game=outcome_of_game,
-    )
 
 
-def pair_points(rank: int, other_rank: int) -> float:
-    """Points of a bot ranked `rank` against one ranked `other_rank` at the same table: 1, 1/2 or 0."""
-    return 1.0 if rank < other_rank else 0.5 if rank == other_rank else 0.0
-
-
-def _pairings(tallies: _Tallies, counts: Mapping[int, int]) -> list[Pairing]:
-    games = [0.0] * len(tallies.pairs)
-    points = [0.0] * len(tallies.pairs)
-    for outcome, count in counts.items():
-        for pair, first_points in tallies.outcomes[outcome]:
-            games[pair] += count
-            points[pair] += count * first_points
-    return [Pairing(first, second, games[pair], points[pair]) for pair, (first, second) in enumerate(tallies.pairs)]
-
-
-def _regularised_fit(
-    pools: list[list[int]],
-    pairings: list[Pairing],
-    prior_draws: float,
-    start: Sequence[float] | None = None,
-    tolerance: float = DEFAULT_TOLERANCE,
-) -> list[float]:
-    """The fit, after adding the prior draws where a pool's maximum does not exist.
-
-    Such a pool falls into strongly connected groups (see bradley_terry.strong_components); the prior goes to
-    every pairing between two different groups, which joins them, and leaves the games within a group as they
-    are. `pools` and the pairs of `pairings` are those of all the games: in a bootstrap resample a pairing may
-    have no games, which can split a pool or leave a bot out; the prior then holds the pool together, so that
-    every bot keeps a rating on its pool's scale.
-    """
-    group_of: dict[int, int] = {}
-    if not all(0 < pairing.points < pairing.games for pairing in pairings):
-        for pool in pools:
-            parts = strong_components(pool, pairings) if len(pool) > 1 else []
-            group_of.update({bot: number for number, part in enumerate(parts) for bot in part.bots})
-    adjusted = [
-        Pairing(pairing.first, pairing.second, pairing.games + prior_draws, pairing.points + prior_draws / 2)
-        if group_of.get(pairing.first) != group_of.get(pairing.second)
-        else pairing
-        for pairing in pairings
-    ]
-    return fit(sum(len(pool) for pool in pools), adjusted, start, tolerance)
-
-
-def _estimates(pools: list[list[int]], pairings: list[Pairing]) -> dict[int, Estimate]:
-    estimates: dict[int, Estimate] = {}
+def _check_maximum_exists(pools: list[list[int]], pairings: list[Pairing], names: list[str]) -> None:
     for pool in pools:
         parts = strong_components(pool, pairings) if len(pool) > 1 else []
         for part in parts:
-            mark = _estimate_of(part.lost_to_rest, part.beat_rest) if len(parts) > 1 else Estimate.MLE
-            estimates.update(dict.fromkeys(part.bots, mark))
-        estimates.update({bot: Estimate.MLE for bot in pool if bot not in estimates})
-    return estimates
-
-
-def _estimate_of(lost_to_rest: bool, beat_rest: bool) -> Estimate:
-    if not lost_to_rest:
-        return Estimate.AT_LEAST
-    if not beat_rest:
-        return Estimate.AT_MOST
-    return Estimate.REGULARISED
+            if len(parts) > 1 and not (part.lost_to_rest and part.beat_rest):
+                bots = ", ".join(sorted(names[bot] for bot in part.bots))
+                never = "lost a point to" if not part.lost_to_rest else "took a point from"
+                raise RatingInputError(
+                    f"without the prior (prior_draws 0) the Elo is infinite: {bots} never {never} the rest of "
+                    "their pool; use a prior (prior_draws > 0)"
+                )
 
 
 def _bootstrap(
-    tallies: _Tallies,
-    pools: list[list[int]],
-    strengths: list[float],
-    samples: int,
-    seed: int,
-    prior_draws: float,
-) -> list[list[float]]:
-    """Elo of every bot in each resample of whole games (same rule for the prior as the main fit)."""
-    rng = random.Random(seed)
-    population = tallies.outcome_of_game
-    resampled: list[list[float]] = []
-    for _ in range(samples):
-        counts = Counter(rng.choices(population, k=len(population)))
-        pairings = _pairings(tallies, counts)
-        fitted = _regularised_fit(pools, pairings, prior_draws, strengths, _BOOTSTRAP_TOLERANCE)
-        resampled.append([value * ELO_PER_NAT for value in fitted])
-    return resampled
+    model: _Model, outcomes: Mapping[Outcome, int], strengths: FloatArray, samples: int, seed: int
+) -> FloatArray:
+    """Elo of every bot (resamples x bots) in each Poisson resample of whole games.
+
+    The resampler orders the outcomes itself, so that the same games give the same resamples however they
+    were read (a store, a file, in any order).
+    """
+    pair_index = {
+        (model.names[a], model.names[b]): number
+        for number, (a, b) in enumerate(zip(model.first, model.second, strict=True))
+    }
+    resampler = OutcomeResampler.of(pair_index, outcomes)
+    rng = np.random.default_rng(seed)
+    bots = len(model.names)
+    chunk = max(1, min(_MAX_CHUNK, _CHUNK_ELEMENTS // max(resampler.counts.size, bots * bots, 1)))
+    fitted = []
+    for size in _chunks(samples, chunk):
+        games, points = resampler.draw(rng, size)
+        if model.virtual_draws.sum() == 0:
+            _check_resamples(model, games, points)
+        fitted.append(model.fit(games, points, np.tile(strengths, (size, 1))))
+    result: FloatArray = np.concatenate(fitted) * ELO_PER_NAT
+    return result
 
 
-def _table_order(pools: list[list[int]], strengths: list[float], names: list[str]) -> list[int]:
-    return [bot for pool in pools for bot in sorted(pool, key=lambda bot: (-strengths[bot], names[bot]))]
+def _chunks(total: int, size: int) -> Iterator[int]:
+    while total > 0:
+        yield min(size, total)
+        total -= size
+
+
+def _check_resamples(model: _Model, games: FloatArray, points: FloatArray) -> None:
+    """Without a prior, a resample whose Elo would be infinite stops the bootstrap with a clear error."""
+    for row_games, row_points in zip(games, points, strict=True):
+        pairings = [
+            Pairing(int(a), int(b), float(n), float(s))
+            for a, b, n, s in zip(model.first, model.second, row_games, row_points, strict=True)
+        ]
+        for pool in model.pools:
+            if len(pool) > 1 and len(strong_components(pool, pairings)) > 1:
+                raise RatingInputError(
+                    "without the prior (prior_draws 0) some bootstrap resamples have an infinite Elo; "
+                    "use a prior (prior_draws > 0) or no bootstrap"
+                )
 
 
 def _bot_ratings(
-    games: list[dict[str, int]],
-    tallies: _Tallies,
-    pools: list[list[int]],
-    strengths: list[float],
-    estimates: dict[int, Estimate],
-    samples: list[list[float]],
-    order: list[int],
+    model: _Model, tallies: GameTallies, strengths: FloatArray, samples: FloatArray | None
 ) -> tuple[BotRating, ...]:
-    pool_of = {bot: number for number, pool in enumerate(pools) for bot in pool}
-    stats = _bot_stats(games)
+    pool_of = {bot: number for number, pool in enumerate(model.pools) for bot in pool}
+    order = [bot for pool in model.pools for bot in sorted(pool, key=lambda bot: (-strengths[bot], model.names[bot]))]
+    totals = tallies.bots()
     rows = []
     for position, bot in enumerate(order):
-        name = tallies.names[bot]
+        name = model.names[bot]
         following = order[position + 1] if position + 1 < len(order) else None
         los_next = None
-        if samples and following is not None and pool_of[following] == pool_of[bot]:
+        if samples is not None and following is not None and pool_of[following] == pool_of[bot]:
             los_next = _superiority(samples, bot, following)
-        bot_stats = stats[name]
+        bot_totals = totals[name]
         rows.append(
             BotRating(
                 bot=name,
-                elo=strengths[bot] * ELO_PER_NAT,
-                estimate=estimates[bot],
-                ci95=_interval([sample[bot] for sample in samples]) if samples else None,
+                elo=float(strengths[bot] * ELO_PER_NAT),
+                ci95=None if samples is None else _interval(samples[:, bot]),
                 pool=pool_of[bot] + 1,
-                games=bot_stats.games,
-                pairings=bot_stats.pairings,
-                points=bot_stats.points,
-                wins=bot_stats.wins,
-                draws=bot_stats.draws,
-                losses=bot_stats.losses,
-                mean_rank=bot_stats.mean_rank,
+                games=bot_totals.games,
+                pairings=bot_totals.pairings,
+                points=bot_totals.half_points / 2,
+                wins=bot_totals.wins,
+                draws=bot_totals.draws,
+                losses=bot_totals.losses,
+                mean_rank=bot_totals.rank_sum / bot_totals.games,
                 los_next=los_next,
             )
         )
     return tuple(rows)
 
 
-@dataclass(frozen=True)
-class _BotStats:
-    games: int
-    pairings: int
-    points: float
-    wins: int
-    draws: int
-    losses: int
-    mean_rank: float
+def _crosstable(pairs: Mapping[tuple[str, str], PairRecord]) -> dict[tuple[str, str], PairRecord]:
+    both = {**pairs, **{(other, bot): record.reversed() for (bot, other), record in pairs.items()}}
+    return dict(sorted(both.items()))
 
 
-def _bot_stats(games: list[dict[str, int]]) -> dict[str, _BotStats]:
-    totals: dict[str, Counter[str]] = {}
-    for game in games:
-        for bot, rank in game.items():
-            tally = totals.setdefault(bot, Counter())
-            tally["games"] += 1
-            tally["rank_sum"] += rank
-            for other, other_rank in game.items():
-                if other != bot:
-                    tally["pairings"] += 1
-                    tally["half_points"] += int(2 * pair_points(rank, other_rank))
-                    if len(game) == 2:
-                        tally[_two_seat_result(rank, other_rank)] += 1
-    return {
-        bot: _BotStats(
-            games=tally["games"],
-            pairings=tally["pairings"],
-            points=tally["half_points"] / 2,
-            wins=tally["wins"],
-            draws=tally["draws"],
-            losses=tally["losses"],
-            mean_rank=tally["rank_sum"] / tally["games"],
-        )
-        for bot, tally in totals.items()
-    }
+def _interval(values: FloatArray) -> tuple[float, float]:
+    low, high = np.quantile(values, [0.025, 0.975])
+    return float(low), float(high)
 
 
-def _two_seat_result(rank: int, other_rank: int) -> str:
-    return "wins" if rank < other_rank else "draws" if rank == other_rank else "losses"
-
-
-def _crosstable(games: list[dict[str, int]]) -> dict[tuple[str, str], PairRecord]:
-    results: dict[tuple[str, str], Counter[str]] = {}
-    for game in games:
-        for bot, rank in game.items():
-            for other, other_rank in game.items():
-                if other != bot:
-                    results.setdefault((bot, other), Counter())[_two_seat_result(rank, other_rank)] += 1
-    return {
-        pair: PairRecord(wins=tally["wins"], draws=tally["draws"], losses=tally["losses"])
-        for pair, tally in sorted(results.items())
-    }
-
-
-def _interval(values: list[float]) -> tuple[float, float]:
-    ordered = sorted(values)
-    return _quantile(ordered, 0.025), _quantile(ordered, 0.975)
-
-
-def _quantile(ordered: list[float], share: float) -> float:
-    """Linear interpolation between the closest ranks (numpy's default)."""
-    position = share * (len(ordered) - 1)
-    below = int(position)
-    above = min(below + 1, len(ordered) - 1)
-    return ordered[below] + (ordered[above] - ordered[below]) * (position - below)
-
-
-def _superiority(samples: list[list[float]], bot: int, other: int) -> float:
-    higher = sum(
-        1.0 if sample[bot] > sample[other] else 0.5 if sample[bot] == sample[other] else 0.0 for sample in samples
-    )
-    return higher / len(samples)
+def _superiority(samples: FloatArray, bot: int, other: int) -> float:
+    higher = np.count_nonzero(samples[:, bot] > samples[:, other])
+    equal = np.count_nonzero(samples[:, bot] == samples[:, other])
+    return float((higher + equal / 2) / samples.shape[0])

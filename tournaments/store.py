@@ -365,6 +365,23 @@ class LeagueStore:
             scores[bot] = score
         return [StoredGame(match_id, index, ranks, scores) for (match_id, index), (ranks, scores) in games.items()]
 
+    def outcome_counts(self) -> dict[tuple[tuple[str, int], ...], int]:
+        """How many stored games ended with each distinct outcome ((bot, rank) per seat, in bot name order).
+
+        SQLite groups the seats into games and counts equal games, so Python sees one row per distinct
+        outcome and seat order (a few per outcome), not one per seat: what ratings need, at any size.
+        """
+        rows = self._db.execute(
+            "SELECT outcome, COUNT(*) FROM ("
+            "  SELECT json_group_array(json_array(bot, rank)) AS outcome FROM seats GROUP BY match_id, game_index"
+            ") GROUP BY outcome"
+        )
+        counts: dict[tuple[tuple[str, int], ...], int] = {}
+        for outcome, count in rows:
+            key = tuple(sorted((str(bot), int(rank)) for bot, rank in json.loads(outcome)))
+            counts[key] = counts.get(key, 0) + count
+        return counts
+
     def fault_counts(self) -> Counter[str]:
         """Faults per bot over every stored game."""
         return Counter(dict(self._db.execute("SELECT bot, COUNT(*) FROM faults GROUP BY bot").fetchall()))

@@ -5,10 +5,8 @@
     print(crosstable(ratings))
     echo_json(ratings_json(ratings, faults=..., with_crosstable=True))
 
-Marks in the Elo column (see tournaments.ratings.Estimate): ">=" (the bot's group never lost a point to the rest
-of its pool: its maximum-likelihood Elo is infinite and the value shown, regularised by virtual draws, is a
-floor), "<=" (never took a point: a ceiling), "~" (finite only through those virtual draws). The lines under the
-table explain the marks that occur.
+Every Elo is a finite number (tournaments.ratings: BayesElo's prior of virtual draws); the line under the table
+says which prior and how many bootstrap resamples gave it.
 """
 
 from __future__ import annotations
@@ -18,16 +16,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from .ratings import BotRating, Estimate, PairRecord, Ratings
-
-_MARKS = {Estimate.MLE: "", Estimate.AT_LEAST: ">= ", Estimate.AT_MOST: "<= ", Estimate.REGULARISED: "~ "}
-_MARK_NOTES = {
-    Estimate.AT_LEAST: '">=": its group never lost a point to the rest of the pool: the maximum-likelihood Elo is '
-    "infinite and the value shown is a floor",
-    Estimate.AT_MOST: '"<=": its group never took a point from the rest of the pool: the maximum-likelihood Elo is '
-    "minus infinity and the value shown is a ceiling",
-    Estimate.REGULARISED: '"~": between such groups; the value is finite only through the virtual draws',
-}
+from .ratings import BotRating, PairRecord, Ratings
 
 
 def ratings_table(
@@ -36,7 +25,7 @@ def ratings_table(
     faults: Mapping[str, int] | None = None,
     forfeits: Mapping[str, int] | None = None,
 ) -> str:
-    """The Elo table, followed by lines that explain marks and separate pools (if any).
+    """The Elo table, followed by a line on the prior and the bootstrap, and one on split pools (if any).
 
     Columns: Rank, Bot, Elo, +/- (half the 95% interval), Games, Score (share of pairwise points), W/D/L when
     every game had two seats or else Mean rank, Faults (only when `faults`, bot -> count, is given; with
@@ -58,21 +47,21 @@ def ratings_table(
 
 
 def table_notes(ratings: Ratings) -> list[str]:
-    """Explanations of the marks that occur in the table and of split pools."""
+    """How the Elo was computed (prior, bootstrap) and, if the pool is split, what that means."""
     notes = []
     if ratings.pools > 1:
         notes.append(
             f"The bots form {ratings.pools} pools that never met: Elo is comparable only within a pool "
             "(mean 0 in each)."
         )
-    marks = {bot.estimate for bot in ratings.bots} - {Estimate.MLE}
-    if marks:
-        notes.append(
-            f"No finite maximum in some pool: {ratings.prior_draws:g} virtual draw(s) per pairing added there."
-        )
-        notes += [_MARK_NOTES[mark] for mark in Estimate if mark in marks]
+    prior = (
+        f"Elo with a prior of {ratings.prior_draws:g} virtual draws per bot (as BayesElo)"
+        if ratings.prior_draws
+        else "Elo by maximum likelihood, no prior"
+    )
     if ratings.bootstrap:
-        notes.append(f"+/- and LOS from {ratings.bootstrap} bootstrap resamples of whole games (seed {ratings.seed}).")
+        prior += f"; +/- and LOS from {ratings.bootstrap} bootstrap resamples (seed {ratings.seed})"
+    notes.append(prior + ".")
     return notes
 
 
@@ -100,10 +89,10 @@ def ratings_json(
     with_crosstable: bool = False,
     forfeits: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
-    """A JSON-ready dict: {"ratings": [{"rank", "bot", "elo", "estimate", "ci95", "games", "score", ...}], ...}.
+    """A JSON-ready dict: {"ratings": [{"rank", "bot", "elo", "ci95", "games", "score", ...}], ...}.
 
-    "elo" is always a finite number; "estimate" says whether it is the maximum-likelihood value ("mle") or a
-    regularised floor ("at_least"), ceiling ("at_most") or value ("regularised"). "score" is the share (0..1)
+    "elo" is always a finite number; "prior_draws" is the prior's virtual draws per bot (0: none, plain
+    maximum likelihood). "score" is the share (0..1)
     of pairwise points; "ci95" is [low, high] or null without a bootstrap; "los_next" is the likelihood of
     superiority over the next bot (null for the last of a pool); "faults" and "forfeits" (games forfeited)
     when given. With `with_crosstable`, "crosstable" maps
@@ -115,7 +104,6 @@ def ratings_json(
             "rank": rank,
             "bot": bot.bot,
             "elo": round(bot.elo, 2),
-            "estimate": bot.estimate.value,
             "ci95": None if bot.ci95 is None else [round(value, 2) for value in bot.ci95],
             "games": bot.games,
             "score": round(bot.score, 4),
@@ -173,7 +161,7 @@ def _row(
     row = [
         str(rank),
         bot.bot,
-        f"{_MARKS[bot.estimate]}{bot.elo:.1f}",
+        f"{bot.elo:.1f}",
         "" if bot.error is None else f"{bot.error:.1f}",
         str(bot.games),
         f"{100 * bot.score:.1f}%",

@@ -26,22 +26,31 @@ def run(tmp_path, lines, *options):
 
 
 def test_rate_prints_the_table_of_the_known_answer(tmp_path):
-    result = run(tmp_path, known_lines(), "--bootstrap", "50")
+    result = run(tmp_path, known_lines(), "--bootstrap", "50", "--prior-draws", "0")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0].split() == ["Rank", "Bot", "Elo", "+/-", "Games", "Score", "W/D/L", "LOS"]
     assert lines[2].split()[:3] == ["1", "A", "137.2"]
     assert lines[5].split()[:3] == ["4", "D", "-120.5"]
     assert "24/5/7" in lines[2]
-    assert "50 bootstrap resamples" in result.output
+    assert "50 bootstrap resamples" in result.output and "no prior" in result.output
+
+
+def test_rate_uses_the_prior_by_default(tmp_path):
+    result = run(tmp_path, known_lines(), "--bootstrap", "0")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[2].split()[:3] == ["1", "A", "128.4"]
+    assert "prior of 2 virtual draws per bot" in result.output
 
 
 def test_rate_json_has_the_ratings(tmp_path):
-    result = run(tmp_path, known_lines(), "--json", "--bootstrap", "20", "--seed", "5", "--crosstable")
+    result = run(
+        tmp_path, known_lines(), "--json", "--bootstrap", "20", "--seed", "5", "--crosstable", "--prior-draws", "0"
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     first = data["ratings"][0]
-    assert (first["bot"], first["rank"], first["games"], first["estimate"]) == ("A", 1, 36, "mle")
+    assert (first["bot"], first["rank"], first["games"], data["prior_draws"]) == ("A", 1, 36, 0)
     assert first["elo"] == pytest.approx(137.18, abs=0.05)
     assert first["ci95"][0] < first["elo"] < first["ci95"][1]
     assert first["score"] == pytest.approx(26.5 / 36, abs=1e-4)
@@ -68,13 +77,19 @@ def test_rate_multi_seat_shows_mean_rank_and_crosstable(tmp_path):
     assert "Score" in result.output.split("\n\n")[-1]
 
 
-def test_rate_marks_an_unbeaten_bot(tmp_path):
+def test_rate_shows_an_unbeaten_bot_finite_and_first(tmp_path):
     lines = ['{"ranks": {"strong": 1, "weak": 2}}'] * 4
-    result = run(tmp_path, lines, "--json", "--bootstrap", "10")
-    data = json.loads(result.output)
-    assert [entry["estimate"] for entry in data["ratings"]] == ["at_least", "at_most"]
+    data = json.loads(run(tmp_path, lines, "--json", "--bootstrap", "10").output)
+    assert [entry["bot"] for entry in data["ratings"]] == ["strong", "weak"]
+    assert data["ratings"][0]["elo"] > 0
     table = run(tmp_path, lines, "--bootstrap", "0").output
-    assert ">= " in table and "<= " in table and "floor" in table
+    assert ">=" not in table and "<=" not in table and "floor" not in table
+
+
+def test_rate_without_the_prior_refuses_an_infinite_elo(tmp_path):
+    result = run(tmp_path, ['{"ranks": {"strong": 1, "weak": 2}}'] * 4, "--prior-draws", "0")
+    assert result.exit_code == 1
+    assert "strong never lost a point" in result.output and "Traceback" not in result.output
 
 
 def test_rate_an_empty_file(tmp_path):

@@ -11,11 +11,13 @@ from click.testing import CliRunner
 from tournaments.bench.protocol import prepared_round_trips_us, seated_requests
 from tournaments.cli import main
 from tournaments.cli.progress import Leaderboard, ProgressLine, format_duration
+from tournaments.tallies import GameTallies
 
 
 def test_progress_writes_a_line_per_tenth_with_eta_and_leader() -> None:
     stream = io.StringIO()
-    progress = ProgressLine(total=20, done=4, leaderboard=Leaderboard([{"a": 1, "b": 2}]), stream=stream)
+    leaderboard = Leaderboard(GameTallies.of([{"a": 1, "b": 2}]))
+    progress = ProgressLine(total=20, done=4, leaderboard=leaderboard, stream=stream)
     progress.draw(force=True)
     for _ in range(16):
         progress.advance({"a": 1, "b": 2})

@@ -1,12 +1,16 @@
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from known_results import KNOWN_RESULTS
 
 from tournaments.bradley_terry import ELO_PER_NAT, NoMaximumError, Pairing, fit
-from tournaments.ratings import Estimate, PairRecord, RatingInputError, rate
+from tournaments.ratings import DEFAULT_PRIOR_DRAWS, PairRecord, RatingInputError, rate
+from tournaments.resample import OutcomeResampler
+
+KNOWN_ELO = {"A": 137.18, "B": 22.79, "C": -39.44, "D": -120.52}
 
 
 def two_seat_games(results: dict[tuple[str, str], tuple[int, int, int]]) -> list[dict[str, int]]:
@@ -20,22 +24,84 @@ def elo_of(ratings) -> dict[str, float]:
     return {bot.bot: bot.elo for bot in ratings.bots}
 
 
-def test_known_answer_four_bots():
-    ratings = rate(two_seat_games(KNOWN_RESULTS), bootstrap=0)
+def test_known_answer_four_bots_without_the_prior():
+    ratings = rate(two_seat_games(KNOWN_RESULTS), bootstrap=0, prior_draws=0)
     elo = elo_of(ratings)
-    expected = {"A": 137.18, "B": 22.79, "C": -39.44, "D": -120.52}
-    for bot, value in expected.items():
+    for bot, value in KNOWN_ELO.items():
         assert elo[bot] == pytest.approx(value, abs=0.05)
     assert sum(elo.values()) == pytest.approx(0, abs=1e-9)
     assert [bot.bot for bot in ratings.bots] == ["A", "B", "C", "D"]
-    assert all(bot.estimate is Estimate.MLE for bot in ratings.bots)
 
 
-def test_known_answer_single_pairing():
-    ratings = rate(two_seat_games({("X", "Y"): (60, 20, 40)}), bootstrap=0)
+def test_known_answer_single_pairing_without_the_prior():
+    ratings = rate(two_seat_games({("X", "Y"): (60, 20, 40)}), bootstrap=0, prior_draws=0)
     elo = elo_of(ratings)
     assert elo["X"] - elo["Y"] == pytest.approx(58.45, abs=0.05)
     assert elo["X"] == pytest.approx(-elo["Y"])
+
+
+def test_the_prior_is_its_documented_virtual_draws():
+    """Every bot of the known answer has 36 results, 12 per pairing: 2 virtual draws per bot are 2 * 12 / 36 =
+    2/3 of a draw per pairing. Three times the games with 2 more draws per pairing (no prior) rate the same."""
+    with_prior = elo_of(rate(two_seat_games(KNOWN_RESULTS), bootstrap=0, prior_draws=2))
+    tripled = {pair: (3 * wins, 3 * draws + 2, 3 * losses) for pair, (wins, draws, losses) in KNOWN_RESULTS.items()}
+    assert with_prior == pytest.approx(elo_of(rate(two_seat_games(tripled), bootstrap=0, prior_draws=0)))
+    assert DEFAULT_PRIOR_DRAWS == 2
+    assert elo_of(rate(two_seat_games(KNOWN_RESULTS), bootstrap=0)) == pytest.approx(with_prior)
+
+
+def test_the_prior_moves_the_known_answer_a_little_toward_zero():
+    """2 virtual draws move a 36-result bot's shares toward 1/2 by 2/38 (5%); its Elo moves by about as much."""
+    ratings = rate(two_seat_games(KNOWN_RESULTS), bootstrap=0)
+    with_prior = elo_of(ratings)
+    for bot, value in KNOWN_ELO.items():
+        assert 0.9 * abs(value) < abs(with_prior[bot]) < abs(value)
+        assert (with_prior[bot] > 0) == (value > 0)
+    assert [bot.bot for bot in ratings.bots] == ["A", "B", "C", "D"]
+
+
+def test_a_multi_seat_bots_prior_counts_its_pairwise_results():
+    """The prior of a four-seat game's bots is that of the six two-seat results it splits into."""
+    games = [{"A": 1, "B": 2, "C": 3, "D": 4}] * 5 + [{"B": 1, "C": 2, "D": 3, "A": 4}] * 5
+    pairwise = [
+        {x: table[x], y: table[y]}
+        for table in games
+        for i, x in enumerate(sorted(table))
+        for y in sorted(table)[i + 1 :]
+    ]
+    assert elo_of(rate(games, bootstrap=0)) == pytest.approx(elo_of(rate(pairwise, bootstrap=0)))
+
+
+def test_a_bot_that_always_wins_or_always_loses_is_finite_and_in_its_place():
+    games = [{"Top": 1, "Mid": 2}] * 5 + [{"Mid": 1, "Low": 2}] * 3 + [{"Mid": 1, "Other": 2}, {"Other": 1, "Mid": 2}]
+    games += [{"Other": 1, "Low": 2}]
+    ratings = rate(games, bootstrap=50)
+    for bot in ratings.bots:
+        assert math.isfinite(bot.elo)
+        assert bot.ci95 is not None and all(math.isfinite(value) for value in bot.ci95)
+    assert [bot.bot for bot in ratings.bots][0] == "Top"
+    assert [bot.bot for bot in ratings.bots][-1] == "Low"
+
+
+def test_two_bots_one_always_winning():
+    """10 wins and the prior's 2 virtual draws (1 from each bot): a share of 11/12, 416 Elo apart."""
+    ratings = rate([{"A": 1, "B": 2}] * 10, bootstrap=20)
+    a, b = ratings.bots
+    assert a.bot == "A" and a.elo == pytest.approx(-b.elo)
+    assert a.elo - b.elo == pytest.approx(ELO_PER_NAT * math.log(11), abs=1e-6)
+    assert a.ci95 is not None and math.isfinite(a.ci95[1])
+
+
+def test_without_the_prior_an_infinite_elo_is_refused():
+    with pytest.raises(RatingInputError, match="A never lost a point to the rest"):
+        rate([{"A": 1, "B": 2}] * 3 + [{"B": 1, "C": 2}, {"C": 1, "B": 2}], bootstrap=0, prior_draws=0)
+    with pytest.raises(RatingInputError, match="prior_draws must be 0 or more"):
+        rate(two_seat_games(KNOWN_RESULTS), prior_draws=-1)
+
+
+def test_without_the_prior_a_bootstrap_whose_resamples_are_infinite_is_refused():
+    with pytest.raises(RatingInputError, match="some bootstrap resamples have an infinite Elo"):
+        rate([{"A": 1, "B": 2}, {"B": 1, "A": 2}], bootstrap=50, prior_draws=0)
 
 
 def test_two_seat_statistics_and_crosstable():
@@ -70,49 +136,6 @@ def test_multi_seat_matches_its_pairwise_split():
         bots = sorted(table)
         pairwise += [{x: table[x], y: table[y]} for i, x in enumerate(bots) for y in bots[i + 1 :]]
     assert elo_of(rate(tables, bootstrap=0)) == pytest.approx(elo_of(rate(pairwise, bootstrap=0)))
-
-
-def test_a_bot_that_always_wins_or_always_loses_is_marked_and_finite():
-    games = [{"Top": 1, "Mid": 2}] * 5 + [{"Mid": 1, "Low": 2}] * 3 + [{"Mid": 1, "Other": 2}, {"Other": 1, "Mid": 2}]
-    games += [{"Other": 1, "Low": 2}]
-    ratings = rate(games, bootstrap=50)
-    by_bot = {bot.bot: bot for bot in ratings.bots}
-    assert by_bot["Top"].estimate is Estimate.AT_LEAST
-    assert by_bot["Low"].estimate is Estimate.AT_MOST
-    assert by_bot["Mid"].estimate is Estimate.REGULARISED
-    assert by_bot["Other"].estimate is Estimate.REGULARISED
-    assert ratings.regularised
-    for bot in ratings.bots:
-        assert math.isfinite(bot.elo)
-        assert bot.ci95 is not None and all(math.isfinite(value) for value in bot.ci95)
-    assert [bot.bot for bot in ratings.bots][0] == "Top"
-    assert [bot.bot for bot in ratings.bots][-1] == "Low"
-
-
-def test_two_bots_one_always_winning():
-    ratings = rate([{"A": 1, "B": 2}] * 10, bootstrap=20)
-    a, b = ratings.bots
-    assert (a.bot, a.estimate, b.estimate) == ("A", Estimate.AT_LEAST, Estimate.AT_MOST)
-    assert a.elo > 0 > b.elo and math.isfinite(a.elo)
-
-
-def test_prior_is_only_used_when_the_maximum_does_not_exist():
-    exact = rate(two_seat_games(KNOWN_RESULTS), bootstrap=0, prior_draws=50)
-    assert elo_of(exact)["A"] == pytest.approx(137.18, abs=0.05)
-    with pytest.raises(RatingInputError, match="prior_draws must be positive"):
-        rate(two_seat_games(KNOWN_RESULTS), prior_draws=0)
-
-
-def test_prior_only_joins_groups_and_leaves_games_within_a_group_alone():
-    """An unbeaten bot that met only D: the virtual draws go to T-D alone, so A..D keep their known answer."""
-    games = two_seat_games(KNOWN_RESULTS) + [{"T": 1, "D": 2}] * 3
-    ratings = rate(games, bootstrap=0)
-    elo = elo_of(ratings)
-    marks = {bot.bot: bot.estimate for bot in ratings.bots}
-    assert marks == {"T": Estimate.AT_LEAST, **dict.fromkeys("ABCD", Estimate.AT_MOST)}
-    known = {"A": 137.18, "B": 22.79, "C": -39.44, "D": -120.52}
-    for bot in "ABC":
-        assert elo[bot] - elo["D"] == pytest.approx(known[bot] - known["D"], abs=0.05)
 
 
 def test_pools_that_never_met_are_rated_separately():
@@ -191,7 +214,7 @@ outcome = st.tuples(st.integers(0, 4), st.integers(0, 4), st.integers(0, 3), st.
 @settings(max_examples=40, deadline=None)
 @given(st.lists(outcome, min_size=1, max_size=25))
 def test_fit_balances_points_and_keeps_mean_zero(raw):
-    """Where the maximum exists, each bot's expected points equal its points; always mean 0 and finite."""
+    """Always mean 0 and finite; without the prior, where the maximum exists, expected points equal points."""
     names = "PQRST"
     games = []
     for first, second, first_rank, second_rank, seats in raw:
@@ -207,17 +230,20 @@ def test_fit_balances_points_and_keeps_mean_zero(raw):
     for pool in range(1, ratings.pools + 1):
         values = [bot.elo for bot in ratings.bots if bot.pool == pool]
         assert sum(values) == pytest.approx(0, abs=1e-6)
-    elo = elo_of(ratings)
-    assert all(math.isfinite(value) for value in elo.values())
-    for bot in ratings.bots:
-        if bot.estimate is Estimate.MLE:
-            expected = 0.0
-            for game in games:
-                if bot.bot in game:
-                    for other in game:
-                        if other != bot.bot:
-                            expected += 1 / (1 + 10 ** ((elo[other] - bot.elo) / 400))
-            assert expected == pytest.approx(bot.points, abs=1e-6)
+    assert all(math.isfinite(bot.elo) for bot in ratings.bots)
+    try:
+        exact = rate(games, bootstrap=0, prior_draws=0)
+    except RatingInputError:
+        return
+    elo = elo_of(exact)
+    for bot in exact.bots:
+        expected = 0.0
+        for game in games:
+            if bot.bot in game:
+                for other in game:
+                    if other != bot.bot:
+                        expected += 1 / (1 + 10 ** ((elo[other] - bot.elo) / 400))
+        assert expected == pytest.approx(bot.points, abs=1e-6)
 
 
 def test_fit_converges_for_far_apart_strengths():
@@ -229,3 +255,13 @@ def test_fit_converges_for_far_apart_strengths():
 def test_fit_refuses_a_pool_without_a_finite_maximum():
     with pytest.raises(NoMaximumError):
         fit(3, [Pairing(0, 1, 3, 3), Pairing(1, 2, 2, 1)])
+
+
+def test_poisson_resamples_draw_each_outcome_its_count_times_on_average():
+    """Each outcome seen c times is drawn Poisson(c) times: mean and variance c, for small and large counts."""
+    outcomes = {(("a", 1), ("b", 2)): 3, (("a", 2), ("b", 1)): 400}
+    games, points = OutcomeResampler.of({("a", "b"): 0}, outcomes).draw(np.random.default_rng(7), 20000)
+    wins, losses = points[:, 0], games[:, 0] - points[:, 0]
+    assert games.shape == (20000, 1)
+    assert wins.mean() == pytest.approx(3, abs=0.05) and wins.var() == pytest.approx(3, rel=0.05)
+    assert losses.mean() == pytest.approx(400, abs=0.5) and losses.var() == pytest.approx(400, rel=0.05)

@@ -11,6 +11,7 @@ from ..bench.engine import bench_engine
 from ..bench.protocol import bench_protocol, bench_reuse, reuse_tables
 from ..placement import CpuSet, kept_on, usable_cpus
 from .bench_league import league_bench
+from .bench_ratings import ratings_bench
 from .options import echo_json, json_option, tablefmt_option
 
 _bench_seed = click.option(
@@ -182,3 +183,4 @@ def reuse(
 
 
 bench.add_command(league_bench)
+bench.add_command(ratings_bench)

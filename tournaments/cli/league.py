@@ -26,22 +26,24 @@ from ..executors import (
 )
 from ..league import League, LeagueFileError, load_league
 from ..pages.writer import PagesRunner, ReplayFormat
-from ..ratings import DEFAULT_BOOTSTRAP, Ratings, rate
+from ..ratings import DEFAULT_PRIOR_DRAWS, RatingInputError, Ratings, rate_tallies
 from ..runner import LeaguePlan, plan_league, play_league
 from ..store import LeagueStore, StoreError
 from ..tables import crosstable, ratings_json, ratings_table
-from .options import echo_json, json_option, pin_option, replay_format_option, tablefmt_option
+from ..tallies import GameTallies
+from .options import (
+    bootstrap_option,
+    echo_json,
+    json_option,
+    pin_option,
+    prior_draws_option,
+    replay_format_option,
+    tablefmt_option,
+)
 from .progress import Leaderboard, ProgressLine, format_duration
 
 crosstable_option = click.option(
     "--crosstable", "with_crosstable", is_flag=True, help="Also print the pairwise points of every pair."
-)
-bootstrap_option = click.option(
-    "--bootstrap",
-    type=click.IntRange(min=0),
-    default=DEFAULT_BOOTSTRAP,
-    show_default=True,
-    help="Resamples of whole games for the 95% intervals and LOS (0: none).",
 )
 
 
@@ -123,23 +125,31 @@ def run_command(
 )
 @crosstable_option
 @bootstrap_option
+@prior_draws_option
 @json_option
 @tablefmt_option
 def table_command(
-    league: str | None, db: str | None, with_crosstable: bool, bootstrap: int, as_json: bool, tablefmt: str
+    league: str | None,
+    db: str | None,
+    with_crosstable: bool,
+    bootstrap: int,
+    prior_draws: float,
+    as_json: bool,
+    tablefmt: str,
 ) -> None:
     """Print the Elo table of a league's store (give LEAGUE.toml, or --db FILE).
 
-    Columns: Rank, Bot, Elo (maximum-likelihood Bradley-Terry, mean 0), +/- (95% bootstrap interval over
-    games), Games, Score, W/D/L (two seats) or mean rank (more seats), Faults (with the games forfeited in
-    parentheses), LOS (likelihood of superiority over the next bot). Bots no longer in the league file are
-    listed as retired under the table.
+    Columns: Rank, Bot, Elo (Bradley-Terry with BayesElo's prior of virtual draws, mean 0), +/- (95% bootstrap
+    interval over games), Games, Score, W/D/L (two seats) or mean rank (more seats), Faults (with the games forfeited in
+    parentheses), LOS (likelihood
+    of superiority over the next bot). The same games give the same table as `tournament rate`. Bots no longer in the
+    league file are listed as retired under the table.
     """
     if (league is None) == (db is None):
         raise click.UsageError("give either LEAGUE.toml or --db FILE")
     store_path = Path(db) if db else _load(league).default_db  # type: ignore[arg-type]
     with _store(store_path, create=False) as store:
-        result = _results(store, store.league_name() or store_path.stem, bootstrap)
+        result = _results(store, store.league_name() or store_path.stem, bootstrap, prior_draws)
     if as_json:
         echo_json(_results_json(result, with_crosstable))
     else:
@@ -200,7 +210,7 @@ def _play(plan: LeaguePlan, store: LeagueStore, executor: Executor, path: str, d
     )
     if not plan.specs:
         return
-    progress = ProgressLine(plan.scheduled, plan.stored, Leaderboard([game.ranks for game in store.games()]))
+    progress = ProgressLine(plan.scheduled, plan.stored, Leaderboard(GameTallies.of_counts(store.outcome_counts())))
     progress.draw(force=True)
     started = time.monotonic()
 
@@ -239,15 +249,14 @@ class _LeagueResults:
     """Bots no longer in the league file whose games still count."""
 
 
-def _results(store: LeagueStore, name: str, bootstrap: int) -> _LeagueResults:
-    games = [game.ranks for game in store.games()]
+def _results(store: LeagueStore, name: str, bootstrap: int, prior_draws: float = DEFAULT_PRIOR_DRAWS) -> _LeagueResults:
+    tallies = GameTallies.of_counts(store.outcome_counts())
+    try:
+        ratings = rate_tallies(tallies, bootstrap=bootstrap, prior_draws=prior_draws)
+    except RatingInputError as error:
+        raise click.ClickException(str(error)) from error
     return _LeagueResults(
-        name,
-        len(games),
-        rate(games, bootstrap=bootstrap),
-        dict(store.fault_counts()),
-        dict(store.forfeit_counts()),
-        store.retired_bots(),
+        name, tallies.games, ratings, dict(store.fault_counts()), dict(store.forfeit_counts()), store.retired_bots()
     )
 
 

@@ -17,6 +17,7 @@ from referee.games.base import MAX_SEED
 from referee.records import FaultPolicy, Limits
 
 from ..pages.writer import ReplayFormat
+from ..ratings import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -170,3 +171,21 @@ def limits_options(function: F) -> F:
     for option in reversed(_LIMIT_OPTIONS):
         decorated = option(decorated)
     return cast(F, decorated)
+
+
+bootstrap_option = click.option(
+    "--bootstrap",
+    type=click.IntRange(min=0),
+    default=DEFAULT_BOOTSTRAP,
+    show_default=True,
+    help="Resamples of whole games for the 95% intervals and LOS (0: none).",
+)
+
+prior_draws_option = click.option(
+    "--prior-draws",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_PRIOR_DRAWS,
+    show_default=True,
+    help="BayesElo's prior: virtual draws each bot brings, spread over its opponents in proportion to its games "
+    "with each, so that every Elo is finite. 0: plain maximum likelihood, refused where an Elo would be infinite.",
+)

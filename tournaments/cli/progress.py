@@ -10,7 +10,8 @@ import time
 from collections.abc import Mapping
 from typing import TextIO
 
-from ..ratings import rate
+from ..ratings import rate_tallies
+from ..tallies import GameTallies
 
 _BAR_WIDTH = 24
 _LEADER_EVERY_S = 2.0
@@ -18,22 +19,25 @@ _REDRAW_EVERY_S = 0.2
 
 
 class Leaderboard:
-    """The games seen so far (bot -> rank) and the current Elo leader, recomputed at most every few seconds."""
+    """The tallies of the games seen so far and the current Elo leader, recomputed at most every few seconds.
 
-    def __init__(self, games: list[Mapping[str, int]]) -> None:
-        self.games = list(games)
+    Each game adds one count to the tallies; a recomputation fits the ratings on their pairwise totals, so it
+    costs what the bots and their pairs cost, the same at 100 games as at 100,000.
+    """
+
+    def __init__(self, tallies: GameTallies) -> None:
+        self.tallies = tallies
         self._leader = ""
         self._computed_at = -_LEADER_EVERY_S
 
     def add(self, ranks: Mapping[str, int]) -> None:
-        self.games.append(ranks)
+        self.tallies.add(ranks)
 
     def leader(self, fresh: bool = False) -> str:
         now = time.monotonic()
-        if self.games and (fresh or now - self._computed_at >= _LEADER_EVERY_S):
+        if self.tallies.games and (fresh or now - self._computed_at >= _LEADER_EVERY_S):
             self._computed_at = now
-            ratings = rate(self.games, bootstrap=0)
-            best = ratings.bots[0]
+            best = rate_tallies(self.tallies, bootstrap=0).bots[0]
             games = "1 game" if best.games == 1 else f"{best.games} games"
             self._leader = f"leader {best.bot} {best.elo:+.0f} Elo ({games})"
         return self._leader

@@ -9,10 +9,10 @@ import click
 
 from ..league_report import ratings_report
 from ..pages.report_page import render_report_page
-from ..ratings import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS, rate
+from ..ratings import DEFAULT_BOOTSTRAP, RatingInputError, rate
 from ..results_file import ResultsFileError, decode_lines, parse_results, read_results
 from ..tables import crosstable, ratings_json, ratings_table
-from .options import echo_json, json_option, tablefmt_option
+from .options import echo_json, json_option, prior_draws_option, tablefmt_option
 from .report import write_report
 
 
@@ -28,19 +28,13 @@ from .report import write_report
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
 @click.option(
-    "--prior-draws",
-    type=click.FloatRange(min=0, min_open=True),
-    default=DEFAULT_PRIOR_DRAWS,
-    show_default=True,
-    help="Virtual draws per pairing, only in a pool whose ratings would be infinite (the bots are marked).",
-)
-@click.option(
     "--html",
     "html_output",
     type=click.Path(dir_okay=False),
     default=None,
     help="Also write the ratings as a report page (Elo intervals as bars, the crosstable as a heatmap) here.",
 )
+@prior_draws_option
 @json_option
 @tablefmt_option
 def rate_command(
@@ -57,7 +51,8 @@ def rate_command(
 
     One game a line: {"ranks": {"bot": 1, "other": 2, ...}} (rank 1 best, equal ranks tie) or
     {"scores": {"bot": 31, "other": 12, ...}} (higher is better). Games of more than two seats are split into
-    pairwise results by rank. Elo is the maximum-likelihood Bradley-Terry fit, mean 0.
+    pairwise results by rank. Elo is the Bradley-Terry fit with BayesElo's prior (--prior-draws), mean 0: the
+    same games give the same table as `tournament table`.
     """
     try:
         games = parse_results(decode_lines(sys.stdin.buffer.read())) if file == "-" else read_results(file)
@@ -65,7 +60,10 @@ def rate_command(
         raise click.ClickException(f"{file}: {error}") from error
     except OSError as error:
         raise click.ClickException(f"cannot read {file}: {error.strerror}") from error
-    ratings = rate(games, bootstrap=bootstrap, seed=seed, prior_draws=prior_draws)
+    try:
+        ratings = rate(games, bootstrap=bootstrap, seed=seed, prior_draws=prior_draws)
+    except RatingInputError as error:
+        raise click.ClickException(f"{file}: {error}") from error
     if html_output is not None:
         name = "standard input" if file == "-" else Path(file).stem
         write_report(render_report_page, ratings_report(name, ratings), html_output)

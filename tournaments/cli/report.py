@@ -17,7 +17,7 @@ from ..league_report import LeagueReport, league_report
 from ..pages.html import AssetError
 from ..pages.report_page import render_report_page
 from ..store import LeagueStore, StoreError
-from .league import bootstrap_option
+from .options import bootstrap_option
 
 ReportFormat = Callable[[LeagueReport, Path], str]
 REPORT_FORMATS: dict[str, ReportFormat] = {"html": render_report_page}

@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from ..league_report import BotActivity, GameEntry, LeagueReport
-from ..ratings import BotRating, Estimate, Ratings
+from ..ratings import BotRating, Ratings
 from ..store import StoredFault
 from ..tables import table_notes
 from .html import document
@@ -28,7 +28,6 @@ BAR_HEIGHT = 18
 FAULTS_SHOWN = 200
 """At most this many faults are listed one by one (the counts per bot cover them all)."""
 
-MARKS = {Estimate.MLE: "", Estimate.AT_LEAST: "\u2265 ", Estimate.AT_MOST: "\u2264 ", Estimate.REGULARISED: "~ "}
 
 
 def render_report_page(report: LeagueReport, link_base: Path) -> str:
@@ -83,7 +82,7 @@ def _elo_section(report: LeagueReport) -> str:
         cells = [
             _num(rank),
             f'<td class="bot">{escape(bot.bot)}</td>',
-            _num(f"{MARKS[bot.estimate]}{bot.elo:.1f}"),
+            _num(f"{bot.elo:.1f}"),
             _num("" if bot.error is None else f"{bot.error:.1f}"),
             f'<td class="bar">{scale.bar(bot)}</td>',
             _num(bot.games),
@@ -102,8 +101,8 @@ def _elo_section(report: LeagueReport) -> str:
     return (
         f'<section id="elo"><h2>Elo</h2><table class="elo"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>"
-        '<p class="muted">Maximum-likelihood Bradley-Terry Elo, mean 0; the bar is the 95% interval, the dot the '
-        "rating; an arrow marks a bound (the rating is a floor or a ceiling). LOS: likelihood that the bot is "
+        '<p class="muted">Bradley-Terry Elo with BayesElo\'s prior of virtual draws, mean 0; the bar is the 95% '
+        "interval, the dot the rating. LOS: likelihood that the bot is "
         f'stronger than the next one.</p><ul class="notes">{notes}</ul></section>'
     )
 
@@ -136,10 +135,6 @@ class EloScale:
                 f'<rect class="interval" x="{left}" y="5" width="{max(round(right - left, 1), 1)}" height="8" rx="3"/>'
             )
         middle = self.x(bot.elo)
-        if bot.estimate is Estimate.AT_LEAST:
-            parts.append(f'<path class="bound" d="M{middle} 3 L{middle + 9} 9 L{middle} 15 Z"/>')
-        elif bot.estimate is Estimate.AT_MOST:
-            parts.append(f'<path class="bound" d="M{middle} 3 L{middle - 9} 9 L{middle} 15 Z"/>')
         parts.append(f'<circle class="rating" cx="{middle}" cy="9" r="4"/>')
         interval = "" if bot.ci95 is None else f" (95%: {bot.ci95[0]:.0f} to {bot.ci95[1]:.0f})"
         return (
