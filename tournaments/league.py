@@ -9,7 +9,8 @@
     max_tables = 40                # optional: a balanced sample when there are more tables than this
     fault_policy = "forfeit"       # or "substitute" (then fault_budget faults before a forfeit)
     replay_dir = "replays"         # optional, relative to this file: one replay per game
-    log_dir = "logs"               # optional, relative to this file: the bots' stderr/stdout logs
+    log_dir = "logs"               # optional, relative to this file: the bots' output, MATCH/BOT.log
+                                   # (default: LEAGUE.logs/ beside this file)
 
     [limits]                       # optional; defaults from protocol/limits.py
     move_time_ms = 1000
@@ -92,6 +93,7 @@ class League:
     """The game's options, every default filled in."""
     replay_dir: Path | None = None
     log_dir: Path | None = None
+    """The bots' logs: one folder per match in it, with one NAME.log per bot (a league file always has one)."""
 
     @property
     def games_per_match(self) -> int:
@@ -175,7 +177,7 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
         limits=reader.limits(data),
         config=resolved_config,
         replay_dir=reader.directory(data, "replay_dir"),
-        log_dir=reader.directory(data, "log_dir"),
+        log_dir=reader.directory(data, "log_dir") or reader.path.with_suffix(".logs"),
     )
 
 
