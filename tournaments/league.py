@@ -21,7 +21,7 @@
 
     [[bots]]
     name = "heuristic"
-    command = "heuristic"          # a BOT as on `referee play`: built-in name, path or command line
+    command = "heuristic"          # a BOT as on `referee play`: built-in name, path, command line, stdio:BOT
     cwd = "bots/mine"              # optional working directory, relative to this file
 
 Relative paths in a bot's command are relative to its cwd if it has one, else to the league file's folder.
@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol import limits as protocol_limits
-from referee.botspec import BUILT_IN_MODULES, GAME_HEURISTIC, UnknownBot, resolve_bot
+from referee.botspec import BUILT_IN_MODULES, GAME_HEURISTIC, STDIO_PREFIX, UnknownBot, resolve_bot
 from referee.games import GameError, load_game
 from referee.games.base import MAX_SEED
 from referee.records import BotSpec, FaultPolicy, Limits
@@ -191,7 +191,10 @@ def _check_pool_size(reader: _Reader, bots: tuple[LeagueBot, ...], players: int)
 
 
 def _anchored(command: str, base: Path) -> str:
-    """`command` with a relative program path made absolute against `base` (built-in names stay as they are)."""
+    """`command` with a relative program path made absolute against `base` (built-in names stay as they are;
+    stdio:BOT is BOT anchored)."""
+    if command.startswith(STDIO_PREFIX):
+        return STDIO_PREFIX + _anchored(command[len(STDIO_PREFIX) :], base)
     if command in BUILT_IN_MODULES or command == GAME_HEURISTIC:
         return command
     if (base / command).exists():
