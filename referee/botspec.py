@@ -53,6 +53,12 @@ def _built_in(name: str) -> BotSpec:
     return BotSpec(name, (sys.executable, "-m", module))
 
 
+def _absolute(path: Path) -> Path:
+    """`path` made absolute, its symlinks kept: a virtual environment's python is a symlink whose target runs
+    without the environment's packages."""
+    return Path(os.path.abspath(path))
+
+
 def _program(path: Path, rest: Sequence[str]) -> tuple[str, ...]:
     if path.is_dir():
         raise UnknownBot(f"{str(path)!r} is a directory, not a bot program")
@@ -98,7 +104,7 @@ def _resolve(argument: str, game: str) -> BotSpec:
         return _built_in(argument)
     path = Path(argument)
     if path.exists():
-        return BotSpec(path.stem, _program(path.resolve(), ()))
+        return BotSpec(path.stem, _program(_absolute(path), ()))
     try:
         words = shlex.split(argument)
     except ValueError as error:
@@ -107,7 +113,7 @@ def _resolve(argument: str, game: str) -> BotSpec:
     if "/" in program:
         if not Path(program).exists():
             raise UnknownBot(f"no such bot program: {program!r}")
-        command = _program(Path(program).resolve(), words[1:])
+        command = _program(_absolute(Path(program)), words[1:])
     elif shutil.which(program) is None:
         known = ", ".join([*BUILT_IN_MODULES, GAME_HEURISTIC])
         raise UnknownBot(f"no bot {argument!r}: not a built-in ({known}), not a file, and {program!r} is not on PATH")

@@ -108,3 +108,11 @@ def test_log_file_names_are_safe_and_distinct() -> None:
         "a_b-3.log",
         "bot.log",
     )
+
+
+def test_a_program_path_keeps_its_symlinks(tmp_path: Path) -> None:
+    """A virtual environment's python is a symlink; its target would run without the environment's packages."""
+    link = tmp_path / "python"
+    link.symlink_to(sys.executable)
+    assert resolve_bot(f"{link} -m bots.python.random_bot", GAME).command[0] == str(link)
+    assert resolve_bot(str(link), GAME).command == (str(link),)
