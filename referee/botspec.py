@@ -23,7 +23,7 @@ import shlex
 import shutil
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from referee.records import BotSpec
@@ -168,14 +168,14 @@ def match_names(specs: Sequence[BotSpec], hello_names: Sequence[str | None]) -> 
 _UNSAFE_IN_FILE_NAMES = re.compile(r"[^A-Za-z0-9._+#@-]+")
 
 
-def log_file_names(names: Sequence[str]) -> tuple[str, ...]:
-    """A distinct file name `NAME.log` for each bot name (characters a shell or a file system may trip on
-    become `_`; a name left empty, or one that would repeat another, gets its position)."""
+def log_file_names(names: Sequence[str], taken: Collection[str] = ()) -> tuple[str, ...]:
+    """A distinct file name `NAME.log` for each bot name, none of them in `taken` (characters a shell or a file
+    system may trip on become `_`; a name left empty, or one that would repeat another, gets its position)."""
     files: list[str] = []
     for position, name in enumerate(names):
         stem = _UNSAFE_IN_FILE_NAMES.sub("_", name).lstrip(".")[:64] or "bot"
         file = f"{stem}.log"
-        while file in files:
+        while file in files or file in taken:
             file = f"{stem}-{position}.log"
             stem = f"{stem}-{position}"
         files.append(file)

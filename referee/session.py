@@ -14,9 +14,10 @@ have one, which holds even a process that left the bot's session (setsid() after
 is in the session the referee started the bot in.
 
 Names and logs: once the first handshakes are over, every bot gets the name it plays under for the whole match
-(referee.botspec.match_names: its spec's name, or its hello name if the spec is named_by_hello) and its log,
-one file per bot in the match's log_dir, is renamed after it (NAME.log; until then `.MATCH-botN.log`). A crash's
-fault detail quotes the bot's last lines of output (process.OUTPUT_TAIL_LINES).
+(referee.botspec.match_names: its spec's name, or its hello name if the spec is named_by_hello). Its log, one
+file per bot in the match's log_dir, is named after it, NAME.log (a hello-named bot's is `.MATCH-botN.log`
+until then, and renamed). A crash's fault detail quotes the bot's last lines of output
+(process.OUTPUT_TAIL_LINES).
 """
 
 from __future__ import annotations
@@ -95,8 +96,15 @@ class Session:
         self.router = Router(transport, workdir, self.bindings.bound, self._bot_pids)
         self.log_dir = self._log_dir(spec, workdir)
         self.keeps_logs = self.log_dir != workdir
+        self._chosen_logs = log_file_names([bot.name for bot in spec.bots if not bot.named_by_hello])
+        chosen = iter(self._chosen_logs)
         self.participants = [
-            Participant(index, bot, self.log_dir / f".{spec.match_id}-bot{index}.log", bot.name)
+            Participant(
+                index,
+                bot,
+                self.log_dir / (f".{spec.match_id}-bot{index}.log" if bot.named_by_hello else next(chosen)),
+                bot.name,
+            )
             for index, bot in enumerate(spec.bots)
         ]
         self._by_pidfd: dict[int, Participant] = {}
@@ -133,13 +141,18 @@ class Session:
         self._settle_names()
 
     def _settle_names(self) -> None:
-        """Name every bot for the rest of the match, and its log after it."""
+        """Name every bot for the rest of the match, and the log of each bot named by its hello after it (a bot
+        with a chosen name logs under it from the start, so a resumed match adds to its log; a hello-named
+        bot's log replaces one of the same name)."""
         names = match_names([p.spec for p in self.participants], [p.hello_name for p in self.participants])
-        for participant, name, file in zip(self.participants, names, log_file_names(names), strict=True):
+        for participant, name in zip(self.participants, names, strict=True):
             participant.name = name
+        by_hello = [p for p in self.participants if p.spec.named_by_hello]
+        files = log_file_names([p.name for p in by_hello], taken=self._chosen_logs)
+        for participant, file in zip(by_hello, files, strict=True):
             path = self.log_dir / file
             with contextlib.suppress(FileNotFoundError):
-                participant.log_path.rename(path)
+                participant.log_path.replace(path)
             participant.log_path = path
 
     def bot_runs(self) -> tuple[BotRun, ...]:

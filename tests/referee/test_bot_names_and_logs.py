@@ -116,3 +116,12 @@ def test_a_program_path_keeps_its_symlinks(tmp_path: Path) -> None:
     link.symlink_to(sys.executable)
     assert resolve_bot(f"{link} -m bots.python.random_bot", GAME).command[0] == str(link)
     assert resolve_bot(str(link), GAME).command == (str(link),)
+
+
+def test_a_chosen_names_log_grows_when_its_match_is_played_again(tmp_path: Path) -> None:
+    """A league's match resumed after a stop keeps the earlier output of its bots."""
+    spec = match_spec(GAME, [fixture_bot("crash_at_start"), "random"], log_dir=str(tmp_path))
+    run_match(spec)
+    run_match(spec)
+    assert (tmp_path / "crash_at_start.log").read_text().count("crashing at start, on purpose") == 2
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["crash_at_start.log", "random.log"]
