@@ -5,17 +5,25 @@ heuristic                                   -> the heuristic bot of the game bei
 path/to/bot.py                              -> sys.executable path/to/bot.py
 path/to/bot (executable)                    -> path/to/bot
 "node bots/js/random.js --fast"             -> the shell words, whose program must exist
+stdio:BOT                                   -> BOT (any of the above) behind the stdio bridge
+                                               (protocol/stdio_bridge.py: JSON lines on its stdin/stdout)
+
+The name a BOT gets here is its program's name, never one of its arguments: a built-in's name; a path's file
+name without its suffix; for shell words, the program's, or, when the program is an interpreter (python3,
+node, sh, java, awk, ...), that of the first word after it that names a file (or the module of `-m`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import os
+import re
 import shlex
 import shutil
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from referee.records import BotSpec
@@ -26,6 +34,12 @@ BUILT_IN_MODULES = {
     "scauver-heuristic": "bots.python.scauver_heuristic",
 }
 GAME_HEURISTIC = "heuristic"
+STDIO_PREFIX = "stdio:"
+STDIO_BRIDGE_MODULE = "protocol.stdio_bridge"
+_INTERPRETER = re.compile(
+    r"(python|pypy|node|nodejs|deno|bun|sh|bash|dash|zsh|ksh|awk|gawk|mawk|perl|ruby|php|lua|java|Rscript|julia)"
+    r"[0-9.]*"
+)
 
 
 class UnknownBot(ValueError):
@@ -39,6 +53,12 @@ def _built_in(name: str) -> BotSpec:
     return BotSpec(name, (sys.executable, "-m", module))
 
 
+def _absolute(path: Path) -> Path:
+    """`path` made absolute, its symlinks kept: a virtual environment's python is a symlink whose target runs
+    without the environment's packages."""
+    return Path(os.path.abspath(path))
+
+
 def _program(path: Path, rest: Sequence[str]) -> tuple[str, ...]:
     if path.is_dir():
         raise UnknownBot(f"{str(path)!r} is a directory, not a bot program")
@@ -49,8 +69,31 @@ def _program(path: Path, rest: Sequence[str]) -> tuple[str, ...]:
     return (str(path), *rest)
 
 
-def resolve_bot(argument: str, game: str) -> BotSpec:
-    """The BotSpec of one BOT argument, or UnknownBot saying why there is none."""
+def program_name(words: Sequence[str]) -> str:
+    """The name of the program a command line runs (see the module's docstring)."""
+    program = Path(words[0]).name
+    if _INTERPRETER.fullmatch(program):
+        rest = list(words[1:])
+        for position, word in enumerate(rest):
+            if word == "-m" and position + 1 < len(rest):
+                return rest[position + 1].rpartition(".")[2]
+            if not word.startswith("-") and Path(word).is_file():
+                return Path(word).stem
+    return Path(program).stem or program
+
+
+def resolve_bot(argument: str, game: str, *, named_by_hello: bool = False) -> BotSpec:
+    """The BotSpec of one BOT argument, or UnknownBot saying why there is none. With `named_by_hello` the bot
+    will play under the name it sends in hello (BotSpec.named_by_hello); its program's name stands in until
+    then, and stays if it never says hello."""
+    spec = _resolve(argument, game)
+    return dataclasses.replace(spec, named_by_hello=True) if named_by_hello else spec
+
+
+def _resolve(argument: str, game: str) -> BotSpec:
+    if argument.startswith(STDIO_PREFIX):
+        inner = _resolve(argument[len(STDIO_PREFIX) :], game)
+        return BotSpec(inner.name, (sys.executable, "-m", STDIO_BRIDGE_MODULE, "--", *inner.command), inner.cwd)
     if not argument.strip():
         raise UnknownBot("an empty bot command")
     if argument == GAME_HEURISTIC:
@@ -61,7 +104,7 @@ def resolve_bot(argument: str, game: str) -> BotSpec:
         return _built_in(argument)
     path = Path(argument)
     if path.exists():
-        return BotSpec(path.stem, _program(path.resolve(), ()))
+        return BotSpec(path.stem, _program(_absolute(path), ()))
     try:
         words = shlex.split(argument)
     except ValueError as error:
@@ -70,13 +113,13 @@ def resolve_bot(argument: str, game: str) -> BotSpec:
     if "/" in program:
         if not Path(program).exists():
             raise UnknownBot(f"no such bot program: {program!r}")
-        command = _program(Path(program).resolve(), words[1:])
+        command = _program(_absolute(Path(program)), words[1:])
     elif shutil.which(program) is None:
         known = ", ".join([*BUILT_IN_MODULES, GAME_HEURISTIC])
         raise UnknownBot(f"no bot {argument!r}: not a built-in ({known}), not a file, and {program!r} is not on PATH")
     else:
         command = tuple(words)
-    return BotSpec(Path(words[-1] if len(words) > 1 else program).stem or program, command)
+    return BotSpec(program_name(words), command)
 
 
 def unique_names(specs: Sequence[BotSpec]) -> tuple[BotSpec, ...]:
@@ -89,5 +132,51 @@ def unique_names(specs: Sequence[BotSpec]) -> tuple[BotSpec, ...]:
             renamed.append(spec)
             continue
         seen[spec.name] += 1
-        renamed.append(BotSpec(f"{spec.name}#{seen[spec.name]}", spec.command, spec.cwd))
+        renamed.append(dataclasses.replace(spec, name=f"{spec.name}#{seen[spec.name]}"))
     return tuple(renamed)
+
+
+def _printable(text: str) -> str:
+    """`text` with control characters and runs of white space turned into single spaces, stripped."""
+    return " ".join("".join(" " if not char.isprintable() else char for char in text).split())
+
+
+def match_names(specs: Sequence[BotSpec], hello_names: Sequence[str | None]) -> tuple[str, ...]:
+    """The names the bots of a match play under: a BotSpec's name, or, for a spec named_by_hello, the name its
+    bot sent in hello (None: it sent none, and keeps its spec's name). A name someone chose is never changed;
+    a hello name that repeats another name gets #1, #2, ... (as unique_names does), skipping chosen names."""
+    wanted = []
+    for spec, hello in zip(specs, hello_names, strict=True):
+        name = _printable(hello) if spec.named_by_hello and hello is not None else ""
+        wanted.append(name or spec.name)
+    chosen = {spec.name for spec in specs if not spec.named_by_hello}
+    counts = Counter(wanted)
+    seen: Counter[str] = Counter()
+    names = []
+    for spec, name in zip(specs, wanted, strict=True):
+        if spec.named_by_hello and (counts[name] > 1 or name in chosen):
+            while True:
+                seen[name] += 1
+                numbered = f"{name}#{seen[name]}"
+                if numbered not in chosen and numbered not in counts:
+                    break
+            name = numbered
+        names.append(name)
+    return tuple(names)
+
+
+_UNSAFE_IN_FILE_NAMES = re.compile(r"[^A-Za-z0-9._+#@-]+")
+
+
+def log_file_names(names: Sequence[str], taken: Collection[str] = ()) -> tuple[str, ...]:
+    """A distinct file name `NAME.log` for each bot name, none of them in `taken` (characters a shell or a file
+    system may trip on become `_`; a name left empty, or one that would repeat another, gets its position)."""
+    files: list[str] = []
+    for position, name in enumerate(names):
+        stem = _UNSAFE_IN_FILE_NAMES.sub("_", name).lstrip(".")[:64] or "bot"
+        file = f"{stem}.log"
+        while file in files or file in taken:
+            file = f"{stem}-{position}.log"
+            stem = f"{stem}-{position}"
+        files.append(file)
+    return tuple(files)

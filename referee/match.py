@@ -67,11 +67,13 @@ class GameRunner:
         self.seated: list[Participant] = [session.participants[index] for index in spec.seating]
         self.seat_of = {participant.index: seat for seat, participant in enumerate(self.seated)}
         bank = self.match.limits.time_bank_ms
-        self.seats = [SeatStatus(seat, p.spec.name, bank) for seat, p in enumerate(self.seated)]
+        self.seats = [SeatStatus(seat, p.name, bank) for seat, p in enumerate(self.seated)]
         self.book = FaultBook(self.match.limits.fault_policy, self.match.limits.fault_budget, self.seats, spec.seed)
         self.moves: list[replay.Move] = []
         self.fault_at: list[int] = []
         self.pending: dict[int, Request] = {}
+        self.misanswered: dict[int, tuple[int, int]] = {}
+        """Open request id -> (replies with another id while it was open, the last such id)."""
         keys = game.info.log_keys
         self.log_senders = [LogSender(keys) for _ in self.seated] if keys else None
         self.started = 0.0
@@ -140,6 +142,9 @@ class GameRunner:
         status.bank_left_ms = 0
         request.state = RequestState.TIMED_OUT
         detail = f"no answer to request {request.id} within {allowed_ms} ms"
+        misanswered = self.misanswered.pop(request.id, None)
+        if misanswered is not None:
+            detail += _misanswered(request.id, *misanswered)
         self._fault(request.seat, FaultKind.TIMEOUT, detail, request)
 
     # Events.
@@ -179,7 +184,7 @@ class GameRunner:
         if type(message) is not codec.ActionReply:
             self._reject(seat, request, "hello after the handshake")
         elif request is None or message.id != request.id:
-            self._on_stale(seat, status, request)
+            self._on_stale(seat, status, request, message.id)
         else:
             self._on_action(seat, status, request, message.action)
 
@@ -203,8 +208,11 @@ class GameRunner:
         status.decision_ms.append(elapsed_ms)
         self.moves.append(replay.Move(seat, action, elapsed_ms, True, received))
 
-    def _on_stale(self, seat: int, status: SeatStatus, request: Request | None) -> None:
+    def _on_stale(self, seat: int, status: SeatStatus, request: Request | None, reply_id: int) -> None:
         status.stale_messages += 1
+        if request is not None:
+            count, _ = self.misanswered.get(request.id, (0, 0))
+            self.misanswered[request.id] = (count + 1, reply_id)
         if status.stale_messages > limits.DEFAULT_STALE_REPLY_LIMIT:
             self._reject(seat, request, f"a flood of {status.stale_messages} stale or unsolicited messages")
 
@@ -291,7 +299,7 @@ class GameRunner:
             "seed": self.spec.seed,
             "config": self.config,
             "deal": self.state.dealt,
-            "seats": [{"seat": seat, "bot": p.spec.name, "command": list(p.spec.command)} for seat, p in seated],
+            "seats": [{"seat": seat, "bot": p.name, "command": list(p.spec.command)} for seat, p in seated],
             "limits": {
                 "move_time_ms": limits_in_force.move_time_ms,
                 "time_bank_ms": limits_in_force.time_bank_ms,
@@ -309,6 +317,14 @@ class GameRunner:
             "ranks": ranks,
             "scores": scores,
         }
+
+
+def _misanswered(request_id: int, count: int, last_id: int) -> str:
+    """What a timeout's detail adds about the replies that named another request while it was open: a stale id
+    is lower than the open request's (ids increase, so it names an older one), a wrong id is higher."""
+    which = "stale" if last_id < request_id else "wrong"
+    times = "once" if count == 1 else f"{count} times, the last"
+    return f"; it replied {times} with the {which} id {last_id} instead (ids name requests: answer with {request_id})"
 
 
 def _timing(decision_ms: list[float]) -> SeatTiming:
@@ -355,4 +371,5 @@ def run_match(
             if on_game is not None:
                 on_game(record)
         session.finish()
-    return MatchRecord(spec, tuple(records))
+        bots = session.bot_runs()
+    return MatchRecord(spec, tuple(records), bots)

@@ -44,6 +44,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from protocol import limits
 
@@ -153,10 +154,12 @@ def open_files_cap() -> int:
     return limits.MAX_OPEN_FILES if hard == resource.RLIM_INFINITY else min(hard, limits.MAX_OPEN_FILES)
 
 
-def _drain(read_fd: int, log_path: Path, cap_bytes: int) -> None:
-    """Copy the bot's output into the log until the pipe closes; past the cap, read and discard."""
+def _drain(read_fd: int, log: BinaryIO, cap_bytes: int) -> None:
+    """Copy the bot's output into the log until the pipe closes; past the cap, read and discard. The log is
+    opened before the bot starts, so the file may be renamed at any time after (referee.session names it
+    after the bot once its hello has told its name)."""
     written = 0
-    with open(log_path, "ab", buffering=0) as log:
+    with log:
         while True:
             try:
                 chunk = os.read(read_fd, _DRAIN_CHUNK)
@@ -249,16 +252,24 @@ def kill_with_sessions(pids: Iterable[int]) -> None:
                 os.kill(pid, signal.SIGKILL)
 
 
-def last_output_line(log_path: Path, max_chars: int = 200) -> str | None:
-    """The last non-empty line a bot printed (for the detail of a crash), or None."""
+OUTPUT_TAIL_LINES = 20
+"""How many of a bot's last lines of output the detail of its crash keeps."""
+
+
+def last_output_lines(
+    log_path: Path, since: int = 0, count: int = OUTPUT_TAIL_LINES, max_chars: int = 200
+) -> list[str]:
+    """The last `count` non-empty lines a bot printed after byte `since` of its log (where its latest start
+    began), each cut at `max_chars`, oldest first: the cause of a crash is often a few lines above its last
+    one (a stack trace, then the runtime's version)."""
     try:
         with open(log_path, "rb") as log:
-            log.seek(max(0, log.seek(0, os.SEEK_END) - 4096))
+            log.seek(max(since, log.seek(0, os.SEEK_END) - count * (max_chars + 1) * 4))
             tail = log.read().decode("utf-8", errors="replace")
     except OSError:
-        return None
-    lines = [line.strip() for line in tail.splitlines() if line.strip()]
-    return lines[-1][:max_chars] if lines else None
+        return []
+    lines = [line.rstrip()[:max_chars] for line in tail.splitlines() if line.strip()]
+    return lines[-count:]
 
 
 class BotProcess:
@@ -296,6 +307,10 @@ class BotProcess:
             command = [*wrapper.prefix, _resolve_program(command[0], env, cwd), *command[1:]]
             referee = os.getpid()
             _libc()
+        try:
+            log = open(log_path, "ab", buffering=0)  # noqa: SIM115 (closed by the drain thread)
+        except OSError as error:
+            raise BotStartError(f"cannot open the bot's log {str(log_path)!r}: {error}") from error
         read_fd, write_fd = os.pipe()
         try:
             popen = subprocess.Popen(
@@ -310,11 +325,12 @@ class BotProcess:
             )
         except (OSError, subprocess.SubprocessError) as error:
             os.close(read_fd)
+            log.close()
             raise BotStartError(f"cannot start {' '.join(command)!r}: {error}") from error
         finally:
             os.close(write_fd)
         drain = threading.Thread(
-            target=_drain, args=(read_fd, log_path, log_cap_bytes), name=f"bot-log-{popen.pid}", daemon=True
+            target=_drain, args=(read_fd, log, log_cap_bytes), name=f"bot-log-{popen.pid}", daemon=True
         )
         drain.start()
         _log.debug("bot %d (log %s) runs in its own %s", popen.pid, log_path, wrapper.containment.value)

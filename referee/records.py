@@ -35,6 +35,9 @@ class BotSpec:
     name: str
     command: tuple[str, ...]
     cwd: str | None = None
+    named_by_hello: bool = False
+    """`name` is a stand-in (the program's name, referee.botspec): the name the bot sends in its hello replaces
+    it, made unique within the match. False for names someone chose (a league file's)."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,7 @@ class MatchSpec:
     limits: Limits = Limits()
     replay_dir: str | None = None
     log_dir: str | None = None
+    """This match's own folder for the bots' logs, NAME.log each (matches must not share one); None: not kept."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,30 @@ class GameRecord:
 
 
 @dataclass(frozen=True)
+class Handshake:
+    """What a bot said in its first accepted hello (the token left out)."""
+
+    name: str
+    version: str | None
+    protocol: int
+
+
+@dataclass(frozen=True)
+class BotRun:
+    """One bot of a played match, in the order of MatchSpec.bots."""
+
+    name: str
+    """The name it played under (in GameRecord.seats and Fault.bot)."""
+    log_path: str | None
+    """Its output (stdout and stderr, capped), kept when the match had a log_dir."""
+    handshake: Handshake | None
+    """None if it never completed a handshake."""
+    starts: int
+    """How often its program was started (a bot that crashed after its handshake is started again)."""
+
+
+@dataclass(frozen=True)
 class MatchRecord:
     spec: MatchSpec
     games: tuple[GameRecord, ...]
+    bots: tuple[BotRun, ...] = ()

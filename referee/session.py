@@ -12,11 +12,18 @@ charged a protocol error in the game in progress or the next game it plays (`Par
 is not affected. A process is a bot's if it is in the bot's PID namespace (or one nested in it), where bots
 have one, which holds even a process that left the bot's session (setsid() after a double fork); else if it
 is in the session the referee started the bot in.
+
+Names and logs: once the first handshakes are over, every bot gets the name it plays under for the whole match
+(referee.botspec.match_names: its spec's name, or its hello name if the spec is named_by_hello). Its log, one
+file per bot in the match's log_dir, is named after it, NAME.log (a hello-named bot's is `.MATCH-botN.log`
+until then, and renamed). A crash's fault detail quotes the bot's last lines of output
+(process.OUTPUT_TAIL_LINES).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import time
 from collections.abc import Iterator
@@ -24,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from protocol import codec, limits
+from referee.botspec import log_file_names, match_names
 from referee.connection import (
     Bindings,
     HandshakeRefused,
@@ -39,13 +47,14 @@ from referee.process import (
     BotProcess,
     BotStartError,
     Namespace,
-    last_output_line,
+    last_output_lines,
     pid_namespaces,
     read_process,
 )
-from referee.records import BotSpec, FaultKind, MatchSpec
+from referee.records import BotRun, BotSpec, FaultKind, Handshake, MatchSpec
 
 _BYE_GRACE_S = 0.5
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +70,14 @@ class Participant:
     index: int
     spec: BotSpec
     log_path: Path
+    name: str = ""
+    """The name it plays under (Session.start settles it); its spec's name until then."""
+    log_start: int = 0
+    """Where the output of its latest start begins in its log (a restarted bot's log goes on in the same file)."""
     process: BotProcess | None = None
     hello_name: str | None = None
+    handshake: Handshake | None = None
+    """Its first accepted hello."""
     down: Downtime | None = None
     restartable: bool = False
     starts: int = 0
@@ -79,10 +94,18 @@ class Session:
         self.spec = spec
         self.bindings = Bindings()
         self.router = Router(transport, workdir, self.bindings.bound, self._bot_pids)
-        log_dir = Path(spec.log_dir) if spec.log_dir else workdir
-        log_dir.mkdir(parents=True, exist_ok=True)
+        self.log_dir = self._log_dir(spec, workdir)
+        self.keeps_logs = self.log_dir != workdir
+        self._chosen_logs = log_file_names([bot.name for bot in spec.bots if not bot.named_by_hello])
+        chosen = iter(self._chosen_logs)
         self.participants = [
-            Participant(index, bot, log_dir / f"{spec.match_id}-bot{index}.log") for index, bot in enumerate(spec.bots)
+            Participant(
+                index,
+                bot,
+                self.log_dir / (f".{spec.match_id}-bot{index}.log" if bot.named_by_hello else next(chosen)),
+                bot.name,
+            )
+            for index, bot in enumerate(spec.bots)
         ]
         self._by_pidfd: dict[int, Participant] = {}
         self.unbound_messages = 0
@@ -90,6 +113,20 @@ class Session:
         self.welcome = codec.encode(
             codec.welcome(spec.limits.move_time_ms, spec.limits.time_bank_ms, spec.limits.startup_time_s)
         )
+
+    @staticmethod
+    def _log_dir(spec: MatchSpec, workdir: Path) -> Path:
+        """The match's log folder, or the work folder (deleted with the match) if there is none or it cannot be
+        made (a Dask worker may lack the league's folder): a lost log must not stop a match."""
+        if not spec.log_dir:
+            return workdir
+        folder = Path(spec.log_dir)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            _log.warning("the bots' logs of %s are not kept: cannot make %s (%s)", spec.match_id, folder, error)
+            return workdir
+        return folder
 
     def __enter__(self) -> Session:
         return self
@@ -101,6 +138,29 @@ class Session:
 
     def start(self) -> None:
         self._start_and_handshake(self.participants)
+        self._settle_names()
+
+    def _settle_names(self) -> None:
+        """Name every bot for the rest of the match, and the log of each bot named by its hello after it (a bot
+        with a chosen name logs under it from the start, so a resumed match adds to its log; a hello-named
+        bot's log replaces one of the same name)."""
+        names = match_names([p.spec for p in self.participants], [p.hello_name for p in self.participants])
+        for participant, name in zip(self.participants, names, strict=True):
+            participant.name = name
+        by_hello = [p for p in self.participants if p.spec.named_by_hello]
+        files = log_file_names([p.name for p in by_hello], taken=self._chosen_logs)
+        for participant, file in zip(by_hello, files, strict=True):
+            path = self.log_dir / file
+            with contextlib.suppress(FileNotFoundError):
+                participant.log_path.replace(path)
+            participant.log_path = path
+
+    def bot_runs(self) -> tuple[BotRun, ...]:
+        """What the match's record says about each bot."""
+        return tuple(
+            BotRun(p.name, str(p.log_path) if self.keeps_logs else None, p.handshake, p.starts)
+            for p in self.participants
+        )
 
     def restart_crashed(self) -> None:
         """Before a game: restart every bot that crashed since its handshake (including between games)."""
@@ -119,6 +179,8 @@ class Session:
         participant.down = None
         participant.hello_name = None
         participant.refusal = None
+        with contextlib.suppress(FileNotFoundError):
+            participant.log_start = participant.log_path.stat().st_size
         try:
             process = BotProcess.start(
                 participant.spec.command,
@@ -196,6 +258,8 @@ class Session:
             return None
         participant = self.participants[owner]
         participant.hello_name = message.name
+        if participant.handshake is None:
+            participant.handshake = Handshake(message.name, message.version, message.protocol)
         self.router.send(incoming.identity, self.welcome)
         return None
 
@@ -247,7 +311,7 @@ class Session:
     def _charge_theft(self, thief: Participant, victim: Participant) -> Participant:
         """Queue the fault for the thief's seat; a flood of attempts queues no more than the fault budget."""
         if len(thief.thefts) < self.spec.limits.fault_budget:
-            thief.thefts.append(f"presented another bot's token (that of {victim.spec.name}) in a hello")
+            thief.thefts.append(f"presented another bot's token (that of {victim.name}) in a hello")
         return thief
 
     def _fail_handshake(self, participant: Participant, refusals: list[str], detail: str) -> None:
@@ -290,8 +354,8 @@ class Session:
 
     @staticmethod
     def _with_last_output(participant: Participant, detail: str) -> str:
-        line = last_output_line(participant.log_path)
-        return detail if line is None else f"{detail}; its last output: {line}"
+        lines = last_output_lines(participant.log_path, participant.log_start)
+        return detail if not lines else f"{detail}; its last output:\n" + "\n".join(f"| {line}" for line in lines)
 
     def ready(self) -> list[Participant]:
         return [p for p in self.participants if p.down is None]

@@ -9,7 +9,8 @@
     max_tables = 40                # optional: a balanced sample when there are more tables than this
     fault_policy = "forfeit"       # or "substitute" (then fault_budget faults before a forfeit)
     replay_dir = "replays"         # optional, relative to this file: one replay per game
-    log_dir = "logs"               # optional, relative to this file: the bots' stderr/stdout logs
+    log_dir = "logs"               # optional, relative to this file: the bots' output, MATCH/BOT.log
+                                   # (default: LEAGUE.logs/ beside this file)
 
     [limits]                       # optional; defaults from protocol/limits.py
     move_time_ms = 1000
@@ -20,7 +21,7 @@
 
     [[bots]]
     name = "heuristic"
-    command = "heuristic"          # a BOT as on `referee play`: built-in name, path or command line
+    command = "heuristic"          # a BOT as on `referee play`: built-in name, path, command line, stdio:BOT
     cwd = "bots/mine"              # optional working directory, relative to this file
     version = "2.1"                # optional: identifies the program instead of its file's digest
 
@@ -44,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol import limits as protocol_limits
-from referee.botspec import BUILT_IN_MODULES, GAME_HEURISTIC, UnknownBot, resolve_bot
+from referee.botspec import BUILT_IN_MODULES, GAME_HEURISTIC, STDIO_PREFIX, UnknownBot, resolve_bot
 from referee.games import GameError, load_game
 from referee.games.base import MAX_SEED
 from referee.records import BotSpec, FaultPolicy, Limits
@@ -102,6 +103,7 @@ class League:
     """The game's options, every default filled in."""
     replay_dir: Path | None = None
     log_dir: Path | None = None
+    """The bots' logs: one folder per match in it, with one NAME.log per bot (a league file always has one)."""
 
     @property
     def games_per_match(self) -> int:
@@ -185,7 +187,7 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
         limits=reader.limits(data),
         config=resolved_config,
         replay_dir=reader.directory(data, "replay_dir"),
-        log_dir=reader.directory(data, "log_dir"),
+        log_dir=reader.directory(data, "log_dir") or reader.path.with_suffix(".logs"),
     )
 
 
@@ -199,7 +201,10 @@ def _check_pool_size(reader: _Reader, bots: tuple[LeagueBot, ...], players: int)
 
 
 def _anchored(command: str, base: Path) -> str:
-    """`command` with a relative program path made absolute against `base` (built-in names stay as they are)."""
+    """`command` with a relative program path made absolute against `base` (built-in names stay as they are;
+    stdio:BOT is BOT anchored)."""
+    if command.startswith(STDIO_PREFIX):
+        return STDIO_PREFIX + _anchored(command[len(STDIO_PREFIX) :], base)
     if command in BUILT_IN_MODULES or command == GAME_HEURISTIC:
         return command
     if (base / command).exists():

@@ -47,7 +47,7 @@ def test_the_match_summary_counts_no_win_for_a_forfeit(pid_dir: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     summary = result.output[result.output.index("match\n") :].splitlines()
-    rows = [line.split() for line in summary if line.startswith("illegal_action#")]
+    rows = [line.split() for line in summary if line.startswith("raw#")]  # the hello name of the raw fixture bots
     assert len(rows) == 2
     for name, games, wins, mean_rank, faults, *_ in rows:
         assert (games, wins, float(mean_rank), faults) == ("2", "0", 2.0, "2"), name

@@ -231,11 +231,21 @@ def test_several_leagues_in_one_run(write_league) -> None:
     assert [document["league"] for document in as_json] == ["league", "duel"]
 
 
+def test_bot_logs_are_kept_beside_the_league_by_default_one_folder_per_match(write_league) -> None:
+    league = small_league(write_league)
+    result = invoke("tournament", "run", str(league), "-j", "1", "--bootstrap", "0")
+    assert result.exit_code == 0, result.output
+    logs = league.with_suffix(".logs")
+    assert f"bot logs in {logs}/MATCH/BOT.log" in result.stderr
+    matches = list(logs.iterdir())
+    assert matches and all({log.stem for log in match.glob("*.log")} <= set(BOTS) for match in matches)
+
+
 def test_replays_and_logs_go_where_the_league_says(write_league) -> None:
     league = small_league(write_league, replay_dir="replays", log_dir="logs")
     assert invoke("tournament", "run", str(league), "-j", "1", "--bootstrap", "0").exit_code == 0
     replays = sorted((league.parent / "replays").glob("*.json"))
-    assert len(replays) == 6 and list((league.parent / "logs").glob("*.log"))
+    assert len(replays) == 6 and list((league.parent / "logs").glob("*/*.log"))
     with sqlite3.connect(league.with_suffix(".sqlite")) as connection:
         stored = sorted(path for (path,) in connection.execute("SELECT replay_path FROM games"))
     assert stored == [str(path) for path in replays]

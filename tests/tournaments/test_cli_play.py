@@ -134,3 +134,24 @@ def test_bench_protocol_and_reuse_print_their_figures() -> None:
     assert one_core.exit_code == 0 and "scout" in one_core.output
     no_table = CliRunner().invoke(main, ["bench", "reuse", "--game", "scauver", "--players", "5"])
     assert no_table.exit_code == 1 and "scauver is not played by 5 players" in no_table.output
+
+
+def test_play_keeps_each_bots_log_under_its_hello_name_in_a_printed_run_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    result = invoke("play", "scout", "random", "scout-heuristic", "--seed", "2", *FAST)
+    assert result.exit_code == 0, result.output
+    header = result.output.splitlines()[0]
+    folder = Path(header.split("bot logs in ")[1])
+    assert folder.parent.parent == tmp_path
+    assert sorted(path.name for path in folder.iterdir()) == ["random.log", "scout-heuristic.log"]
+    assert f"bot logs in {folder}: random.log, scout-heuristic.log" in result.output
+
+
+def test_play_json_names_each_bot_with_its_hello_and_log(tmp_path: Path) -> None:
+    result = invoke("play", "scauver", "random", "random", "--log-dir", str(tmp_path), "--json", *FAST)
+    bots = json.loads(result.stdout)["bots"]
+    assert [bot["name"] for bot in bots] == ["random#1", "random#2"]
+    assert bots[0]["hello"] == {"name": "random", "version": "1", "protocol": 1}
+    assert bots[1]["log"] == str(tmp_path / "random#2.log")

@@ -181,6 +181,22 @@ def test_bot_paths_are_relative_to_the_league_file(tmp_path: Path) -> None:
     assert heuristic.spec.command[-1] == "bots.python.scauver_heuristic"
 
 
+def test_a_stdio_bots_path_is_relative_to_the_league_file(tmp_path: Path) -> None:
+    (tmp_path / "mine").mkdir()
+    program = tmp_path / "mine" / "bot.sh"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    path = tmp_path / "league.toml"
+    path.write_text(
+        'game = "scout"\nplayers = 2\nseed = 1\n'
+        '[[bots]]\nname = "mine"\ncommand = "stdio:mine/bot.sh"\n'
+        '[[bots]]\nname = "random"\ncommand = "random"\n'
+    )
+    mine, _ = load_league(path).bots
+    assert mine.spec.command[1:] == ("-m", "protocol.stdio_bridge", "--", str(program.resolve()))
+    assert mine.spec.name == "mine" and not mine.spec.named_by_hello
+
+
 def test_unknown_bot_names_its_key(write_league) -> None:
     with pytest.raises(LeagueFileError, match="no-such-program-here") as caught:
         load_league(write_league(command="no-such-program-here --fast"))

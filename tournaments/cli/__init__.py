@@ -13,7 +13,9 @@ import click
 from referee import __version__
 
 from .bench import bench
+from .check_bot import check_bot_command
 from .games import games
+from .new_bot import new_bot_command
 from .play import play
 from .replay import replay
 from .signals import stops_cleanly
@@ -47,3 +49,5 @@ main.add_command(play)
 main.add_command(replay)
 main.add_command(bench)
 main.add_command(tournament)
+main.add_command(check_bot_command)
+main.add_command(new_bot_command)

@@ -208,6 +208,8 @@ def _play(plan: LeaguePlan, store: LeagueStore, executor: Executor, path: str, d
         f"{plan.scheduled} games scheduled, {plan.stored} already in {store.path}",
         err=True,
     )
+    if plan.specs and league.log_dir is not None:
+        click.echo(f"bot logs in {league.log_dir}/MATCH/BOT.log", err=True)
     if not plan.specs:
         return
     progress = ProgressLine(plan.scheduled, plan.stored, Leaderboard(GameTallies.of_counts(store.outcome_counts())))

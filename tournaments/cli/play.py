@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -14,10 +15,11 @@ from referee.connection import Transport
 from referee.games import GameError, list_games, load_game
 from referee.match import MatchSpecError, run_match
 from referee.process import BotStartError
-from referee.records import GameRecord, Limits, MatchRecord, MatchSpec
+from referee.records import BotRun, GameRecord, Limits, MatchRecord, MatchSpec
 from referee.seating import rotated_games
 
 from ..pages.writer import PagesRunner, ReplayFormat
+from ..rundir import new_run_dir
 from .options import (
     echo_json,
     game_label,
@@ -60,6 +62,15 @@ def _game_json(record: GameRecord) -> dict[str, Any]:
     }
 
 
+def _bot_json(bot: BotRun) -> dict[str, Any]:
+    hello = bot.handshake
+    return {
+        "name": bot.name,
+        "log": bot.log_path,
+        "hello": None if hello is None else {"name": hello.name, "version": hello.version, "protocol": hello.protocol},
+    }
+
+
 def _print_game(record: GameRecord, played: int, total: int, tablefmt: str) -> None:
     click.echo(f"{game_label(record.index, played, total)}  seed {record.seed}")
     rows = [
@@ -71,7 +82,8 @@ def _print_game(record: GameRecord, played: int, total: int, tablefmt: str) -> N
     headers = ["seat", "bot", "rank", "score", "decisions", "mean ms", "max ms"]
     click.echo(tabulate(rows, headers=headers, tablefmt=tablefmt))
     for fault in record.faults:
-        click.echo(f"  fault: seat {fault.seat} ({fault.bot}) {fault.kind.value}: {fault.detail}")
+        detail = fault.detail.replace("\n", "\n      ")
+        click.echo(f"  fault: seat {fault.seat} ({fault.bot}) {fault.kind.value}: {detail}")
     if record.replay_path:
         click.echo(f"  replay: {record.replay_path}")
     click.echo()
@@ -80,8 +92,8 @@ def _print_game(record: GameRecord, played: int, total: int, tablefmt: str) -> N
 def _print_summary(record: MatchRecord, tablefmt: str) -> None:
     """Per bot over the whole match: games, wins, mean rank, faults, decision times."""
     rows = []
-    for bot in record.spec.bots:
-        seats = [(game, game.seats.index(bot.name)) for game in record.games]
+    for index, bot in enumerate(record.bots):
+        seats = [(game, spec.seating.index(index)) for game, spec in zip(record.games, record.spec.games, strict=False)]
         timings = [game.timings[seat] for game, seat in seats]
         decisions = sum(t.decisions for t in timings)
         mean_ms = sum(t.mean_ms * t.decisions for t in timings) / decisions if decisions else 0.0
@@ -119,7 +131,12 @@ def _print_summary(record: MatchRecord, tablefmt: str) -> None:
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE", help="A game option (repeatable).")
 @click.option("--replay-dir", type=click.Path(file_okay=False), default=None, help="Write a replay of every game here.")
 @replay_format_option
-@click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="Keep the bots' logs here.")
+@click.option(
+    "--log-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Keep the bots' logs (NAME.log each) here [default: a new run folder in the temporary folder, printed].",
+)
 @transport_option
 @json_option
 @tablefmt_option
@@ -140,7 +157,9 @@ def play(
     """Play a match of GAME between the BOTs, one seat each, and print every game.
 
     A BOT is a built-in name (random, heuristic, scout-heuristic, scauver-heuristic), a path to a program
-    or a .py script, or a command line in quotes ("node bots/js/random_bot.js"). Seats rotate from game to
+    or a .py script, a command line in quotes ("node bots/js/random_bot.js"), or stdio:BOT for a bot that
+    speaks JSON lines on stdin/stdout (protocol/PROTOCOL.md). A bot plays under the name it sends in its
+    hello (repeated names get #1, #2, ...). Its output goes to NAME.log in the log folder. Seats rotate from game to
     game. Bot faults are reported, not fatal: the exit status is 0 whenever the match was played. A faulty
     seat ranks last in its game; a bot that crashed is restarted for the next game, one that never completed
     its handshake forfeits every game. Ctrl-C or SIGTERM stops the bots and exits 130 or 143. Games are
@@ -152,9 +171,10 @@ def play(
     if replay_format is not ReplayFormat.JSON and replay_dir is None:
         raise click.UsageError(f"--replay-format {replay_format} writes into --replay-dir: give one")
     try:
-        specs = unique_names([resolve_bot(bot, game) for bot in bots])
+        specs = unique_names([resolve_bot(bot, game, named_by_hello=True) for bot in bots])
     except UnknownBot as error:
         raise click.ClickException(str(error)) from error
+    logs = Path(log_dir) if log_dir else new_run_dir("play", game)
     spec = MatchSpec(
         match_id=f"{game}-{seed}",
         game=game,
@@ -163,10 +183,10 @@ def play(
         config=_parse_options(options),
         limits=limits,
         replay_dir=replay_dir,
-        log_dir=log_dir,
+        log_dir=str(logs),
     )
     if not as_json:
-        click.echo(f"{game}: {', '.join(s.name for s in specs)}; {game_count} game(s), seed {seed}\n")
+        click.echo(f"{game}: {len(specs)} bots; {game_count} game(s), seed {seed}; bot logs in {logs}\n")
 
     played: list[GameRecord] = []
 
@@ -188,8 +208,16 @@ def play(
         raise
     if as_json:
         echo_json(
-            {"game": game, "match_id": spec.match_id, "seed": seed, "games": [_game_json(g) for g in record.games]}
+            {
+                "game": game,
+                "match_id": spec.match_id,
+                "seed": seed,
+                "bots": [_bot_json(bot) for bot in record.bots],
+                "games": [_game_json(g) for g in record.games],
+            }
         )
-    elif game_count > 1:
+        return
+    if game_count > 1:
         _print_summary(record, tablefmt)
+    click.echo(f"bot logs in {logs}: {', '.join(Path(str(bot.log_path)).name for bot in record.bots)}")
     sys.stdout.flush()

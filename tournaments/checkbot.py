@@ -1,0 +1,246 @@
+"""Checking one bot: seeded games at every player count of its game against the random bot, and a verdict.
+
+    report = check_bot(CheckPlan(game="scout", bot=resolve_bot("./mine.py", "scout", named_by_hello=True),
+                                 run_dir=Path("run")))
+    report.verdict.conforms   # True only if the bot said hello and played every game without a fault
+
+Each player count is one match (referee.match.run_match): the bot at every seat in turn (games rotate the
+seats), the other seats random bots. The run folder keeps each match's logs and replays (PLAYERSp/), so that a
+failure can be looked at; decision times come from the replays (every decision the bot made, in ms on the
+referee's clock). The verdict's reasons are the faults charged to the bot, grouped by kind, a failed handshake
+first; the CLI (tournaments/cli/check_bot.py) only formats the report.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from referee import replay
+from referee.botspec import resolve_bot
+from referee.connection import Transport
+from referee.games import load_game
+from referee.match import run_match
+from referee.process import last_output_lines
+from referee.records import BotSpec, FaultKind, Handshake, Limits, MatchRecord, MatchSpec
+from referee.seating import rotated_games
+
+OPPONENT = "random"
+DEFAULT_SEED = 1
+"""check-bot's games are seeded: the same bot gets the same deals each time (unless --seed says otherwise)."""
+
+_REASON_ORDER = (FaultKind.CRASH, FaultKind.PROTOCOL_ERROR, FaultKind.ILLEGAL_ACTION, FaultKind.TIMEOUT)
+
+
+class CheckError(ValueError):
+    """A check that cannot be run as asked (a player count the game does not have)."""
+
+
+@dataclass(frozen=True)
+class CheckPlan:
+    game: str
+    bot: BotSpec
+    run_dir: Path
+    """Where each player count's logs and replays go (PLAYERSp/)."""
+    players: tuple[int, ...] = ()
+    """The player counts to play; empty: every count of the game."""
+    games: int | None = None
+    """Games per player count; None: one per seat (each deal played from every seat)."""
+    seed: int = DEFAULT_SEED
+    limits: Limits = Limits()
+    transport: Transport = Transport.IPC
+
+
+@dataclass(frozen=True)
+class SeenFault:
+    players: int
+    game_index: int
+    kind: FaultKind
+    detail: str
+
+
+@dataclass(frozen=True)
+class TableCheck:
+    """The bot's games at one player count."""
+
+    players: int
+    games: int
+    decisions: int
+    """Decisions the bot answered in time and legally."""
+    fallback_decisions: int
+    """Decisions played for it by the fallback (after a fault, or while it was down)."""
+    faults: tuple[SeenFault, ...]
+    opponent_faults: int
+    """Faults of the random bots (a loaded machine; never the checked bot's doing)."""
+    handshake: Handshake | None
+    log_path: str | None
+    replay_dir: str
+    output_tail: tuple[str, ...]
+    """The last lines of the bot's log when it faulted here (empty otherwise)."""
+
+
+@dataclass(frozen=True)
+class DecisionTimes:
+    decisions: int
+    median_ms: float
+    p95_ms: float
+    max_ms: float
+    limit_ms: int
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a bot does not conform: one kind of fault, where it first happened, and how often."""
+
+    kind: FaultKind
+    handshake: bool
+    """True if the bot never completed its handshake (the fault is why)."""
+    players: int
+    detail: str
+    count: int
+
+    def headline(self) -> str:
+        when = "during the handshake" if self.handshake else f"in {self.count} game(s)"
+        return f"{self.kind.value} {when} (first at {self.players} players)"
+
+    def summary(self) -> str:
+        return f"{self.headline()}: {self.detail}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    reasons: tuple[Reason, ...]
+
+    @property
+    def conforms(self) -> bool:
+        return not self.reasons
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    game: str
+    command: tuple[str, ...]
+    name: str
+    """The name the bot played under (its hello's, else its program's)."""
+    handshake: Handshake | None
+    seed: int
+    limits: Limits
+    tables: tuple[TableCheck, ...]
+    times: DecisionTimes
+    verdict: Verdict
+    run_dir: str
+
+    @property
+    def illegal_actions(self) -> int:
+        return sum(fault.kind is FaultKind.ILLEGAL_ACTION for table in self.tables for fault in table.faults)
+
+    @property
+    def decisions(self) -> int:
+        return sum(table.decisions for table in self.tables)
+
+
+def player_counts(game: str, asked: Sequence[int] = ()) -> tuple[int, ...]:
+    """The counts to check: those asked (each one the game has), else every count of the game."""
+    info = load_game(game).info
+    every = tuple(range(info.min_players, info.max_players + 1))
+    wrong = [count for count in asked if count not in every]
+    if wrong:
+        raise CheckError(f"{game} is for {info.min_players} to {info.max_players} players, not {wrong[0]}")
+    return tuple(sorted(set(asked))) if asked else every
+
+
+def check_bot(plan: CheckPlan) -> CheckReport:
+    """Play the plan's games and judge the bot; raises CheckError for a plan that cannot be played (and lets
+    the referee's own errors, such as referee.games.GameError, through)."""
+    counts = player_counts(plan.game, plan.players)
+    opponent = resolve_bot(OPPONENT, plan.game)
+    tables = []
+    times: list[float] = []
+    name = plan.bot.name
+    for players in counts:
+        record = run_match(_match_spec(plan, opponent, players), transport=plan.transport)
+        name = record.bots[0].name if record.bots else name
+        tables.append(_table_check(record, players, Path(plan.run_dir) / f"{players}p" / "replays", times))
+    handshake = next((table.handshake for table in tables if table.handshake is not None), None)
+    return CheckReport(
+        game=plan.game,
+        command=plan.bot.command,
+        name=name,
+        handshake=handshake,
+        seed=plan.seed,
+        limits=plan.limits,
+        tables=tuple(tables),
+        times=_decision_times(times, plan.limits.move_time_ms),
+        verdict=Verdict(_reasons(tables)),
+        run_dir=str(plan.run_dir),
+    )
+
+
+def _match_spec(plan: CheckPlan, opponent: BotSpec, players: int) -> MatchSpec:
+    folder = Path(plan.run_dir) / f"{players}p"
+    others = tuple(BotSpec(f"{OPPONENT}-{seat}", opponent.command) for seat in range(1, players))
+    return MatchSpec(
+        match_id=f"check-{plan.game}-{players}p",
+        game=plan.game,
+        bots=(plan.bot, *others),
+        games=rotated_games(players, plan.games or players, plan.seed),
+        limits=plan.limits,
+        replay_dir=str(folder / "replays"),
+        log_dir=str(folder),
+    )
+
+
+def _table_check(record: MatchRecord, players: int, replay_dir: Path, times: list[float]) -> TableCheck:
+    faults = []
+    decisions = fallback = opponent_faults = 0
+    for game, game_spec in zip(record.games, record.spec.games, strict=True):
+        seat = game_spec.seating.index(0)
+        decisions += game.timings[seat].decisions
+        faults += [SeenFault(players, game.index, f.kind, f.detail) for f in game.faults if f.seat == seat]
+        opponent_faults += sum(f.seat != seat for f in game.faults)
+        if game.replay_path is not None:
+            moves = replay.load(game.replay_path)["actions"]
+            times += [move["ms"] for move in moves if move["seat"] == seat and move["by"] == "bot"]
+            fallback += sum(move["seat"] == seat and move["by"] == "fallback" for move in moves)
+    bot = record.bots[0] if record.bots else None
+    log_path = bot.log_path if bot else None
+    tail = tuple(last_output_lines(Path(log_path))) if faults and log_path else ()
+    return TableCheck(
+        players=players,
+        games=len(record.games),
+        decisions=decisions,
+        fallback_decisions=fallback,
+        faults=tuple(faults),
+        opponent_faults=opponent_faults,
+        handshake=bot.handshake if bot else None,
+        log_path=log_path,
+        replay_dir=str(replay_dir),
+        output_tail=tail,
+    )
+
+
+def _decision_times(times: list[float], limit_ms: int) -> DecisionTimes:
+    if not times:
+        return DecisionTimes(0, 0.0, 0.0, 0.0, limit_ms)
+    ordered = sorted(times)
+    p95 = ordered[math.ceil(0.95 * len(ordered)) - 1]
+    return DecisionTimes(len(ordered), statistics.median(ordered), p95, ordered[-1], limit_ms)
+
+
+def _reasons(tables: Sequence[TableCheck]) -> tuple[Reason, ...]:
+    """One reason per kind of fault (the first occurrence's detail, the games it happened in), a failed
+    handshake first."""
+    reasons = []
+    for table in tables:
+        if table.handshake is None and table.faults:
+            first = table.faults[0]
+            return (Reason(first.kind, True, table.players, first.detail, len(table.faults)),)
+    for kind in _REASON_ORDER:
+        seen = [fault for table in tables for fault in table.faults if fault.kind is kind]
+        if seen:
+            games = len({(fault.players, fault.game_index) for fault in seen})
+            reasons.append(Reason(kind, False, seen[0].players, seen[0].detail, games))
+    return tuple(reasons)

@@ -1,0 +1,63 @@
+"""The results.json that Gradescope's autograders write, as its documentation specifies it
+(https://gradescope-autograders.readthedocs.io/en/latest/specs/, "Output format"): a top-level score and a list
+of tests, each with a name, a status, a score out of a max_score, and an output shown to the student.
+
+Only documented keys are written, and only those this project fills are typed here (Gradescope reads others:
+visibility, tags, leaderboard, ...). The documented top level has no max_score (the assignment's points are
+set on Gradescope): the total the tests are out of goes in extra_data.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from typing import TypedDict
+
+
+class Status(enum.StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+
+
+class GradescopeTest(TypedDict):
+    name: str
+    status: str
+    score: float
+    max_score: float
+    output: str
+
+
+class ExtraData(TypedDict):
+    max_score: float
+
+
+class GradescopeResults(TypedDict):
+    score: float
+    execution_time: float
+    """Seconds."""
+    output: str
+    extra_data: ExtraData
+    tests: list[GradescopeTest]
+
+
+def test_result(name: str, passed: bool, output: str, max_score: float = 1.0) -> GradescopeTest:
+    """One test: full marks if passed, none otherwise."""
+    status = Status.PASSED if passed else Status.FAILED
+    return {
+        "name": name,
+        "status": status.value,
+        "score": max_score if passed else 0.0,
+        "max_score": max_score,
+        "output": output,
+    }
+
+
+def results(tests: Sequence[GradescopeTest], output: str, execution_time_s: float) -> GradescopeResults:
+    """The whole file: the score is the sum of the tests' (Gradescope takes a top-level score as the total)."""
+    return {
+        "score": sum(test["score"] for test in tests),
+        "execution_time": round(execution_time_s, 3),
+        "output": output,
+        "extra_data": {"max_score": sum(test["max_score"] for test in tests)},
+        "tests": list(tests),
+    }
