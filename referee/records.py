@@ -103,3 +103,6 @@ class GameRecord:
 class MatchRecord:
     spec: MatchSpec
     games: tuple[GameRecord, ...]
+    """In the order they were played (rotation by rotation, see referee.match.generations)."""
+    bot_starts: int = 0
+    """Bot processes started: one per bot and rotation, plus the restarts of crashed bots."""

@@ -26,9 +26,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from referee.deals import DealKey
 from referee.games.base import MAX_SEED
 from referee.records import GameSpec, MatchSpec
-from referee.seating import deal_seed
 
 from .league import League, ScheduleKind
 
@@ -170,7 +170,7 @@ def match_id(league: League, table: Table) -> str:
 
 def league_deal_seed(league: League, deal: int) -> int:
     """The seed of deal number `deal`; the same at every table of the league (and as `referee play` deals)."""
-    return deal_seed(league.seed, deal)
+    return DealKey.from_seed(league.seed).deal_seed(deal)
 
 
 def game_specs(league: League, table: Table) -> tuple[GameSpec, ...]:

@@ -1,7 +1,8 @@
 """Playing an SPRT: paired deals between a new bot and a base bot, batch by batch, until the test decides.
 
-Each batch is one match (so the two bot processes serve every game of the batch): `batch_pairs` deals, each
-played twice with the seats swapped (referee.seating.rotated_games at two seats). Pairs are counted in order;
+Each batch is one match: `batch_pairs` deals, each played twice with the seats swapped (the balanced match of
+referee.seating at two seats; the two bot processes serve the first game of every deal, fresh ones the
+second). Deals come from the public key of the plan's seed (referee.deals). Pairs are counted in order;
 once the LLR crosses a bound the test has decided, and any later pairs of the same batch are played but not
 counted (a sequential test stops at its crossing).
 """
@@ -14,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.connection import Transport
+from referee.deals import DealKey
 from referee.match import run_match
 from referee.records import BotSpec, GameRecord, Limits, MatchSpec
-from referee.seating import deal_seed, rotated_games
+from referee.seating import balanced_games
 
 from .ratings import pair_points
 from .sprt import Decision, Pentanomial, SprtConfigError, SprtState, SprtTest, evaluate
@@ -69,11 +71,12 @@ def play_sprt(plan: SprtPlan, on_batch: Callable[[SprtResult], None] | None = No
 
 
 def _batch_spec(plan: SprtPlan, batch: int, pairs: int) -> MatchSpec:
+    key = DealKey.from_seed(plan.seed)
     return MatchSpec(
         match_id=f"sprt-{plan.seed}-{batch}",
         game=plan.game,
         bots=(plan.new, plan.base),
-        games=rotated_games(2, 2 * pairs, deal_seed(plan.seed, batch)),
+        games=balanced_games(2, [key.deal_seed(batch * plan.batch_pairs + pair) for pair in range(pairs)]),
         config=plan.config,
         limits=plan.limits,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 import sys
 from typing import Any
 
@@ -11,13 +12,15 @@ from tabulate import tabulate
 
 from referee.botspec import UnknownBot, resolve_bot, unique_names
 from referee.connection import Transport
+from referee.deals import DealKey
 from referee.games import GameError, list_games, load_game
+from referee.games.base import MAX_SEED
 from referee.match import MatchSpecError, run_match
 from referee.process import BotStartError
 from referee.records import GameRecord, Limits, MatchRecord, MatchSpec
-from referee.seating import rotated_games
+from referee.seating import design_games, first_games
 
-from .options import echo_json, json_option, limits_options, seed_option, tablefmt_option, transport_option
+from .options import echo_json, json_option, limits_options, tablefmt_option, transport_option
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -50,8 +53,26 @@ def _game_json(record: GameRecord) -> dict[str, Any]:
     }
 
 
-def _print_game(record: GameRecord, total: int, tablefmt: str) -> None:
-    click.echo(f"game {record.index + 1}/{total}  seed {record.seed}")
+def _balance_note(players: int, games: int) -> str | None:
+    """What `games` games at `players` seats leave unbalanced, with the nearest balanced counts; None if nothing."""
+    unit = design_games(players)
+    if games % unit == 0:
+        return None
+    lower, higher = games // unit * unit, (games // unit + 1) * unit
+    nearest = f"--games {lower} or {higher}" if lower else f"--games {higher}"
+    short = []
+    if games % players:
+        short.append(f"the last deal is not played from every seat ({players} games a deal)")
+    if unit > players:
+        short.append(f"who plays right after whom is balanced only over multiples of {unit} games")
+    return (
+        f"note: {games} game(s) at {players} seats are not a balanced match: {'; '.join(short)}. "
+        f"For a balanced match use {nearest}"
+    )
+
+
+def _print_game(record: GameRecord, number: int, total: int, tablefmt: str) -> None:
+    click.echo(f"game {number}/{total}  (index {record.index}, deal seed {record.seed})")
     rows = [
         (seat, bot, rank, score, timing.decisions, f"{timing.mean_ms:.2f}", f"{timing.max_ms:.2f}")
         for seat, (bot, rank, score, timing) in enumerate(
@@ -100,11 +121,18 @@ def _print_summary(record: MatchRecord, tablefmt: str) -> None:
     "-n",
     "game_count",
     type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Games in the match (deals are repeated once per seat rotation).",
+    default=None,
+    help="Games in the match; a balanced match is a multiple of "
+    + ", ".join(f"{design_games(seats)} games at {seats}" for seats in range(2, 6))
+    + " seats, and other counts are played with a note  [default: the smallest balanced match]",
 )
-@seed_option
+@click.option(
+    "--seed",
+    type=click.IntRange(0, MAX_SEED),
+    default=None,
+    help="Deal from this seed, reproducibly. The seed is public: a bot that knows or guesses it can deal every "
+    "game, so never use it where bots compete for real  [default: deal from a secret drawn for this run]",
+)
 @limits_options
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE", help="A game option (repeatable).")
 @click.option("--replay-dir", type=click.Path(file_okay=False), default=None, help="Write a replay of every game here.")
@@ -115,8 +143,8 @@ def _print_summary(record: MatchRecord, tablefmt: str) -> None:
 def play(
     game: str,
     bots: tuple[str, ...],
-    game_count: int,
-    seed: int,
+    game_count: int | None,
+    seed: int | None,
     limits: Limits,
     options: tuple[str, ...],
     replay_dir: str | None,
@@ -128,10 +156,13 @@ def play(
     """Play a match of GAME between the BOTs, one seat each, and print every game.
 
     A BOT is a built-in name (random, heuristic, scout-heuristic, scauver-heuristic), a path to a program
-    or a .py script, or a command line in quotes ("node bots/js/random_bot.js"). Seats rotate from game to
-    game. Bot faults are reported, not fatal: the exit status is 0 whenever the match was played. A faulty
-    seat ranks last in its game; a bot that crashed is restarted for the next game, one that never completed
-    its handshake forfeits every game. Ctrl-C or SIGTERM stops the bots and exits 130 or 143.
+    or a .py script, or a command line in quotes ("node bots/js/random_bot.js"). Each deal is played once
+    from every seat, in turn orders chosen so that every bot plays right after every other equally often
+    (referee/seating.py); the games are played rotation by rotation, with fresh bot processes for each
+    rotation, so that no bot process sees a deal twice. Bot faults are reported, not fatal: the exit status is
+    0 whenever the match was played. A faulty seat ranks last in its game; a bot that crashed is restarted
+    for the next game, one that never completed its handshake forfeits every game. Ctrl-C or SIGTERM stops
+    the bots and exits 130 or 143.
     """
     info = load_game(game).info
     if not info.min_players <= len(bots) <= info.max_players:
@@ -140,40 +171,46 @@ def play(
         specs = unique_names([resolve_bot(bot, game) for bot in bots])
     except UnknownBot as error:
         raise click.ClickException(str(error)) from error
+    count = design_games(len(specs)) if game_count is None else game_count
+    key = DealKey.fresh() if seed is None else DealKey.from_seed(seed)
     spec = MatchSpec(
-        match_id=f"{game}-{seed}",
+        match_id=f"{game}-{secrets.token_hex(6)}",
         game=game,
         bots=specs,
-        games=rotated_games(len(specs), game_count, seed),
+        games=first_games(len(specs), count, key),
         config=_parse_options(options),
         limits=limits,
         replay_dir=replay_dir,
         log_dir=log_dir,
     )
+    note = _balance_note(len(specs), count)
+    if note is not None:
+        click.echo(note, err=True)
     if not as_json:
-        click.echo(f"{game}: {', '.join(s.name for s in specs)}; {game_count} game(s), seed {seed}\n")
+        deals = "deals from a secret drawn for this run" if seed is None else f"public seed {seed}"
+        click.echo(f"{game}: {', '.join(s.name for s in specs)}; {count} game(s), {deals}\n")
 
     played: list[GameRecord] = []
 
     def on_game(record: GameRecord) -> None:
         played.append(record)
         if as_json:
-            if game_count > 1:
-                click.echo(f"game {record.index + 1}/{game_count} played", err=True)
+            if count > 1:
+                click.echo(f"game {len(played)}/{count} played", err=True)
         else:
-            _print_game(record, game_count, tablefmt)
+            _print_game(record, len(played), count, tablefmt)
 
     try:
         record = run_match(spec, on_game, transport=transport)
     except (GameError, MatchSpecError, BotStartError) as error:
         raise click.ClickException(str(error)) from error
     except KeyboardInterrupt:
-        click.echo(f"Stopped after {len(played)} of {game_count} game(s); the bots are stopped.", err=True)
+        click.echo(f"Stopped after {len(played)} of {count} game(s); the bots are stopped.", err=True)
         raise
     if as_json:
         echo_json(
             {"game": game, "match_id": spec.match_id, "seed": seed, "games": [_game_json(g) for g in record.games]}
         )
-    elif game_count > 1:
+    elif count > 1:
         _print_summary(record, tablefmt)
     sys.stdout.flush()
