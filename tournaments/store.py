@@ -6,7 +6,8 @@ committed together when the game ends, so a killed run loses at most the games s
 (match_id, game_index) is a primary key: a game replayed after a crash is never stored twice.
 
 A store remembers its league's game, seats, seed and config: results of another setting would not be
-comparable, so binding a different league raises StoreMismatch.
+comparable, so binding a different league raises StoreMismatch. It also keeps the secret key the league's
+deals are dealt from (table deal_key, drawn on first use): bots must never be able to read the store.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from referee.deals import DealKey
 from referee.records import GameRecord
 
 from .league import League
@@ -73,6 +75,10 @@ CREATE TABLE IF NOT EXISTS faults (
     detail TEXT NOT NULL,
     PRIMARY KEY (match_id, game_index, position),
     FOREIGN KEY (match_id, game_index) REFERENCES games (match_id, game_index)
+);
+CREATE TABLE IF NOT EXISTS deal_key (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    secret BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS timings (
     match_id TEXT NOT NULL,
@@ -176,6 +182,14 @@ class LeagueStore:
                 (bot.name, bot.command, bot.cwd),
             )
         return notes
+
+    def deal_key(self) -> DealKey:
+        """The secret key of the league's deals: drawn from a secure source the first time, then the same for
+        every rerun (so resumed games are the same deals)."""
+        with self._transaction() as db:
+            db.execute("INSERT OR IGNORE INTO deal_key (id, secret) VALUES (1, ?)", (DealKey.fresh().secret,))
+            (secret,) = db.execute("SELECT secret FROM deal_key").fetchone()
+        return DealKey(bytes(secret))
 
     def add_matches(self, matches: Iterable[ScheduledMatch]) -> None:
         with self._transaction() as db:
