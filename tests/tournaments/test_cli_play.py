@@ -172,6 +172,8 @@ def test_bench_protocol_and_reuse_print_their_figures() -> None:
     rows = json.loads(reuse.stdout)
     assert [(row["game"], row["players"]) for row in rows] == [("scauver", 2), ("scout", 2)]
     assert all(row["speedup"] > 0 and row["decisions_per_game"] > 0 for row in rows)
+    assert all(row["rotation_cost"] > 0 and row["rotated_games_per_s"] > 0 for row in rows)
+    assert [row["rotated_starts_per_game"] for row in rows] == [2.0, 2.0], "2 bots started for each of 2 rotations"
     one_core = CliRunner().invoke(main, ["bench", "reuse", "--game", "scout", "--games", "2", "-p", "2", "--one-core"])
     assert one_core.exit_code == 0 and "scout" in one_core.output
     no_table = CliRunner().invoke(main, ["bench", "reuse", "--game", "scauver", "--players", "5"])
