@@ -6,15 +6,25 @@ the protocol, with the referee's clocks, the fault policy and a replay per game.
 Bot misbehaviour never escapes as an exception: it becomes a Fault in the GameRecord (see referee.faults for
 the policy and referee.session for crashed bots). Exceptions that do escape are the caller's errors (an
 unknown game, a bad config or seating: MatchSpecError) and they still leave no bot process running.
+
+A bot process never plays a deal twice: the games are played in generations (`generations`: the first game
+of every deal, then the second, ...), and every bot gets a fresh process between generations. With the
+balanced designs of referee.seating a generation is one rotation of the seats, played with the same
+processes however many deals it has.
+
+What a bot is told of the match carries nothing about its deals: `game_start` names the match by a random
+id drawn for this run, and numbers the games in the order they are played (MatchSpec.match_id, the store's
+and the replays' key, is never sent).
 """
 
 from __future__ import annotations
 
 import enum
 import math
+import secrets
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,16 +64,27 @@ class Request:
     state: RequestState = RequestState.SENT
 
 
+@dataclass(frozen=True, slots=True)
+class BotView:
+    """How game_start names a game to the bots: an opaque match id and the game's place in the order of play."""
+
+    match_id: str
+    game_index: int
+
+
 class GameRunner:
     """Plays one game of a match through the session's bots."""
 
-    def __init__(self, session: Session, game: Game, config: Config, spec: GameSpec, next_id: int) -> None:
+    def __init__(
+        self, session: Session, game: Game, config: Config, spec: GameSpec, next_id: int, view: BotView
+    ) -> None:
         self.session = session
         self.match = session.spec
         self.game = game
         self.config = config
         self.spec = spec
         self.next_id = next_id
+        self.view = view
         self.seated: list[Participant] = [session.participants[index] for index in spec.seating]
         self.seat_of = {participant.index: seat for seat, participant in enumerate(self.seated)}
         bank = self.match.limits.time_bank_ms
@@ -96,7 +117,7 @@ class GameRunner:
                 continue
             self._charge_thefts(participant)
             message = codec.game_start(
-                self.game.name, seat, len(self.seated), self.config, self.match.match_id, self.spec.index
+                self.game.name, seat, len(self.seated), self.config, self.view.match_id, self.view.game_index
             )
             self.session.send(participant, codec.encode(message))
 
@@ -347,29 +368,49 @@ def check_spec(spec: MatchSpec, game: Game) -> None:
             raise MatchSpecError(f"game {game_spec.index} seats {list(seating)}, not distinct bots of the match")
 
 
+def generations(games: Sequence[GameSpec]) -> list[list[GameSpec]]:
+    """The games in the order they are played: generation k holds the k-th game of every deal (games with
+    the same seed are the same deal), each generation in the order given. Bots get fresh processes between
+    generations, so no process sees a deal twice."""
+    played: dict[int, int] = {}
+    order: list[list[GameSpec]] = []
+    for spec in games:
+        generation = played.get(spec.seed, 0)
+        played[spec.seed] = generation + 1
+        if generation == len(order):
+            order.append([])
+        order[generation].append(spec)
+    return order
+
+
 def run_match(
     spec: MatchSpec,
     on_game: Callable[[GameRecord], None] | None = None,
     *,
     transport: Transport = Transport.IPC,
 ) -> MatchRecord:
-    """Start the bots, play every game of `spec` in order, and stop the bots; `on_game` sees each game's
-    record as soon as it is over (to store it, or to show progress)."""
+    """Start the bots, play every game of `spec` generation by generation (fresh bot processes for each), and
+    stop the bots; `on_game` sees each game's record as soon as it is over (to store it, or to show progress)."""
     game = load_game(spec.game)
     config = game.resolve_config(spec.config)
     check_spec(spec, game)
     records: list[GameRecord] = []
+    bots_match_id = secrets.token_hex(8)
     with tempfile.TemporaryDirectory(prefix="referee-") as workdir, Session(spec, transport, Path(workdir)) as session:
         session.start()
         next_id = 1
-        for game_spec in spec.games:
-            session.restart_crashed()
-            runner = GameRunner(session, game, config, game_spec, next_id)
-            record = runner.play()
-            next_id = runner.next_id
-            records.append(record)
-            if on_game is not None:
-                on_game(record)
+        for number, generation in enumerate(generations(spec.games)):
+            if number:
+                session.renew()
+            for game_spec in generation:
+                session.restart_crashed()
+                view = BotView(bots_match_id, len(records))
+                runner = GameRunner(session, game, config, game_spec, next_id, view)
+                record = runner.play()
+                next_id = runner.next_id
+                records.append(record)
+                if on_game is not None:
+                    on_game(record)
         session.finish()
         bots = session.bot_runs()
-    return MatchRecord(spec, tuple(records), bots)
+    return MatchRecord(spec, tuple(records), bots, session.starts)

@@ -134,4 +134,7 @@ class BotRun:
 class MatchRecord:
     spec: MatchSpec
     games: tuple[GameRecord, ...]
+    """In the order they were played (rotation by rotation, see referee.match.generations)."""
     bots: tuple[BotRun, ...] = ()
+    bot_starts: int = 0
+    """Bot processes started: one per bot and rotation, plus the restarts of crashed bots."""

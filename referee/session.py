@@ -4,7 +4,8 @@ process behind.
 A bot that fails its handshake (crash, silence past the startup limit, refused hello) is down for the rest of
 the match: every later game records a fault for its seat and forfeits it. A bot that completed its handshake
 and later crashed is restarted (with a fresh token and handshake) before the next game; if that restart
-fails its handshake, it stays down for the rest of the match.
+fails its handshake, it stays down for the rest of the match. Between rotations of the match's deals every
+bot gets a fresh process (`renew`), so that no process sees a deal twice.
 
 Every hello is checked against the process that connected, where the transport lets the referee find it (see
 referee.connection): a hello from a process of one bot with another bot's token is refused, and the thief is
@@ -171,6 +172,21 @@ class Session:
         crashed = [p for p in self.participants if p.down is not None and p.restartable]
         if crashed:
             self._start_and_handshake(crashed)
+
+    def renew(self) -> None:
+        """Between rotations: replace every bot's process by a fresh one (bye, a moment to exit, then kill, then
+        a new start and handshake), so that no process sees a deal twice. A bot that never completed a
+        handshake stays down; one that crashed is started again."""
+        group = [p for p in self.participants if p.restartable]
+        self._say_bye(group)
+        for participant in group:
+            self.stop(participant)
+        self._start_and_handshake(group)
+
+    @property
+    def starts(self) -> int:
+        """Bot processes started so far."""
+        return sum(participant.starts for participant in self.participants)
 
     def _spawn(self, participant: Participant) -> None:
         token = self.bindings.issue(participant.index)
@@ -375,14 +391,26 @@ class Session:
 
     def finish(self) -> None:
         """Say bye to every bot still up, give them a moment to exit, then kill whatever is left."""
-        for participant in self.ready():
-            self.send(participant, codec.BYE_FRAME)
+        self._say_bye(self.ready())
+        self.close()
+
+    def _say_bye(self, group: list[Participant]) -> None:
+        """Send bye to the bots of `group` that are up and wait, at most _BYE_GRACE_S, until their processes
+        exit. What they send meanwhile is read and dropped (a pending message would end every wait at once)."""
+        waiting = set()
+        for participant in group:
+            if participant.down is None and participant.process is not None:
+                self.send(participant, codec.BYE_FRAME)
+                waiting.add(participant.process.pidfd)
         deadline = time.monotonic() + _BYE_GRACE_S
-        while self._by_pidfd and time.monotonic() < deadline:
-            _, exited = self.router.wait(deadline)
+        while waiting and time.monotonic() < deadline:
+            message_ready, exited = self.router.wait(deadline)
             for fd in exited:
                 self.process_exited(fd)
-        self.close()
+                waiting.discard(fd)
+            if message_ready:
+                for _dropped in self.router.receive():
+                    pass
 
     def close(self) -> None:
         if self._closed:

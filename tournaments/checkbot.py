@@ -22,11 +22,12 @@ from pathlib import Path
 from referee import replay
 from referee.botspec import resolve_bot
 from referee.connection import Transport
+from referee.deals import DealKey
 from referee.games import load_game
 from referee.match import run_match
 from referee.process import last_output_lines
 from referee.records import BotSpec, FaultKind, Handshake, Limits, MatchRecord, MatchSpec
-from referee.seating import rotated_games
+from referee.seating import first_games
 
 OPPONENT = "random"
 DEFAULT_SEED = 1
@@ -186,7 +187,7 @@ def _match_spec(plan: CheckPlan, opponent: BotSpec, players: int) -> MatchSpec:
         match_id=f"check-{plan.game}-{players}p",
         game=plan.game,
         bots=(plan.bot, *others),
-        games=rotated_games(players, plan.games or players, plan.seed),
+        games=first_games(players, plan.games or players, DealKey.from_seed(plan.seed)),
         limits=plan.limits,
         replay_dir=str(folder / "replays"),
         log_dir=str(folder),

@@ -3,8 +3,8 @@
     name = "scout-4"               # optional; default: the file's stem
     game = "scout"
     players = 4                    # seats per table
-    seed = 1                       # every deal and seating derives from it
-    deals_per_match = 2            # each deal is played once per seat rotation: games = deals x players
+    seed = 1                       # the schedule (tables) derives from it; the deals do not (see below)
+    deals_per_match = 6            # a multiple of the balanced design's deals; games = deals x players
     schedule = "round-robin"       # or "gauntlet" (then: challenger = "bot name")
     max_tables = 40                # optional: a balanced sample when there are more tables than this
     fault_policy = "forfeit"       # or "substitute" (then fault_budget faults before a forfeit)
@@ -30,6 +30,13 @@ Relative paths in a bot's command are relative to its cwd if it has one, else to
 The store keeps each bot's command and program digest (tournaments.identity: the file the command names, or
 the declared version) and refuses a league file in which a stored name runs another command or program.
 
+deals_per_match: every match plays each of its deals once from every seat, in turn orders chosen so that
+every bot plays right after every other equally often (referee/seating.py). That takes a multiple of 1, 2,
+6 or 4 deals at 2, 3, 4 or 5 seats (2, 6, 24 or 20 games), which is also the default; another number is
+refused with the nearest ones that balance. The deals are the same at every table, and come from a secret
+key the league's store draws when it is first used (so a bot cannot deal them from the seed); a rerun of the
+league uses the stored key, so resumed games are the same deals.
+
 Every mistake is a LeagueFileError naming the file, the key, what is wrong and what to do.
 """
 
@@ -49,6 +56,7 @@ from referee.botspec import BUILT_IN_MODULES, GAME_HEURISTIC, STDIO_PREFIX, Unkn
 from referee.games import GameError, load_game
 from referee.games.base import MAX_SEED
 from referee.records import BotSpec, FaultPolicy, Limits
+from referee.seating import design_deals
 
 from .identity import ProgramUnreadable, program_digest
 
@@ -180,7 +188,7 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
         players=players,
         seed=seed,
         bots=bots,
-        deals_per_match=reader.integer(data, "deals_per_match", default=1, minimum=1),
+        deals_per_match=reader.deals_per_match(data, players),
         schedule=schedule,
         challenger=challenger,
         max_tables=reader.optional_integer(data, "max_tables", minimum=1),
@@ -267,6 +275,21 @@ class _Reader:
         if maximum is not None and value > maximum:
             raise self.error(key, f"must be at most {maximum}, not {value}")
         return value
+
+    def deals_per_match(self, data: Mapping[str, Any], players: int) -> int:
+        """A multiple of the balanced design's deals at `players` seats (its default)."""
+        unit = design_deals(players)
+        deals = self.integer(data, "deals_per_match", default=unit, minimum=1)
+        if deals % unit:
+            lower, higher = deals // unit * unit, (deals // unit + 1) * unit
+            nearest = f"{lower} or {higher}" if lower else str(higher)
+            raise self.error(
+                "deals_per_match",
+                f"{deals} deals do not balance {players} seats: every bot holds every seat and plays right after "
+                f"every other equally often only over a multiple of {unit} deals ({unit * players} games)",
+                f"use deals_per_match = {nearest}",
+            )
+        return deals
 
     def optional_integer(self, data: Mapping[str, Any], key: str, minimum: int) -> int | None:
         return self.integer(data, key, minimum=minimum) if key in data else None

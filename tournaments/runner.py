@@ -41,7 +41,7 @@ class LeaguePlan:
 def plan_league(league: League, store: LeagueStore) -> LeaguePlan:
     """Bind the store to the league (StoreMismatch if they disagree), record the schedule, list what is missing."""
     notes = store.bind(league)
-    schedule = league_schedule(league)
+    schedule = league_schedule(league, store.deal_key())
     store.add_matches(schedule)
     missing = store.missing(schedule)
     scheduled = sum(len(match.games) for match in schedule)

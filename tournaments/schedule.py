@@ -6,8 +6,10 @@ more tables than that, a balanced sample is drawn instead, in which every pair o
 often (and every bot plays about equally often).
 
 Games: every table plays the same deals (one seed per deal, shared by all tables, like duplicate bridge),
-and each deal once per seat rotation, so every bot holds every seat's cards of every deal. The order around
-the table before rotating is shuffled per deal, so neighbours change from deal to deal.
+seated by the balanced design of referee.seating: each deal once in every rotation of a cyclic order, the
+orders taking turns over the deals, so every bot holds every seat's cards of every deal and plays right
+after every other equally often. Deal seeds come from the store's secret key (referee.deals), never from
+the league's seed, which only makes the tables and seatings reproducible.
 
 Match ids depend only on what the match is (game, seats, config, seed and the names at the table), never on
 the rest of the pool or the file's order: adding a bot only adds matches, and a resumed run finds the ones
@@ -26,9 +28,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from referee.deals import DealKey
 from referee.games.base import MAX_SEED
 from referee.records import GameSpec, MatchSpec
-from referee.seating import deal_seed
+from referee.seating import balanced_games
 
 from .league import League, ScheduleKind
 
@@ -168,27 +171,10 @@ def match_id(league: League, table: Table) -> str:
     return f"{league.game}-{league.players}p-{digest[:16]}"
 
 
-def league_deal_seed(league: League, deal: int) -> int:
-    """The seed of deal number `deal`; the same at every table of the league (and as `referee play` deals)."""
-    return deal_seed(league.seed, deal)
-
-
-def game_specs(league: League, table: Table) -> tuple[GameSpec, ...]:
-    """The games of the match at `table`: every deal once per rotation of the seats.
-
-    Game `deal * players + rotation` seats bot `order[(seat + rotation) % players]` at each seat, where
-    `order` is the deal's shuffled order of the table (indices into `table`).
-    """
-    players = league.players
-    specs = []
-    for deal in range(league.deals_per_match):
-        order = list(range(players))
-        random.Random(derive_seed("order", match_id(league, table), deal)).shuffle(order)
-        seed = league_deal_seed(league, deal)
-        for rotation in range(players):
-            seating = tuple(order[(seat + rotation) % players] for seat in range(players))
-            specs.append(GameSpec(index=deal * players + rotation, seed=seed, seating=seating))
-    return tuple(specs)
+def game_specs(league: League, key: DealKey) -> tuple[GameSpec, ...]:
+    """The games of every match of the league (seatings index the table's bots, in table order): the balanced
+    design over the league's deals, dealt from `key`. Game `deal * players + rotation` plays deal `deal`."""
+    return balanced_games(league.players, key.deal_seeds(league.deals_per_match))
 
 
 @dataclass(frozen=True)
@@ -198,11 +184,10 @@ class ScheduledMatch:
     games: tuple[GameSpec, ...]
 
 
-def league_schedule(league: League) -> list[ScheduledMatch]:
-    """Every match of the league with all its games."""
-    return [
-        ScheduledMatch(match_id(league, table), table, game_specs(league, table)) for table in league_tables(league)
-    ]
+def league_schedule(league: League, key: DealKey) -> list[ScheduledMatch]:
+    """Every match of the league with all its games, dealt from `key` (the store's: LeagueStore.deal_key)."""
+    games = game_specs(league, key)
+    return [ScheduledMatch(match_id(league, table), table, games) for table in league_tables(league)]
 
 
 def match_spec(league: League, match: ScheduledMatch) -> MatchSpec:

@@ -1,11 +1,12 @@
 """Playing an SPRT: paired deals between a new bot and a base bot, batch by batch, until the test decides.
 
-Each batch is one match (so the two bot processes serve every game of the batch): `batch_pairs` deals, each
-played twice with the seats swapped (referee.seating.rotated_games at two seats), so both games of a pair
-are always played by the same match, wherever the executor runs it. An executor plays `concurrency` batches
-at once (a wave); the test is updated pair by pair as games come back, and a new wave starts only while it
-has not decided. Once the LLR crosses a bound the test has decided, and the pairs still being played in that
-wave are played but not counted (a sequential test stops at its crossing).
+Each batch is one match (so the two bot processes serve every game of the batch): `batch_pairs` deals, each played
+twice with the seats swapped (the balanced match of referee.seating at two seats; the two bot processes serve the
+first game of every deal, fresh ones the second), so both games of a pair are always played by the same match,
+wherever the executor runs it. An executor plays `concurrency` batches at once (a wave). Deals come from the public
+key of the plan's seed (referee.deals); the test is updated pair by pair as games come back, and a new wave starts
+only while it has not decided. Once the LLR crosses a bound the test has decided, and the pairs still being played
+in that wave are played but not counted (a sequential test stops at its crossing).
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.connection import Transport
+from referee.deals import DealKey
 from referee.match import run_match
 from referee.records import BotSpec, GameRecord, Limits, MatchSpec
-from referee.seating import deal_seed, rotated_games
+from referee.seating import balanced_games
 
 from .executors import Executor, MatchRunner
 from .ratings import pair_points
@@ -86,11 +88,12 @@ def play_sprt(plan: SprtPlan, executor: Executor, on_batch: Callable[[SprtResult
 
 
 def _batch_spec(plan: SprtPlan, batch: int, pairs: int) -> MatchSpec:
+    key = DealKey.from_seed(plan.seed)
     return MatchSpec(
         match_id=f"sprt-{plan.seed}-{batch}",
         game=plan.game,
         bots=(plan.new, plan.base),
-        games=rotated_games(2, 2 * pairs, deal_seed(plan.seed, batch)),
+        games=balanced_games(2, [key.deal_seed(batch * plan.batch_pairs + pair) for pair in range(pairs)]),
         config=plan.config,
         limits=plan.limits,
     )

@@ -11,6 +11,8 @@ name, would not be comparable, so binding such a league raises StoreMismatch (Bo
 what changed and what to do. `forget` drops a bot's games so that a rerun plays them again with the program
 the file now names. A bot no longer in the league file stays in the store as retired: its games still count
 for the others.
+It also keeps the secret key the league's deals are dealt from (table deal_key, drawn on first use): bots
+must never be able to read the store.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, TypedDict
 
+from referee.deals import DealKey
 from referee.records import GameRecord, Limits
 
 from .league import League, LeagueBot
@@ -82,6 +85,10 @@ CREATE TABLE IF NOT EXISTS faults (
     detail TEXT NOT NULL,
     PRIMARY KEY (match_id, game_index, position),
     FOREIGN KEY (match_id, game_index) REFERENCES games (match_id, game_index)
+);
+CREATE TABLE IF NOT EXISTS deal_key (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    secret BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS timings (
     match_id TEXT NOT NULL,
@@ -289,6 +296,14 @@ class LeagueStore:
             f"{_names(retired)} no longer in the league file: listed as retired, and their stored games still "
             f"count for the others' ratings (drop them with: {_forget_command(self.path, league, retired)})"
         ]
+
+    def deal_key(self) -> DealKey:
+        """The secret key of the league's deals: drawn from a secure source the first time, then the same for
+        every rerun (so resumed games are the same deals)."""
+        with self._transaction() as db:
+            db.execute("INSERT OR IGNORE INTO deal_key (id, secret) VALUES (1, ?)", (DealKey.fresh().secret,))
+            (secret,) = db.execute("SELECT secret FROM deal_key").fetchone()
+        return DealKey(bytes(secret))
 
     def add_matches(self, matches: Iterable[ScheduledMatch]) -> None:
         with self._transaction() as db:

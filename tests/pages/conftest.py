@@ -65,7 +65,7 @@ def played_league(tmp_path_factory: pytest.TempPathFactory) -> Path:
     illegal = Path(__file__).resolve().parent.parent / "fixtures" / "bots" / "illegal_action.py"
     league = folder / "demo.toml"
     league.write_text(
-        'game = "scout"\nplayers = 3\nseed = 3\ndeals_per_match = 1\nreplay_dir = "replays"\n'
+        'game = "scout"\nplayers = 3\nseed = 3\ndeals_per_match = 2\nreplay_dir = "replays"\n'
         "[limits]\nmove_time_ms = 2000\nstartup_time_s = 20\n"
         '[[bots]]\nname = "heuristic"\ncommand = "heuristic"\n'
         '[[bots]]\nname = "random"\ncommand = "random"\n'

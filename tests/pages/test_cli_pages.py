@@ -53,16 +53,19 @@ def test_replay_html_refuses_a_bad_replay_in_one_line(scout_replay: dict[str, An
 
 
 def test_play_writes_pages_beside_or_instead_of_the_replays(tmp_path: Path) -> None:
-    both = invoke("play", "scout", "random", "random", "--seed", "1", "--replay-dir", str(tmp_path / "both"),
-                  "--replay-format", "both", *FAST)  # fmt: skip
+    both = invoke("play", "scout", "random", "random", "--seed", "1", "--games", "1", "--replay-dir",
+                  str(tmp_path / "both"), "--replay-format", "both", *FAST)  # fmt: skip
     assert both.exit_code == 0, both.output
-    assert sorted(path.name for path in (tmp_path / "both").iterdir()) == ["scout-1-0000.html", "scout-1-0000.json"]
+    names = sorted(path.name for path in (tmp_path / "both").iterdir())
+    assert [Path(name).suffix for name in names] == [".html", ".json"] and Path(names[0]).stem == Path(names[1]).stem
+    assert re.fullmatch(r"scout-[0-9a-f]+-0000", Path(names[0]).stem), "the match id is opaque: no seed in it"
     assert "game 0 (1 of 1)" in both.output
     only = invoke("play", "scauver", "random", "random", "--seed", "1", "--games", "2",
                   "--replay-dir", str(tmp_path / "html"), "--replay-format", "html", *FAST)  # fmt: skip
     assert only.exit_code == 0, only.output
     pages = sorted((tmp_path / "html").iterdir())
-    assert [path.name for path in pages] == ["scauver-1-0000.html", "scauver-1-0001.html"]
+    assert [path.suffix for path in pages] == [".html", ".html"]
+    assert [path.stem[-4:] for path in pages] == ["0000", "0001"]
     assert f"replay: {pages[1]}" in only.output and "game 1 (2 of 2)" in only.output
     assert invoke("replay", "verify", *map(str, pages)).exit_code == 0
     missing = invoke("play", "scout", "random", "random", "--replay-format", "html")
@@ -71,7 +74,7 @@ def test_play_writes_pages_beside_or_instead_of_the_replays(tmp_path: Path) -> N
 
 def test_a_league_with_html_replays_records_the_pages_and_reports_them(played_league: Path, tmp_path: Path) -> None:
     replay_dir = played_league.parent / "replays"
-    assert sorted(path.suffix for path in replay_dir.iterdir()) == [".html"] * 3
+    assert sorted(path.suffix for path in replay_dir.iterdir()) == [".html"] * 6
     with LeagueStore(played_league.with_suffix(".sqlite"), create=False) as store:
         assert sorted(Path(path).name for path in store.replay_paths().values()) == sorted(
             path.name for path in replay_dir.iterdir()

@@ -12,9 +12,10 @@ import pytest
 from protocol import codec, limits
 from protocol.stdio_bridge import MAX_LINE_BYTES, LineRejected, LineSplitter, frame_of_line, json_line
 from referee.botspec import resolve_bot
+from referee.deals import DealKey
 from referee.match import run_match
 from referee.records import FaultKind, Limits, MatchSpec
-from referee.seating import rotated_games
+from referee.seating import first_games
 
 ROOT = Path(__file__).resolve().parents[2]
 SHELL_BOT = ROOT / "bots" / "shell" / "random_bot.sh"
@@ -28,7 +29,7 @@ def _match(game: str, bots: list[str], tmp_path: Path, games: int = 2) -> MatchS
         match_id=f"stdio-{game}",
         game=game,
         bots=specs,
-        games=rotated_games(len(specs), games, 3),
+        games=first_games(len(specs), games, DealKey.from_seed(3)),
         limits=LIMITS,
         log_dir=str(tmp_path),
     )

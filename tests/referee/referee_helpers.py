@@ -3,6 +3,7 @@ left alive."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Sequence
@@ -12,9 +13,10 @@ import pytest
 
 from referee import peers
 from referee.botspec import resolve_bot, unique_names
+from referee.deals import DealKey
 from referee.process import Containment, containment, read_process
 from referee.records import BotSpec, FaultPolicy, Limits, MatchSpec
-from referee.seating import rotated_games
+from referee.seating import first_games
 
 FIXTURE_BOTS = Path(__file__).resolve().parents[1] / "fixtures" / "bots"
 
@@ -33,15 +35,24 @@ def match_spec(
     limits: Limits = TEST_LIMITS,
     **extra: object,
 ) -> MatchSpec:
+    """The first `games` games of the balanced match of `bots`, dealt from the public key of `seed`."""
     specs = unique_names([bot if isinstance(bot, BotSpec) else resolve_bot(bot, game) for bot in bots])
     return MatchSpec(
         match_id=f"test-{game}-{seed}",
         game=game,
         bots=specs,
-        games=rotated_games(len(specs), games, seed),
+        games=first_games(len(specs), games, DealKey.from_seed(seed)),
         limits=limits,
         **extra,  # type: ignore[arg-type]
     )
+
+
+def distinct_deals(spec: MatchSpec) -> MatchSpec:
+    """`spec` with every game a deal of its own (seatings kept): one generation, so one process per bot serves
+    every game (referee.match.generations)."""
+    key = DealKey.from_seed(len(spec.games))
+    games = tuple(dataclasses.replace(game, seed=key.deal_seed(game.index)) for game in spec.games)
+    return dataclasses.replace(spec, games=games)
 
 
 def substitute(limits: Limits = TEST_LIMITS, budget: int = 3) -> Limits:

@@ -86,11 +86,12 @@ def _leaks(value: Any, hidden: set[Any], game: str) -> list[Any]:
     return []
 
 
-def _check_game(data: dict[str, Any], requests: dict[tuple[int, int], list[Request]]) -> int:
-    """Match each recorded request with the state it was sent from; return the number checked."""
+def _check_game(data: dict[str, Any], requests: dict[tuple[int, int], list[Request]], played: int) -> int:
+    """Match each recorded request of the `played`-th game of the match (the bots' game_index counts games in
+    the order they are played) with the state it was sent from; return the number checked."""
     game = data["game"]
     state = load_game(game).new_game(data["players"], data["seed"], data["config"])
-    queues = {seat: list(requests[data["game_index"], seat]) for seat in range(data["players"])}
+    queues = {seat: list(requests[played, seat]) for seat in range(data["players"])}
     since_last_move: dict[int, list[tuple[dict[str, Any], set[Any]]]] = defaultdict(list)
     checked = 0
     for move in data["actions"]:
@@ -127,10 +128,10 @@ def test_bots_never_see_another_seats_hidden_cards(
     requests, deltas = _requests_by_game_and_seat(record_dir)
     assert deltas, "logs are sent as deltas"
     checked = 0
-    for game_record in record.games:
+    for played, game_record in enumerate(record.games):
         data = replay.load(game_record.replay_path)
         replay.verify(data)
-        checked += _check_game(data, requests)
+        checked += _check_game(data, requests, played)
     assert checked == sum(sum(timing.decisions for timing in g.timings) for g in record.games)
 
 

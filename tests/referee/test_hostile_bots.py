@@ -174,7 +174,9 @@ def test_a_bot_that_never_says_hello_times_out_at_startup(pid_dir: Path) -> None
 def test_a_stolen_token_neither_binds_nor_harms_its_owner(victim: str, transport: Transport, pid_dir: Path) -> None:
     """token_thief says hello with its sibling's token before its own hello and again in each game: before the
     sibling's hello (hello_after_theft waits for the attempt) or after it (a random bot is quicker). Every
-    attempt is refused and charged to the thief, the sibling plays every game without a fault, and nothing but
+    attempt is refused and charged to the thief (whose seat then forfeits that game: a thief process per
+    rotation, each forfeiting its one game before its first request), the sibling plays every game without a
+    fault, and nothing but
     refusals reaches the stolen connection (no welcome, no game_start, no request: not the sibling's hand).
     On tcp too: there the referee finds the sender through /proc/net/tcp."""
     if transport is Transport.TCP:
@@ -189,9 +191,11 @@ def test_a_stolen_token_neither_binds_nor_harms_its_owner(victim: str, transport
         assert all(fault.kind is FaultKind.PROTOCOL_ERROR for fault in played.faults), played.faults
         assert all("another bot's token" in fault.detail for fault in played.faults), played.faults
         assert played.timings[1 - thief].decisions > 0
-    (stolen,) = pid_dir.glob("stolen-*.types")
-    received = stolen.read_text().split()
-    assert len(received) >= 2 and set(received) == {"refused"}, received
+    stolen = sorted(pid_dir.glob("stolen-*.types"))
+    assert len(stolen) == 2, "a thief process per rotation: the deal is played once from each seat"
+    for attempts in stolen:
+        received = attempts.read_text().split()
+        assert received and set(received) == {"refused"}, received
     _check_no_survivors(pid_dir)
 
 

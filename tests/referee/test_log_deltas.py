@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from referee_helpers import TEST_LIMITS, fixture_bot, match_spec, substitute
+from referee_helpers import TEST_LIMITS, distinct_deals, fixture_bot, match_spec, substitute
 
 from protocol.logs import LOG_FROM, LogReceiver
 from referee import replay
@@ -35,12 +35,14 @@ def test_a_faulted_seat_rebuilds_the_engines_observations_in_this_game_and_the_n
     limits: Limits, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("RECORD_DIR", str(tmp_path))
-    spec = match_spec(
-        "scout",
-        [fixture_bot("late_recorder"), "random", "random"],
-        games=2,
-        limits=limits,
-        replay_dir=str(tmp_path / "replays"),
+    spec = distinct_deals(
+        match_spec(
+            "scout",
+            [fixture_bot("late_recorder"), "random", "random"],
+            games=2,
+            limits=limits,
+            replay_dir=str(tmp_path / "replays"),
+        )
     )
     record = run_match(spec)
     assert [fault.kind for fault in record.games[0].faults] == [FaultKind.TIMEOUT]

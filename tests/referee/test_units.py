@@ -1,5 +1,5 @@
-"""The referee's small parts on their own: forfeit ranks, seating, BOT resolution, token bindings, bot
-processes (capped logs, killing a whole session)."""
+"""The referee's small parts on their own: forfeit ranks, BOT resolution, token bindings, bot processes (capped
+logs, killing a whole session). Seating and deal seeds: test_seating.py."""
 
 from __future__ import annotations
 
@@ -31,7 +31,6 @@ from referee.process import (
     session_members,
 )
 from referee.records import BotSpec, FaultKind, FaultPolicy
-from referee.seating import rotated_games
 
 
 @pytest.mark.parametrize(
@@ -89,14 +88,6 @@ def test_fallback_choices_are_seeded() -> None:
     legal = [{"kind": "x", "n": n} for n in range(50)]
     picks = [FaultBook(FaultPolicy.FORFEIT, 1, [SeatStatus(0, "a", 0)], 7).fallback_action(0, legal) for _ in range(2)]
     assert picks[0] == picks[1]
-
-
-def test_rotated_games_repeat_each_deal_once_per_rotation() -> None:
-    games = rotated_games(3, 7, base_seed=5)
-    assert [game.seating for game in games[:3]] == [(0, 1, 2), (2, 0, 1), (1, 2, 0)]
-    assert games[0].seed == games[1].seed == games[2].seed != games[3].seed
-    assert [game.index for game in games] == list(range(7))
-    assert rotated_games(3, 7, base_seed=5) == games
 
 
 def test_built_in_bots_resolve_to_python_modules() -> None:

@@ -45,7 +45,7 @@ def filled_store(league_path: Path, db: Path) -> LeagueStore:
     league = load_league(league_path)
     store = LeagueStore(db)
     store.bind(league)
-    schedule = league_schedule(league)
+    schedule = league_schedule(league, store.deal_key())
     store.add_matches(schedule)
     for match in schedule:
         for spec in match.games:
@@ -204,7 +204,7 @@ def test_forget_drops_the_bots_matches_and_nothing_else(tmp_path: Path) -> None:
         assert all(set(game.ranks) == {"a", "b"} for game in store.games())
         with pytest.raises(UnknownStoredBot, match="holds no bot 'zed'; it holds 'a', 'b'"):
             store.forget(["zed"])
-        schedule = league_schedule(load_league(league))
+        schedule = league_schedule(load_league(league), store.deal_key())
         store.bind(load_league(league))
         store.add_matches(schedule)
         assert sum(len(match.games) for match in store.missing(schedule)) == 4

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from referee.deals import DealKey
 from tournaments.cli import main
 
 pytestmark = pytest.mark.timeout(240)
@@ -154,7 +155,7 @@ def stored_games(db: Path) -> list[tuple[str, int]]:
 
 
 def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
-    league, folder = league_with_bot_folder(tmp_path, bots=5, deals=3)
+    league, folder = league_with_bot_folder(tmp_path, bots=5, deals=2)
     process = subprocess.Popen(
         referee_command("tournament", "run", str(league), "-j", "2"),
         stdout=subprocess.PIPE,
@@ -180,11 +181,11 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
         timeout=180,
     )
     assert resumed.returncode == 0, resumed.stderr
-    assert len(stored_games(league.with_suffix(".sqlite"))) == 90
+    assert len(stored_games(league.with_suffix(".sqlite"))) == 60
 
 
 def test_sigkill_at_random_moments_then_rerun_leaves_exactly_the_schedule(tmp_path: Path) -> None:
-    league, folder = league_with_bot_folder(tmp_path, bots=5, deals=3)
+    league, folder = league_with_bot_folder(tmp_path, bots=5, deals=2)
     db = tmp_path / "kill.sqlite"
     command = referee_command("tournament", "run", str(league), "--db", str(db), "-j", "2", "--bootstrap", "0")
     delays = sorted(random.Random().uniform(0.5, 3.0) for _ in range(4))
@@ -202,11 +203,15 @@ def test_sigkill_at_random_moments_then_rerun_leaves_exactly_the_schedule(tmp_pa
     with sqlite3.connect(db) as connection:
         seats = connection.execute("SELECT COUNT(*) FROM seats").fetchone()[0]
         matches = connection.execute("SELECT match_id, games FROM matches").fetchall()
+        seeds = connection.execute("SELECT game_index, seed FROM games").fetchall()
+        ((secret,),) = connection.execute("SELECT secret FROM deal_key").fetchall()
     expected = {(match_id, index) for match_id, count in matches for index in range(count)}
     print(f"killed after {[round(delay, 2) for delay in delays]} s with {counts} games stored")
-    assert len(games) == len(set(games)) == 90, counts
+    assert len(games) == len(set(games)) == 60, counts
     assert set(games) == expected
-    assert seats == 3 * 90
+    assert seats == 3 * 60
+    key = DealKey(secret)
+    assert all(seed == key.deal_seed(index // 3) for index, seed in seeds), "every rerun deals from the stored key"
     assert counts == sorted(counts), "a killed run never loses a committed game"
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from referee.seating import design_games
 from tournaments.cli import main
 
 FAST = ["--move-time", "2000", "--startup-time", "10"]
@@ -64,21 +65,60 @@ def test_play_reports_bot_faults_and_still_exits_zero() -> None:
     bot = str(Path(__file__).resolve().parents[1] / "fixtures" / "bots" / "illegal_action.py")
     result = CliRunner().invoke(main, ["play", "scauver", bot, "random", "--json", "--seed", "2", *FAST])
     assert result.exit_code == 0, result.output
-    (game,) = json.loads(result.stdout)["games"]
-    assert [(fault["seat"], fault["kind"]) for fault in game["faults"]] == [(0, "illegal_action")]
-    assert game["ranks"] == [2, 1]
+    games = json.loads(result.stdout)["games"]  # the raw fixture bots say hello as "raw"
+    assert [game["seats"].index("raw") for game in games] == [0, 1], "one deal from both seats"
+    for game in games:
+        seat = game["seats"].index("raw")
+        assert [(fault["seat"], fault["kind"]) for fault in game["faults"]] == [(seat, "illegal_action")]
+        assert game["ranks"][seat] == 2 and game["ranks"][1 - seat] == 1
 
 
-def test_the_same_seed_deals_the_same_games() -> None:
-    def seeds() -> list[int]:
-        result = CliRunner().invoke(
-            main, ["play", "scout", "random", "random", "random", "-n", "4", "--seed", "3", "--json"]
-        )
-        return [game["seed"] for game in json.loads(result.stdout)["games"]]
+def _played(*args: str) -> dict:
+    result = CliRunner().invoke(main, ["play", "scout", "random", "random", "random", "--json", *args, *FAST])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
 
-    first = seeds()
-    assert first == seeds()
-    assert first[0] == first[1] == first[2] != first[3]
+
+def test_a_public_seed_deals_the_same_games_and_a_secret_other_ones() -> None:
+    def games(report: dict) -> list[tuple[int, int, list[str]]]:
+        return [(game["index"], game["seed"], game["seats"]) for game in report["games"]]
+
+    first = _played("--seed", "3")
+    assert first["seed"] == 3 and games(first) == games(_played("--seed", "3"))
+    assert [index for index, _, _ in games(first)] == [0, 3, 1, 4, 2, 5], "rotation by rotation"
+    seeds = {index: seed for index, seed, _ in games(first)}
+    assert seeds[0] == seeds[1] == seeds[2] != seeds[3] == seeds[4] == seeds[5]
+    secret = _played()
+    assert secret["seed"] is None and len(secret["games"]) == 6, "the smallest balanced match at 3 seats"
+    assert not {seed for _, seed, _ in games(secret)} & set(seeds.values())
+    assert {seed for _, seed, _ in games(_played())}.isdisjoint(seed for _, seed, _ in games(secret))
+
+
+@pytest.mark.parametrize(
+    ("bots", "games", "note"),
+    [
+        (
+            2,
+            "3",
+            "the last deal is not played from every seat (2 games a deal). For a balanced match use --games 2 or 4",
+        ),
+        (3, "3", "right after whom is balanced only over multiples of 6 games. For a balanced match use --games 6"),
+        (
+            3,
+            "13",
+            "not played from every seat (3 games a deal); who plays right after whom is balanced only over "
+            "multiples of 6 games. For a balanced match use --games 12 or 18",
+        ),
+    ],
+)
+def test_a_match_that_is_not_balanced_is_played_with_a_note(bots: int, games: str, note: str) -> None:
+    result = CliRunner().invoke(main, ["play", "scout", *["random"] * bots, "-n", games, "--json", *FAST])
+    assert result.exit_code == 0, result.output
+    assert note in result.stderr
+    report = json.loads(result.stdout)
+    assert sorted(game["index"] for game in report["games"]) == list(range(int(games))), "the first games, deal by deal"
+    balanced = CliRunner().invoke(main, ["play", "scout", *["random"] * bots, "-n", str(design_games(bots)), *FAST])
+    assert balanced.exit_code == 0 and "note:" not in balanced.stderr
 
 
 @pytest.mark.parametrize(
@@ -102,7 +142,9 @@ def test_play_refuses_what_it_cannot_play_with_one_clear_line(args: list[str], m
 
 
 def test_replay_verify_fails_on_a_tampered_replay(tmp_path: Path) -> None:
-    result = invoke("play", "scout", "random", "random", "random", "--seed", "5", "--replay-dir", str(tmp_path), *FAST)
+    result = invoke(
+        "play", "scout", "random", "random", "random", "-n", "1", "--seed", "5", "--replay-dir", str(tmp_path), *FAST
+    )
     assert result.exit_code == 0
     (path,) = tmp_path.glob("*.json")
     data = json.loads(path.read_text())
@@ -130,6 +172,8 @@ def test_bench_protocol_and_reuse_print_their_figures() -> None:
     rows = json.loads(reuse.stdout)
     assert [(row["game"], row["players"]) for row in rows] == [("scauver", 2), ("scout", 2)]
     assert all(row["speedup"] > 0 and row["decisions_per_game"] > 0 for row in rows)
+    assert all(row["rotation_cost"] > 0 and row["rotated_games_per_s"] > 0 for row in rows)
+    assert [row["rotated_starts_per_game"] for row in rows] == [2.0, 2.0], "2 bots started for each of 2 rotations"
     one_core = CliRunner().invoke(main, ["bench", "reuse", "--game", "scout", "--games", "2", "-p", "2", "--one-core"])
     assert one_core.exit_code == 0 and "scout" in one_core.output
     no_table = CliRunner().invoke(main, ["bench", "reuse", "--game", "scauver", "--players", "5"])

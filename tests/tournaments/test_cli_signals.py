@@ -58,7 +58,7 @@ def test_a_stopped_play_exits_128_plus_the_signal_and_kills_its_bots(
     finally:
         process.kill()
     assert process.returncode == status, errors
-    assert "Stopped after 0 of 1 game(s)" in errors and "Traceback" not in errors
+    assert "Stopped after 0 of 6 game(s)" in errors and "Traceback" not in errors
     assert_gone(bot)
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from fake_runner import ack_path, placement_runner, scripted_runner
 
+from referee.deals import DealKey
 from referee.match import run_match
 from referee.records import GameRecord, MatchSpec
 from tournaments.executors import DaskExecutor, DaskUnavailable, ExecutorError, LocalExecutor, import_distributed
@@ -21,12 +22,14 @@ from tournaments.schedule import league_schedule, match_spec
 
 pytestmark = pytest.mark.timeout(180)
 
+KEY = DealKey.from_seed(7)
+
 
 @pytest.fixture
 def specs(write_league) -> list[MatchSpec]:
     """The league's matches without a log folder: scripted_runner takes one as the folder to wait for acks in."""
     league = load_league(write_league(bots=["a", "b", "c", "d", "e"], deals_per_match=2))
-    return [replace(match_spec(league, match), log_dir=None) for match in league_schedule(league)]
+    return [replace(match_spec(league, match), log_dir=None) for match in league_schedule(league, KEY)]
 
 
 def expected_games(specs: list[MatchSpec]) -> Counter[tuple[str, int]]:
@@ -70,7 +73,7 @@ def test_interrupt_in_the_caller_stops_every_worker(specs, tmp_path: Path) -> No
 
 def test_local_pool_plays_real_matches(write_league) -> None:
     league = load_league(write_league(bots=["a", "b", "c", "d"], command="random"))
-    specs = [match_spec(league, match) for match in league_schedule(league)]
+    specs = [match_spec(league, match) for match in league_schedule(league, KEY)]
     received: list[GameRecord] = []
     LocalExecutor(2).run(specs, received.append)
     assert Counter((record.match_id, record.index) for record in received) == expected_games(specs)
@@ -104,7 +107,7 @@ def test_dask_reports_a_failing_match(dask_client, specs) -> None:
 
 def test_dask_plays_real_matches(dask_client, write_league) -> None:
     league = load_league(write_league(bots=["a", "b", "c"], command="random", deals_per_match=2))
-    specs = [match_spec(league, match) for match in league_schedule(league)]
+    specs = [match_spec(league, match) for match in league_schedule(league, KEY)]
     received: list[GameRecord] = []
     DaskExecutor(client=dask_client, runner=run_match).run(specs, received.append)
     assert Counter((record.match_id, record.index) for record in received) == expected_games(specs)

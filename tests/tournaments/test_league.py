@@ -32,17 +32,32 @@ def test_defaults(write_league) -> None:
     assert isinstance(league, League)
     assert league.name == "my-league"
     assert league.schedule is ScheduleKind.ROUND_ROBIN
-    assert league.deals_per_match == 1 and league.games_per_match == 3
+    assert league.deals_per_match == 2 and league.games_per_match == 6, "the smallest balanced match at 3 seats"
     assert league.limits == Limits()
     assert league.limits.fault_budget == protocol_limits.DEFAULT_FAULT_BUDGET
     assert league.max_tables is None and league.challenger is None
     assert league.default_db == league.path.with_suffix(".sqlite")
 
 
+@pytest.mark.parametrize(("players", "deals", "games"), [(2, 1, 2), (3, 2, 6), (4, 6, 24), (5, 4, 20)])
+def test_deals_default_to_the_smallest_balanced_match(write_league, players: int, deals: int, games: int) -> None:
+    league = load_league(write_league(bots=[f"bot{number}" for number in range(players)], players=players))
+    assert (league.deals_per_match, league.games_per_match) == (deals, games)
+    doubled = load_league(
+        write_league(
+            file_name="doubled",
+            players=players,
+            deals_per_match=2 * deals,
+            bots=[f"bot{number}" for number in range(players)],
+        )
+    )
+    assert doubled.games_per_match == 2 * games
+
+
 def test_settings_are_read(write_league, tmp_path: Path) -> None:
     extra = "[limits]\nmove_time_ms = 250\nstartup_time_s = 2.5\ntime_bank_ms = 900\nmemory_mb = 256\n"
     path = write_league(
-        deals_per_match=3,
+        deals_per_match=4,
         fault_policy="substitute",
         fault_budget=5,
         max_tables=2,
@@ -59,7 +74,7 @@ def test_settings_are_read(write_league, tmp_path: Path) -> None:
         fault_policy=FaultPolicy.SUBSTITUTE,
         fault_budget=5,
     )
-    assert (league.deals_per_match, league.max_tables, league.challenger) == (3, 2, "beta")
+    assert (league.deals_per_match, league.max_tables, league.challenger) == (4, 2, "beta")
     assert league.schedule is ScheduleKind.GAUNTLET
 
 
@@ -88,6 +103,14 @@ BAD_SETTINGS = [
     ({"seed": -1}, "seed", "at least 0"),
     ({"seed": 1.5}, "seed", "must be an integer"),
     ({"deals_per_match": 0}, "deals_per_match", "at least 1"),
+    ({"deals_per_match": 3}, "deals_per_match", "3 deals do not balance 3 seats.*use deals_per_match = 2 or 4"),
+    ({"deals_per_match": 1}, "deals_per_match", "multiple of 2 deals \\(6 games\\); use deals_per_match = 2$"),
+    ({"players": 4, "deals_per_match": 2}, "deals_per_match", "multiple of 6 deals \\(24 games\\); use .* = 6$"),
+    (
+        {"players": 5, "deals_per_match": 7, "bots": [f"bot{number}" for number in range(5)]},
+        "deals_per_match",
+        "multiple of 4 deals \\(20 games\\); use .* 4 or 8$",
+    ),
     ({"schedule": "swiss"}, "schedule", "must be one of"),
     ({"schedule": "gauntlet"}, "challenger", "is missing"),
     ({"schedule": "gauntlet", "challenger": "nobody"}, "challenger", "names no bot"),

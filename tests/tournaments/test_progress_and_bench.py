@@ -40,7 +40,7 @@ def test_bench_league_reports_each_concurrency(write_league) -> None:
     assert result.exit_code == 0, result.output
     runs = json.loads(result.stdout)["runs"]
     assert [run["concurrency"] for run in runs] == [1, 2]
-    assert all(run["games"] == 12 and run["games_per_s"] > 0 and run["cores_busy"] > 0 for run in runs)
+    assert all(run["games"] == 24 and run["games_per_s"] > 0 and run["cores_busy"] > 0 for run in runs)
     assert runs[0]["speedup"] == 1.0
 
 

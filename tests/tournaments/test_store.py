@@ -32,9 +32,9 @@ def record_of(match: ScheduledMatch, spec: GameSpec, faults: tuple[Fault, ...] =
 
 def test_each_game_is_stored_once(write_league, tmp_path: Path) -> None:
     league = load_league(write_league(deals_per_match=2))
-    schedule = league_schedule(league)
     with LeagueStore(tmp_path / "league.sqlite") as store:
         store.bind(league)
+        schedule = league_schedule(league, store.deal_key())
         store.add_matches(schedule)
         match = schedule[0]
         fault = Fault(seat=1, bot=match.table[match.games[0].seating[1]], kind=FaultKind.TIMEOUT, detail="slow")
@@ -52,9 +52,9 @@ def test_each_game_is_stored_once(write_league, tmp_path: Path) -> None:
 
 def test_missing_lists_only_unplayed_games(write_league, tmp_path: Path) -> None:
     league = load_league(write_league(deals_per_match=2))
-    schedule = league_schedule(league)
     with LeagueStore(tmp_path / "db.sqlite") as store:
         store.bind(league)
+        schedule = league_schedule(league, store.deal_key())
         store.add_matches(schedule)
         assert store.missing(schedule) == schedule
         for spec in schedule[0].games:
@@ -72,17 +72,35 @@ def test_resume_after_adding_a_bot_schedules_only_its_matches(write_league, tmp_
     small = load_league(write_league(file_name="small", bots=["a", "b", "c", "d"]))
     with LeagueStore(db) as store:
         store.bind(small)
-        store.add_matches(league_schedule(small))
-        for match in league_schedule(small):
+        played = league_schedule(small, store.deal_key())
+        store.add_matches(played)
+        for match in played:
             for spec in match.games:
                 store.add_game(record_of(match, spec))
     larger = load_league(write_league(file_name="larger", bots=["a", "b", "c", "d", "e"]))
     with LeagueStore(db) as store:
         assert store.bind(larger) == []
-        schedule = league_schedule(larger)
+        schedule = league_schedule(larger, store.deal_key())
         store.add_matches(schedule)
         missing = store.missing(schedule)
     assert len(missing) == 6 and all("e" in match.table for match in missing)
+    assert {spec.seed for spec in schedule[0].games} == {spec.seed for spec in played[0].games}
+
+
+def test_the_deal_key_is_drawn_once_per_store_and_kept(write_league, tmp_path: Path) -> None:
+    league = load_league(write_league())
+    with LeagueStore(tmp_path / "one.sqlite") as store:
+        store.bind(league)
+        key = store.deal_key()
+        assert not key.public and len(key.secret) == 32
+        assert store.deal_key() == key
+    with LeagueStore(tmp_path / "one.sqlite") as store:
+        assert store.deal_key() == key, "a rerun deals the same games"
+    with LeagueStore(tmp_path / "other.sqlite") as store:
+        store.bind(league)
+        assert store.deal_key() != key, "another store of the same league deals other games"
+    db = sqlite3.connect(tmp_path / "one.sqlite")
+    assert db.execute("SELECT secret FROM deal_key").fetchall() == [(key.secret,)]
 
 
 @pytest.mark.parametrize(
@@ -120,7 +138,7 @@ def test_changed_bot_command_is_noted_while_it_has_no_games_and_refused_after(wr
         changed = load_league(write_league(file_name="second", command="heuristic"))
         notes = store.bind(changed)
         assert len(notes) == 4 and "now runs 'heuristic'" in notes[0] and "no stored game" in notes[0]
-        schedule = league_schedule(changed)
+        schedule = league_schedule(changed, store.deal_key())
         store.add_matches(schedule)
         store.add_game(record_of(schedule[0], schedule[0].games[0]))
         with pytest.raises(BotChanged, match="the league file now runs 'random'") as refused:

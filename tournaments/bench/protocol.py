@@ -11,8 +11,10 @@
   games, encoded as the referee encodes them) from a bare ROUTER loop: the floor of any referee that speaks
   this protocol to these bots, since the bots' own work is in it and no referee work is. referee - prepared
   is the referee's own cost per decision.
-- reuse: the same number of games played once as one match (processes kept alive) and once as one match per
-  game (processes started for every game).
+- reuse: the same number of games played three ways: as one match in which every game is a new deal (one
+  process per bot serves every game), as one match of duplicate deals, each played once per seat rotation
+  (what leagues play: fresh processes for every rotation, so no process sees a deal twice), and as one match
+  per game (processes started for every game).
 """
 
 from __future__ import annotations
@@ -37,10 +39,11 @@ from protocol.logs import LOG_FROM, LogReceiver, LogSender
 from protocol.sdk import decode_message
 from referee import replay
 from referee.botspec import resolve_bot, unique_names
+from referee.deals import DealKey
 from referee.games import list_games, load_game
 from referee.match import run_match
-from referee.records import Limits, MatchSpec
-from referee.seating import rotated_games
+from referee.records import GameSpec, Limits, MatchRecord, MatchSpec
+from referee.seating import first_games
 
 _PEER_SILENCE_MS = 30_000
 """How long a bench's ROUTER waits for its peers before giving up (zmq.Again)."""
@@ -108,23 +111,51 @@ class ProtocolBenchResult:
 
 
 @dataclass(frozen=True)
+class ReuseRun:
+    """One way of playing the bench's games: how long it took and how many bot processes it started."""
+
+    games: int
+    seconds: float
+    starts: int
+
+    @property
+    def games_per_s(self) -> float:
+        return self.games / self.seconds
+
+    @property
+    def starts_per_game(self) -> float:
+        return self.starts / self.games
+
+
+@dataclass(frozen=True)
 class ReuseBenchResult:
     game: str
     players: int
     games: int
     decisions_per_game: float
-    reused_s: float
-    restarted_s: float
+    reused: ReuseRun
+    """One match, every game a new deal: the bots are started once."""
+    rotated: ReuseRun
+    """One match of duplicate deals: the bots are started once per seat rotation."""
+    restarted: ReuseRun
+    """One match per game: the bots are started for every game."""
 
     @property
     def speedup(self) -> float:
-        return self.restarted_s / self.reused_s
+        """Games/s with the processes reused over games/s with processes started for every game."""
+        return self.reused.games_per_s / self.restarted.games_per_s
+
+    @property
+    def rotation_cost(self) -> float:
+        """Games/s with the processes reused over games/s with fresh processes for every rotation: what the
+        rule that no process sees a deal twice costs (1.0: nothing)."""
+        return self.reused.games_per_s / self.rotated.games_per_s
 
     @property
     def start_s(self) -> float:
         """What starting and stopping the bots costs per game: the restarted run's extra time per game. The
         speed-up is (start_s + game time) / game time, so short games gain the most."""
-        return (self.restarted_s - self.reused_s) / self.games
+        return 1 / self.restarted.games_per_s - 1 / self.reused.games_per_s
 
 
 def _log_senders(game_name: str, players: int) -> list[LogSender] | None:
@@ -281,9 +312,10 @@ def _handshake(router: zmq.Socket, bots: int) -> dict[str, bytes]:
 
 
 def _random_match(game: str, players: int, games: int, seed: int, match_id: str, **extra: Any) -> MatchSpec:
+    """A match of SDK random bots: the first `games` games of the balanced match of the (public) seed."""
     bots = unique_names([resolve_bot("random", game) for _ in range(players)])
     limits = Limits(move_time_ms=5000)
-    return MatchSpec(match_id, game, bots, rotated_games(players, games, seed), limits=limits, **extra)
+    return MatchSpec(match_id, game, bots, first_games(players, games, DealKey.from_seed(seed)), limits=limits, **extra)
 
 
 def referee_decisions_us(game: str, players: int, games: int, seed: int) -> list[float]:
@@ -323,18 +355,30 @@ def bench_protocol(
     )
 
 
+def _timed(specs: list[MatchSpec]) -> tuple[ReuseRun, list[MatchRecord]]:
+    started = time.perf_counter()
+    records = [run_match(spec) for spec in specs]
+    seconds = time.perf_counter() - started
+    games = sum(len(record.games) for record in records)
+    return ReuseRun(games, seconds, sum(record.bot_starts for record in records)), records
+
+
 def bench_reuse(game: str = "scout", players: int = 4, games: int = 100, seed: int = 0) -> ReuseBenchResult:
-    """The same `games` games of random bots: one match (processes reused), then one match per game."""
-    started = time.perf_counter()
-    record = run_match(_random_match(game, players, games, seed, "bench-reuse"))
-    reused = time.perf_counter() - started
-    decisions = sum(timing.decisions for game_record in record.games for timing in game_record.timings)
-    started = time.perf_counter()
-    for index, game_spec in enumerate(_random_match(game, players, games, seed, "bench-restart").games):
-        spec = _random_match(game, players, 1, seed, f"bench-restart-{index}")
-        run_match(MatchSpec(spec.match_id, game, spec.bots, (game_spec,), limits=spec.limits))
-    restarted = time.perf_counter() - started
-    return ReuseBenchResult(game, players, games, decisions / games, reused, restarted)
+    """`games` games of random bots with the seatings of a balanced match, played three ways: one match of
+    `games` different deals (processes reused), the balanced match itself (each deal once per rotation, fresh
+    processes per rotation), and one match per game."""
+    rotated = _random_match(game, players, games, seed, "bench-rotated")
+    key = DealKey.from_seed(seed)
+    distinct = tuple(GameSpec(spec.index, key.deal_seed(spec.index), spec.seating) for spec in rotated.games)
+    reused_run, records = _timed([MatchSpec("bench-reuse", game, rotated.bots, distinct, limits=rotated.limits)])
+    rotated_run, _ = _timed([rotated])
+    per_game = [
+        MatchSpec(f"bench-restart-{spec.index}", game, rotated.bots, (spec,), limits=rotated.limits)
+        for spec in distinct
+    ]
+    restarted_run, _ = _timed(per_game)
+    decisions = sum(timing.decisions for game_record in records[0].games for timing in game_record.timings)
+    return ReuseBenchResult(game, players, games, decisions / games, reused_run, rotated_run, restarted_run)
 
 
 def reuse_tables(game: str | None = None, players: int | None = None) -> list[tuple[str, int]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,11 +13,13 @@ from tabulate import tabulate
 
 from referee.botspec import UnknownBot, resolve_bot, unique_names
 from referee.connection import Transport
+from referee.deals import DealKey
 from referee.games import GameError, list_games, load_game
+from referee.games.base import MAX_SEED
 from referee.match import MatchSpecError, run_match
 from referee.process import BotStartError
 from referee.records import BotRun, GameRecord, Limits, MatchRecord, MatchSpec
-from referee.seating import rotated_games
+from referee.seating import design_games, first_games
 
 from ..pages.writer import PagesRunner, ReplayFormat
 from ..rundir import new_run_dir
@@ -26,7 +29,6 @@ from .options import (
     json_option,
     limits_options,
     replay_format_option,
-    seed_option,
     tablefmt_option,
     transport_option,
 )
@@ -71,8 +73,26 @@ def _bot_json(bot: BotRun) -> dict[str, Any]:
     }
 
 
+def _balance_note(players: int, games: int) -> str | None:
+    """What `games` games at `players` seats leave unbalanced, with the nearest balanced counts; None if nothing."""
+    unit = design_games(players)
+    if games % unit == 0:
+        return None
+    lower, higher = games // unit * unit, (games // unit + 1) * unit
+    nearest = f"--games {lower} or {higher}" if lower else f"--games {higher}"
+    short = []
+    if games % players:
+        short.append(f"the last deal is not played from every seat ({players} games a deal)")
+    if unit > players:
+        short.append(f"who plays right after whom is balanced only over multiples of {unit} games")
+    return (
+        f"note: {games} game(s) at {players} seats are not a balanced match: {'; '.join(short)}. "
+        f"For a balanced match use {nearest}"
+    )
+
+
 def _print_game(record: GameRecord, played: int, total: int, tablefmt: str) -> None:
-    click.echo(f"{game_label(record.index, played, total)}  seed {record.seed}")
+    click.echo(f"{game_label(record.index, played, total)}  deal seed {record.seed}")
     rows = [
         (seat, bot, rank, score, timing.decisions, f"{timing.mean_ms:.2f}", f"{timing.max_ms:.2f}")
         for seat, (bot, rank, score, timing) in enumerate(
@@ -122,11 +142,18 @@ def _print_summary(record: MatchRecord, tablefmt: str) -> None:
     "-n",
     "game_count",
     type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Games in the match (deals are repeated once per seat rotation).",
+    default=None,
+    help="Games in the match; a balanced match is a multiple of "
+    + ", ".join(f"{design_games(seats)} games at {seats}" for seats in range(2, 6))
+    + " seats, and other counts are played with a note  [default: the smallest balanced match]",
 )
-@seed_option
+@click.option(
+    "--seed",
+    type=click.IntRange(0, MAX_SEED),
+    default=None,
+    help="Deal from this seed, reproducibly. The seed is public: a bot that knows or guesses it can deal every "
+    "game, so never use it where bots compete for real  [default: deal from a secret drawn for this run]",
+)
 @limits_options
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE", help="A game option (repeatable).")
 @click.option("--replay-dir", type=click.Path(file_okay=False), default=None, help="Write a replay of every game here.")
@@ -143,8 +170,8 @@ def _print_summary(record: MatchRecord, tablefmt: str) -> None:
 def play(
     game: str,
     bots: tuple[str, ...],
-    game_count: int,
-    seed: int,
+    game_count: int | None,
+    seed: int | None,
     limits: Limits,
     options: tuple[str, ...],
     replay_dir: str | None,
@@ -159,11 +186,13 @@ def play(
     A BOT is a built-in name (random, heuristic, scout-heuristic, scauver-heuristic), a path to a program
     or a .py script, a command line in quotes ("node bots/js/random_bot.js"), or stdio:BOT for a bot that
     speaks JSON lines on stdin/stdout (protocol/PROTOCOL.md). A bot plays under the name it sends in its
-    hello (repeated names get #1, #2, ...). Its output goes to NAME.log in the log folder. Seats rotate from game to
-    game. Bot faults are reported, not fatal: the exit status is 0 whenever the match was played. A faulty
-    seat ranks last in its game; a bot that crashed is restarted for the next game, one that never completed
-    its handshake forfeits every game. Ctrl-C or SIGTERM stops the bots and exits 130 or 143. Games are
-    numbered from 0, as in their replays.
+    hello (repeated names get #1, #2, ...). Its output goes to NAME.log in the log folder. Each deal is played
+    once from every seat, in turn orders chosen so that every bot plays right after every other equally often
+    (referee/seating.py); the games are played rotation by rotation, with fresh bot processes for each
+    rotation, so that no bot process sees a deal twice. Bot faults are reported, not fatal: the exit status is
+    0 whenever the match was played. A faulty seat ranks last in its game; a bot that crashed is restarted
+    for the next game, one that never completed its handshake forfeits every game. Ctrl-C or SIGTERM stops
+    the bots and exits 130 or 143. Games are numbered from 0, as in their replays.
     """
     info = load_game(game).info
     if not info.min_players <= len(bots) <= info.max_players:
@@ -175,28 +204,34 @@ def play(
     except UnknownBot as error:
         raise click.ClickException(str(error)) from error
     logs = Path(log_dir) if log_dir else new_run_dir("play", game)
+    count = design_games(len(specs)) if game_count is None else game_count
+    key = DealKey.fresh() if seed is None else DealKey.from_seed(seed)
     spec = MatchSpec(
-        match_id=f"{game}-{seed}",
+        match_id=f"{game}-{secrets.token_hex(6)}",
         game=game,
         bots=specs,
-        games=rotated_games(len(specs), game_count, seed),
+        games=first_games(len(specs), count, key),
         config=_parse_options(options),
         limits=limits,
         replay_dir=replay_dir,
         log_dir=str(logs),
     )
+    note = _balance_note(len(specs), count)
+    if note is not None:
+        click.echo(note, err=True)
     if not as_json:
-        click.echo(f"{game}: {len(specs)} bots; {game_count} game(s), seed {seed}; bot logs in {logs}\n")
+        deals = "deals from a secret drawn for this run" if seed is None else f"public seed {seed}"
+        click.echo(f"{game}: {len(specs)} bots; {count} game(s), {deals}; bot logs in {logs}\n")
 
     played: list[GameRecord] = []
 
     def on_game(record: GameRecord) -> None:
         played.append(record)
         if as_json:
-            if game_count > 1:
-                click.echo(f"{game_label(record.index, len(played), game_count)} played", err=True)
+            if count > 1:
+                click.echo(f"{game_label(record.index, len(played), count)} played", err=True)
         else:
-            _print_game(record, len(played), game_count, tablefmt)
+            _print_game(record, len(played), count, tablefmt)
 
     runner = run_match if replay_format is ReplayFormat.JSON else PagesRunner(replay_format)
     try:
@@ -204,7 +239,7 @@ def play(
     except (GameError, MatchSpecError, BotStartError) as error:
         raise click.ClickException(str(error)) from error
     except KeyboardInterrupt:
-        click.echo(f"Stopped after {len(played)} of {game_count} game(s); the bots are stopped.", err=True)
+        click.echo(f"Stopped after {len(played)} of {count} game(s); the bots are stopped.", err=True)
         raise
     if as_json:
         echo_json(
@@ -217,7 +252,7 @@ def play(
             }
         )
         return
-    if game_count > 1:
+    if count > 1:
         _print_summary(record, tablefmt)
     click.echo(f"bot logs in {logs}: {', '.join(Path(str(bot.log_path)).name for bot in record.bots)}")
     sys.stdout.flush()
