@@ -1,0 +1,213 @@
+"""Running an attack fixture bot (tests/fixtures/bots/attack_*.py) against a victim, and the facts its test
+checks: what the attacker reported, the real deal, the processes it left.
+
+Every attacker gets ATTACK_NONCE (a fresh random marker) in its environment; its processes inherit it, so
+`marked_processes` finds every one of them afterwards, in whatever namespace, session or uid they run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import secrets
+import signal
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from referee_helpers import FIXTURE_BOTS, alive, match_spec
+
+from referee import replay
+from referee.games import load_game
+from referee.match import run_match
+from referee.records import BotSpec, GameRecord, Limits, MatchRecord, MatchSpec
+
+GAME = "scout"
+ATTACK_LIMITS = Limits(move_time_ms=2000, startup_time_s=30.0, time_bank_ms=10_000, log_cap_bytes=1024 * 1024)
+"""Generous clocks: an attack costs its bot time (the unsandboxed memory scan ~0.1 s here), and no legal bot
+may time out under load."""
+REQUIRE_SANDBOX = "REFEREE_REQUIRE_SANDBOX"
+SECRET_PREFIX = "attack-secret-"
+VICTIM = "attack_victim"
+
+
+def new_secret() -> str:
+    """A marked secret the attack bots search for (attack-secret- and 32 hex digits)."""
+    return SECRET_PREFIX + secrets.token_hex(16)
+
+
+def _has_field(cls: type, name: str) -> bool:
+    return name in {field.name for field in dataclasses.fields(cls)}
+
+
+def sandbox_missing() -> str | None:
+    """Why bots cannot run in the sandbox here, or None if they can."""
+    if not _has_field(MatchSpec, "sandbox"):
+        return "this referee has no sandbox (MatchSpec has no `sandbox` field)"
+    try:
+        from referee import sandbox
+    except ImportError as error:
+        return f"referee.sandbox cannot be imported: {error}"
+    probe = getattr(sandbox, "probe", None)
+    if probe is None:
+        return None
+    problem = probe()
+    return problem if isinstance(problem, str) else getattr(problem, "problem", None)
+
+
+def require_sandbox() -> None:
+    """Skip the test where the sandbox cannot run, unless REFEREE_REQUIRE_SANDBOX is set (CI): then fail."""
+    reason = sandbox_missing()
+    if reason is None:
+        return
+    if os.environ.get(REQUIRE_SANDBOX):
+        pytest.fail(f"{REQUIRE_SANDBOX} is set but the sandbox cannot run: {reason}")
+    pytest.skip(reason)
+
+
+@dataclass(frozen=True)
+class AttackRun:
+    record: MatchRecord
+    attacker_log: str
+    victim_log: str
+    nonce: str
+    declared: Mapping[str, str]
+    """The environment declared for the attacker."""
+    survivors: list[int]
+    """The attacker's processes alive when the match was over (killed since)."""
+
+    def reports(self, attack: str) -> list[dict[str, Any]]:
+        """The attacker's `ATTACK <attack> <json>` lines, decoded."""
+        prefix = f"ATTACK {attack} "
+        return [json.loads(line[len(prefix) :]) for line in self.attacker_log.splitlines() if line.startswith(prefix)]
+
+
+def bot_spec(name: str, env: Mapping[str, str], monkeypatch: pytest.MonkeyPatch, program_dir: Path) -> BotSpec:
+    """A fixture bot with `env` declared for it (BotSpec.env); a referee without BotSpec.env passes its own
+    environment to every bot, so there the variables are set in it."""
+    command = (sys.executable, str(program_dir / f"{name}.py"))
+    if _has_field(BotSpec, "env"):
+        return BotSpec(name, command, env=tuple(sorted(env.items())))  # type: ignore[call-arg]
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    return BotSpec(name, command)
+
+
+def victim_spec(program_dir: Path = FIXTURE_BOTS) -> BotSpec:
+    return BotSpec(VICTIM, (sys.executable, str(program_dir / f"{VICTIM}.py")))
+
+
+def run_attack(
+    attacker: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    sandbox: bool,
+    env: Mapping[str, str],
+    victim: BotSpec | None = None,
+    program_dir: Path = FIXTURE_BOTS,
+    limits: Limits = ATTACK_LIMITS,
+    while_alive: Callable[[list[int]], None] | None = None,
+) -> AttackRun:
+    """Play a SCOUT match of `attacker` (seated first, its program in `program_dir`) against `victim`
+    (attack_victim by default), two games, with or without the sandbox; then call `while_alive` with the
+    attacker's processes still alive, kill them, and collect the logs. The attacker is told the referee's pid
+    (ATTACK_REFEREE_PID) and its nonce (ATTACK_NONCE) besides `env`."""
+    nonce = secrets.token_hex(16)
+    declared = {"ATTACK_NONCE": nonce, "ATTACK_REFEREE_PID": str(os.getpid()), **env}
+    attacking = bot_spec(attacker, declared, monkeypatch, program_dir)
+    extra: dict[str, Any] = {"sandbox": sandbox} if _has_field(MatchSpec, "sandbox") else {}
+    spec = match_spec(
+        GAME,
+        [attacking, victim or victim_spec()],
+        games=2,
+        seed=7,
+        limits=limits,
+        log_dir=str(tmp_path / "logs"),
+        replay_dir=str(tmp_path / "replays"),
+        **extra,
+    )
+    survivors: list[int] = []
+    try:
+        record = run_match(spec)
+        survivors = marked_processes(nonce)
+        if while_alive is not None:
+            while_alive(survivors)
+    finally:
+        kill_all(marked_processes(nonce))
+    if sandbox:
+        assert all(getattr(game, "sandboxed", False) for game in record.games), "the match did not run sandboxed"
+    logs = [_read_log(tmp_path / "logs", spec, index) for index in (0, 1)]
+    return AttackRun(record, logs[0], logs[1], nonce, declared, survivors)
+
+
+def _read_log(directory: Path, spec: MatchSpec, index: int) -> str:
+    path = directory / f"{spec.match_id}-bot{index}.log"
+    return path.read_text(errors="replace") if path.exists() else ""
+
+
+# Processes.
+
+
+def _holds_marker(pid: int, marker: bytes) -> bool:
+    for part in ("environ", "cmdline"):
+        with contextlib.suppress(OSError):
+            if marker in Path(f"/proc/{pid}/{part}").read_bytes():
+                return True
+    return False
+
+
+def marked_processes(nonce: str) -> list[int]:
+    """Live processes (zombies excluded) whose environment or command line holds `nonce`."""
+    marker = nonce.encode()
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit() and int(entry.name) != os.getpid() and _holds_marker(int(entry.name), marker):
+            found.append(int(entry.name))
+    return [pid for pid in found if alive(pid)]
+
+
+def kill_all(pids: list[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+
+
+# The game's hidden information.
+
+
+Card = frozenset[int]
+
+
+def dealt_hands(game: GameRecord) -> list[list[set[Card]]]:
+    """The hands as dealt in each round of `game` (per round, per seat), from the engine re-run on the
+    replay's seed: what no other seat may learn."""
+    assert game.replay_path is not None
+    data = replay.load(game.replay_path)
+    state = load_game(data["game"]).new_game(data["players"], data["seed"], data["config"])
+    rounds = state.dealt["rounds"]  # type: ignore[attr-defined]
+    return [[{frozenset(card) for card in hand} for hand in hands] for hands in rounds]
+
+
+MIN_LEAKED_CARDS = 6
+"""A claimed hand is knowledge of a seat's hand if at least this many of its cards are that hand's, and all
+of them are: a guess does not get six of eleven cards right."""
+
+
+def learned_hands(game: GameRecord, attacker_seat: int, claims: Iterable[list[list[int]]]) -> list[list[list[int]]]:
+    """The claimed hands that are (part of) a hand another seat was dealt in `game`."""
+    dealt = dealt_hands(game)
+    learned = []
+    for claim in claims:
+        cards = {frozenset(card) for card in claim}
+        for hands in dealt:
+            others = [hand for seat, hand in enumerate(hands) if seat != attacker_seat]
+            if len(cards) >= MIN_LEAKED_CARDS and any(cards <= hand for hand in others):
+                learned.append(claim)
+                break
+    return learned

@@ -1,0 +1,474 @@
+"""Hostile bots against the sandbox: each attack fixture bot (tests/fixtures/bots/attack_*.py) tries one way
+to see, change or outlive what it must not, while it plays legal moves against a victim bot.
+
+For each attack the test prepares its targets (secrets in the referee's environment and memory, a store, a
+league file, replays, a TCP service, a canary), runs a short SCOUT match and collects the harms it can see as
+facts: the attacker's claims checked against the real deal, secrets found in the attacker's log, files
+hashed before and after, processes of the attacker alive after the match, the victim's faults. Under the
+sandbox every harm must be absent, the referee completes every game, the victim plays every game without a
+fault and no process of the attacker is left. Without the sandbox, the attacks that only read (or write only
+into the test's own files and into the victim bot) must show each of their harms: that proves the attack and
+the check are real, so the sandboxed test can fail.
+
+The sandboxed tests skip where the sandbox cannot run, and fail there instead when REFEREE_REQUIRE_SANDBOX is
+set (CI).
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import dataclasses
+import functools
+import hashlib
+import os
+import shutil
+import socket
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from attack_helpers import (
+    ATTACK_LIMITS,
+    GAME,
+    VICTIM,
+    AttackRun,
+    learned_hands,
+    new_secret,
+    require_sandbox,
+    run_attack,
+    victim_spec,
+)
+from referee_helpers import FIXTURE_BOTS
+
+from referee import replay
+from referee.records import BotSpec, FaultKind, Limits
+from tournaments.store import LeagueStore
+
+ALLOWED_ENVIRONMENT = {"REFEREE_ENDPOINT", "REFEREE_TOKEN", "PATH", "HOME", "TMPDIR", "LANG"}
+"""What a sandboxed bot's environment may hold besides what is declared for it."""
+
+
+@dataclass
+class Scene:
+    """One attack's targets: what the attacker is told (env), the victim, and the facts kept for later."""
+
+    tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch
+    cleanup: contextlib.ExitStack
+    env: dict[str, str] = field(default_factory=dict)
+    victim: BotSpec | None = None
+    program_dir: Path = FIXTURE_BOTS
+    """Where the attacker's program is."""
+    limits: Limits = ATTACK_LIMITS
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    def folder(self, name: str) -> Path:
+        path = self.tmp_path / name
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+
+class Attack(abc.ABC):
+    """One attack: its bot, how to prepare its targets, and the harms it did (each falsy if not done)."""
+
+    bot: str
+    unsandboxed = True
+    """Safe to run without the sandbox: it reads, or writes only into the test's files and the victim bot."""
+    attacker_faults: frozenset[FaultKind] = frozenset()
+    """What the attacker may be charged under the sandbox (it plays legally; a limit may kill it)."""
+
+    def prepare(self, scene: Scene, sandbox: bool) -> None:  # noqa: B027 -- most attacks need no hook
+        """Set up the targets (scene.cleanup undoes what needs undoing)."""
+
+    @abc.abstractmethod
+    def harms(self, scene: Scene, run: AttackRun) -> dict[str, object]:
+        """Each harm the attack may do, by name, with what shows it was done (falsy if it was not)."""
+
+    def while_alive(self, scene: Scene, survivors: list[int]) -> None:  # noqa: B027 -- most attacks need no hook
+        """Runs after the match, before the attacker's surviving processes are killed."""
+
+    def check_sandboxed(self, scene: Scene, run: AttackRun) -> None:  # noqa: B027 -- most attacks need no hook
+        """What must hold besides the absence of harms, under the sandbox."""
+
+
+def _victim_token_learned(run: AttackRun) -> list[str]:
+    """The victim's tokens (one per start, from its log) that the attacker's log holds."""
+    tokens = [word.split("=", 1)[1] for word in run.victim_log.split() if word.startswith("token=")]
+    assert tokens and all(tokens), f"the victim did not log its token: {run.victim_log[:500]!r}"
+    return [token for token in tokens if token in run.attacker_log]
+
+
+def _reports(run: AttackRun, attack: str) -> list[dict[str, Any]]:
+    reports = run.reports(attack)
+    assert reports, f"the attacker reported nothing; its log: {run.attacker_log[-2000:]!r}"
+    return reports
+
+
+class ProcRead(Attack):
+    bot = "attack_proc_read"
+
+    def prepare(self, scene: Scene, sandbox: bool) -> None:
+        scene.facts["environment secret"] = new_secret()
+        scene.monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", scene.facts["environment secret"])
+        scene.facts["memory secret"] = new_secret().encode()
+
+    def harms(self, scene: Scene, run: AttackRun) -> dict[str, object]:
+        learned = []
+        for claim in _reports(run, "proc_read"):
+            game = run.record.games[claim["game"]]
+            learned += learned_hands(game, claim["seat"], (hand["hand"] for hand in claim["hands"]))
+        return {
+            "hidden cards learned": learned,
+            "victim's token learned": _victim_token_learned(run),
+            "referee's environment read": scene.facts["environment secret"] in run.attacker_log,
+            "referee's memory read": scene.facts["memory secret"].decode() in run.attacker_log,
+            "victim's process inspected": f"{VICTIM}.py" in run.attacker_log,
+        }
+
+
+class ProcWrite(Attack):
+    bot = "attack_proc_write"
+
+    def prepare(self, scene: Scene, sandbox: bool) -> None:
+        canary = ("attack-canary-" + os.urandom(16).hex()).encode()
+        scene.facts["canary"], scene.facts["canary copy"] = bytearray(canary), bytes(canary)
+        if not sandbox:
+            scene.env["ATTACK_SPARE_REFEREE"] = "1"
+
+    def harms(self, scene: Scene, run: AttackRun) -> dict[str, object]:
+        victim_faults = [fault for game in run.record.games for fault in game.faults if fault.bot == VICTIM]
+        harms: dict[str, object] = {"victim crashed by a write into its code": victim_faults}
+        if "ATTACK_SPARE_REFEREE" not in scene.env:
+            harms["referee's memory changed"] = scene.facts["canary"] != scene.facts["canary copy"]
+        return harms
+
+
+class Escape(Attack):
+    bot = "attack_escape"
+
+    def prepare(self, scene: Scene, sandbox: bool) -> None:
+        scene.facts["sabotage"] = scene.folder("later-matches") / "sabotaged"
+        scene.env["ATTACK_SABOTAGE_FILE"] = str(scene.facts["sabotage"])
+
+    def while_alive(self, scene: Scene, survivors: list[int]) -> None:
+        deadline = time.monotonic() + 20.0
+        while survivors and not scene.facts["sabotage"].exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def harms(self, scene: Scene, run: AttackRun) -> dict[str, object]:
+        (escape,) = _reports(run, "escape")
+        return {
+            "outlived the match": run.survivors,
+            "sabotaged a later match": scene.facts["sabotage"].exists(),
+            "wrote into its parent's memory": escape["injected"] and escape["outcome"],
+        }
+
+
+class Files(Attack):
+    bot = "attack_files"
+
+    def prepare(self, scene: Scene, sandbox: bool) -> None:
+        secrets = {name: new_secret() for name in ("league", "store", "replay")}
+        league = scene.folder("league") / "league.toml"
+        league.write_text(f'# {secrets["league"]}\ngame = "scout"\nplayers = 2\n')
+        store = league.parent / "league.db"
+        _store_with_results(store, secrets["store"])
+        old_replays = scene.folder("old-replays")
+        (old_replays / "old-0000.json").write_text(f'{{"note": "{secrets["replay"]}"}}')
+        victim_dir, scene.program_dir = scene.folder("victim"), scene.folder("attacker")
+        shutil.copy(FIXTURE_BOTS / f"{VICTIM}.py", victim_dir)
+        for program in (self.bot, "attack_kit"):
+            shutil.copy(FIXTURE_BOTS / f"{program}.py", scene.program_dir)
+        scene.victim = victim_spec(victim_dir)
+        outside = scene.folder("outside")
+        watched = {"league": league.parent, "victim": victim_dir, "own": scene.program_dir}
+        scene.facts.update(secrets=secrets, outside=outside, watched=watched)
+        scene.facts["before"] = {name: _snapshot(path) for name, path in scene.facts["watched"].items()}
+        scene.env.update(
+            ATTACK_READ_PATHS=os.pathsep.join(map(str, (league, store, old_replays, scene.tmp_path / "logs"))),
+            ATTACK_STORE=str(store),
+            ATTACK_VICTIM_PROGRAM=str(victim_dir / f"{VICTIM}.py"),
+            ATTACK_WRITE_DIRS=os.pathsep.join(map(str, (outside, scene.program_dir))),
+            ATTACK_REPLAY_DIR=str(scene.tmp_path / "replays"),
+        )
+
+    def harms(self, scene: Scene, run: AttackRun) -> dict[str, object]:
+        secrets, log = scene.facts["secrets"], run.attacker_log
+        after = {name: _snapshot(path) for name, path in scene.facts["watched"].items()}
+        changed = [name for name, snapshot in after.items() if snapshot != scene.facts["before"][name]]
+        return {
+            "league file read": secrets["league"] in log,
+            "store read": secrets["store"] in log,
+            "old replays read": secrets["replay"] in log,
+            "victim's log read": _victim_token_learned(run),
+            "store or league file changed": "league" in changed,
+            "victim's program changed": "victim" in changed,
+            "replays of the match forged": _forged_replays(run),
+            "wrote outside its tmp": list(scene.facts["outside"].iterdir()),
+            "wrote into its program's folder": "own" in changed,
+        }
+
+
+class Network(Attack):
+    bot = "attack_network"
+
+    def prepare(self, scene: Scene, sandbox: bool) -> None:
+        secret = new_secret()
+        tcp = socket.create_server(("127.0.0.1", 0))
+        abstract = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        name = f"attack-{os.urandom(8).hex()}"
+        abstract.bind("\0" + name)
+        abstract.listen()
+        accepted: list[str] = []
+        for server, kind in ((tcp, "tcp"), (abstract, "abstract unix")):
+            scene.cleanup.enter_context(_serving(server, secret, functools.partial(accepted.append, kind)))
+        scene.env.update(ATTACK_TCP_PORT=str(tcp.getsockname()[1]), ATTACK_ABSTRACT_SOCKET=name)
+        scene.facts.update(secret=secret, accepted=accepted)
+
+    def harms(self, scene: Scene, run: AttackRun) -> dict[str, object]:
+        _reports(run, "network")
+        accepted = scene.facts["accepted"]
+        return {
+            "reached the tcp service": "tcp" in accepted,
+            "reached the abstract unix socket": "abstract unix" in accepted,
+            "received the secret": scene.facts["secret"] in run.attacker_log,
+        }
+
+
+class Environment(Attack):
+    bot = "attack_env"
+
+    def prepare(self, scene: Scene, sandbox: bool) -> None:
+        secret = new_secret()
+        scene.monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", secret)
+        scene.monkeypatch.setenv("PIP_INDEX_URL", f"https://student:{secret}@pypi.example.org/simple")
+        scene.env["BOT_LEVEL"] = "7"
+        scene.facts["secret"] = secret
+
+    def harms(self, scene: Scene, run: AttackRun) -> dict[str, object]:
+        undeclared = set()
+        for claim in _reports(run, "env"):
+            undeclared |= set(claim["environment"]) - ALLOWED_ENVIRONMENT - set(run.declared)
+        return {
+            "undeclared variables": sorted(undeclared),
+            "referee's secret": scene.facts["secret"] in run.attacker_log,
+        }
+
+    def check_sandboxed(self, scene: Scene, run: AttackRun) -> None:
+        for claim in run.reports("env"):
+            assert claim["environment"]["BOT_LEVEL"] == "7", "a declared variable did not reach the bot"
+
+
+class Priority(Attack):
+    bot = "attack_priority"
+
+    def prepare(self, scene: Scene, sandbox: bool) -> None:
+        """Give the referee (and so the bots) one CPU, so that widening the affinity shows."""
+        previous = os.sched_getaffinity(0)
+        scene.cleanup.callback(os.sched_setaffinity, 0, previous)
+        os.sched_setaffinity(0, {min(previous)})
+        scene.facts.update(affinity={min(previous)}, nice=os.getpriority(os.PRIO_PROCESS, 0))
+
+    def harms(self, scene: Scene, run: AttackRun) -> dict[str, object]:
+        reports = _reports(run, "priority")
+        return {
+            "raised its priority": [r["nice"] for r in reports if r["nice"] < scene.facts["nice"]],
+            "real-time policy": [r["policy"] for r in reports if r["policy"] in (os.SCHED_FIFO, os.SCHED_RR)],
+            "widened its affinity": [r["affinity"] for r in reports if set(r["affinity"]) - scene.facts["affinity"]],
+        }
+
+
+class Memory(Attack):
+    bot = "attack_memory"
+    unsandboxed = False
+    attacker_faults = frozenset({FaultKind.CRASH})
+    memory_mb = 192
+
+    def prepare(self, scene: Scene, sandbox: bool) -> None:
+        scene.limits = dataclasses.replace(ATTACK_LIMITS, memory_mb=self.memory_mb)
+        scene.env.update(ATTACK_CHILDREN="4", ATTACK_CHILD_MB=str(self.memory_mb // 2))
+
+    def harms(self, scene: Scene, run: AttackRun) -> dict[str, object]:
+        assert run.reports("memory_start"), f"the attack did not start: {run.attacker_log[-2000:]!r}"
+        held = [claim["held_mb"] for claim in run.reports("memory")]
+        return {"held more than the memory limit across its processes": [mb for mb in held if mb > self.memory_mb]}
+
+
+class Processes(Attack):
+    bot = "attack_processes"
+    unsandboxed = False
+    attacker_faults = frozenset({FaultKind.CRASH})
+    wanted = 2000
+
+    def prepare(self, scene: Scene, sandbox: bool) -> None:
+        scene.env["ATTACK_PROCESSES"] = str(self.wanted)
+
+    def harms(self, scene: Scene, run: AttackRun) -> dict[str, object]:
+        (claim,) = _reports(run, "processes")
+        return {"started every process it wanted": claim["started"] >= self.wanted}
+
+
+class FillTmp(Attack):
+    bot = "attack_fill_tmp"
+    unsandboxed = False
+    fill_mb = 512
+
+    def prepare(self, scene: Scene, sandbox: bool) -> None:
+        scene.env["ATTACK_FILL_MB"] = str(self.fill_mb)
+
+    def harms(self, scene: Scene, run: AttackRun) -> dict[str, object]:
+        (claim,) = _reports(run, "fill_tmp")
+        for fill in claim["fills"]:
+            if Path(fill["folder"]).is_dir():
+                Path(fill["folder"], f"fill-{run.nonce}").unlink(missing_ok=True)
+        return {"filled without a limit": [fill for fill in claim["fills"] if fill["written_mb"] >= self.fill_mb]}
+
+    def check_sandboxed(self, scene: Scene, run: AttackRun) -> None:
+        (claim,) = run.reports("fill_tmp")
+        assert all(fill["error"] for fill in claim["fills"]), claim
+
+
+ATTACKS: dict[str, Attack] = {
+    attack.bot.removeprefix("attack_"): attack
+    for attack in (
+        ProcRead(),
+        ProcWrite(),
+        Escape(),
+        Files(),
+        Network(),
+        Environment(),
+        Priority(),
+        Memory(),
+        Processes(),
+        FillTmp(),
+    )
+}
+
+
+# Helpers of the attacks.
+
+
+def _store_with_results(path: Path, secret: str) -> None:
+    """A league store holding one finished game whose seat names carry `secret`, closed (WAL checkpointed)."""
+    LeagueStore(path).close()
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute("INSERT INTO matches VALUES ('m1', ?, 1)", (f'["attack_files", "{secret}"]',))
+        db.execute("INSERT INTO games VALUES ('m1', 0, 1, NULL, 0)")
+        db.executemany(
+            "INSERT INTO seats (match_id, game_index, seat, bot, rank, score) VALUES ('m1', 0, ?, ?, ?, ?)",
+            [(0, "attack_files", 2, 3), (1, secret, 1, 9)],
+        )
+
+
+def _snapshot(folder: Path) -> dict[str, str]:
+    """Every file under `folder`, by relative path, with the sha256 of its bytes."""
+    return {
+        str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+
+
+def _forged_replays(run: AttackRun) -> list[str]:
+    forged = []
+    for game in run.record.games:
+        assert game.replay_path is not None
+        data = replay.load(game.replay_path)
+        try:
+            replay.verify(data)
+        except replay.ReplayMismatch:
+            forged.append(game.replay_path)
+            continue
+        if tuple(data["ranks"]) != game.ranks:
+            forged.append(game.replay_path)
+    return forged
+
+
+@contextlib.contextmanager
+def _serving(server: socket.socket, secret: str, on_accept: Callable[[], None]) -> Any:
+    """Serve `secret` to every connection on `server` in a thread, until the block ends."""
+    server.settimeout(0.05)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                connection, _ = server.accept()
+            except TimeoutError:
+                continue
+            on_accept()
+            with connection:
+                connection.sendall(f"{secret}\n".encode())
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(5.0)
+        server.close()
+
+
+# The tests.
+
+
+def _run(attack: Attack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox: bool) -> tuple[Scene, AttackRun]:
+    with contextlib.ExitStack() as cleanup:
+        scene = Scene(tmp_path, monkeypatch, cleanup)
+        attack.prepare(scene, sandbox)
+        run = run_attack(
+            attack.bot,
+            tmp_path,
+            monkeypatch,
+            sandbox=sandbox,
+            env=scene.env,
+            victim=scene.victim,
+            program_dir=scene.program_dir,
+            limits=scene.limits,
+            while_alive=lambda survivors: attack.while_alive(scene, survivors),
+        )
+        harms = attack.harms(scene, run)
+    scene.facts["harms"] = harms
+    return scene, run
+
+
+def _check_contained(attack: Attack, run: AttackRun) -> None:
+    """The referee played every game; the victim played each one without a fault; the attacker was charged
+    only what its attack may cost it; nothing of the attacker is left; every replay verifies."""
+    assert len(run.record.games) == len(run.record.spec.games)
+    for game in run.record.games:
+        victim, attacker = game.seats.index(VICTIM), game.seats.index(attack.bot)
+        assert not [fault for fault in game.faults if fault.seat == victim], game.faults
+        assert game.timings[victim].decisions > 0
+        assert {fault.kind for fault in game.faults if fault.seat == attacker} <= attack.attacker_faults, game.faults
+        assert game.replay_path is not None
+        replay.verify(replay.load(game.replay_path))
+    assert not run.survivors, f"processes of the attacker outlived its match: {run.survivors}"
+
+
+@pytest.mark.parametrize("name", list(ATTACKS))
+def test_the_sandbox_stops_the_attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    require_sandbox()
+    attack = ATTACKS[name]
+    scene, run = _run(attack, tmp_path, monkeypatch, sandbox=True)
+    _check_contained(attack, run)
+    harms = scene.facts["harms"]
+    assert not any(harms.values()), {harm: done for harm, done in harms.items() if done}
+    attack.check_sandboxed(scene, run)
+
+
+@pytest.mark.parametrize("name", [name for name, attack in ATTACKS.items() if attack.unsandboxed])
+def test_the_attack_works_without_the_sandbox(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each harm the sandboxed test looks for happens without the sandbox: the attack and its check are real."""
+    attack = ATTACKS[name]
+    scene, run = _run(attack, tmp_path, monkeypatch, sandbox=False)
+    harms = scene.facts["harms"]
+    assert all(harms.values()), {harm: done for harm, done in harms.items() if not done}
+    assert run.record.games and run.record.spec.game == GAME
