@@ -12,7 +12,8 @@ import pytest
 
 from referee import peers
 from referee.botspec import resolve_bot, unique_names
-from referee.process import Containment, containment, read_process
+from referee.process import Containment, containment
+from referee.proctable import read_process
 from referee.records import BotSpec, FaultPolicy, Limits, MatchSpec
 from referee.seating import rotated_games
 

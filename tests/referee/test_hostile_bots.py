@@ -20,7 +20,7 @@ from referee_helpers import (
 from referee import replay
 from referee.connection import Transport
 from referee.match import run_match
-from referee.process import session_members
+from referee.proctable import session_members
 from referee.records import FaultKind, GameRecord, Limits
 
 GAME = "scauver"

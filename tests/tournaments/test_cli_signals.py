@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.process import read_process
+from referee.proctable import read_process
 
 NEVER_CONNECTS = Path(__file__).resolve().parents[1] / "fixtures" / "bots" / "never_connects.py"
 PLAY_NEVER_CONNECTS = ["play", "scout", str(NEVER_CONNECTS), "random", "random", "--startup-time", "60"]
