@@ -129,6 +129,7 @@ class ProcRead(Attack):
             "referee's environment read": scene.facts["environment secret"] in run.attacker_log,
             "referee's memory read": scene.facts["memory secret"].decode() in run.attacker_log,
             "victim's process inspected": f"{VICTIM}.py" in run.attacker_log,
+            "host paths of the match's files learned": str(scene.tmp_path) in run.attacker_log,
         }
 
 
@@ -325,8 +326,8 @@ class FillTmp(Attack):
     def harms(self, scene: Scene, run: AttackRun) -> dict[str, object]:
         (claim,) = _reports(run, "fill_tmp")
         for fill in claim["fills"]:
-            if Path(fill["folder"]).is_dir():
-                Path(fill["folder"], f"fill-{run.nonce}").unlink(missing_ok=True)
+            for path in Path(fill["folder"]).glob(f"fill-{run.nonce}-*"):
+                path.unlink()
         return {"filled without a limit": [fill for fill in claim["fills"] if fill["written_mb"] >= self.fill_mb]}
 
     def check_sandboxed(self, scene: Scene, run: AttackRun) -> None:
@@ -358,8 +359,10 @@ def _store_with_results(path: Path, secret: str) -> None:
     """A league store holding one finished game whose seat names carry `secret`, closed (WAL checkpointed)."""
     LeagueStore(path).close()
     with contextlib.closing(sqlite3.connect(path)) as db, db:
-        db.execute("INSERT INTO matches VALUES ('m1', ?, 1)", (f'["attack_files", "{secret}"]',))
-        db.execute("INSERT INTO games VALUES ('m1', 0, 1, NULL, 0)")
+        db.execute(
+            "INSERT INTO matches (match_id, bots, games) VALUES ('m1', ?, 1)", (f'["attack_files", "{secret}"]',)
+        )
+        db.execute("INSERT INTO games (match_id, game_index, seed, finished_at) VALUES ('m1', 0, 1, 0)")
         db.executemany(
             "INSERT INTO seats (match_id, game_index, seat, bot, rank, score) VALUES ('m1', 0, ?, ?, ?, ?)",
             [(0, "attack_files", 2, 3), (1, secret, 1, 9)],
