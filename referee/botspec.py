@@ -5,10 +5,16 @@ heuristic                                   -> the heuristic bot of the game bei
 path/to/bot.py                              -> sys.executable path/to/bot.py
 path/to/bot (executable)                    -> path/to/bot
 "node bots/js/random.js --fast"             -> the shell words, whose program must exist
+"path/.venv/bin/python bot.py"              -> the same words: that venv's Python runs the bot
+
+A bare `bot.py` runs under the Python that runs the referee (sys.executable, in the referee's virtual
+environment). Paths become absolute but keep their symlinks: a virtual environment's `bin/python` is a
+symlink to its base interpreter, and only when started by its own path does Python use the environment.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import os
 import shlex
@@ -49,6 +55,11 @@ def _program(path: Path, rest: Sequence[str]) -> tuple[str, ...]:
     return (str(path), *rest)
 
 
+def _absolute(path: Path) -> Path:
+    """`path` made absolute, symlinks kept (see the module's docstring)."""
+    return Path(os.path.abspath(path))
+
+
 def resolve_bot(argument: str, game: str) -> BotSpec:
     """The BotSpec of one BOT argument, or UnknownBot saying why there is none."""
     if not argument.strip():
@@ -61,7 +72,7 @@ def resolve_bot(argument: str, game: str) -> BotSpec:
         return _built_in(argument)
     path = Path(argument)
     if path.exists():
-        return BotSpec(path.stem, _program(path.resolve(), ()))
+        return BotSpec(path.stem, _program(_absolute(path), ()))
     try:
         words = shlex.split(argument)
     except ValueError as error:
@@ -70,7 +81,7 @@ def resolve_bot(argument: str, game: str) -> BotSpec:
     if "/" in program:
         if not Path(program).exists():
             raise UnknownBot(f"no such bot program: {program!r}")
-        command = _program(Path(program).resolve(), words[1:])
+        command = _program(_absolute(Path(program)), words[1:])
     elif shutil.which(program) is None:
         known = ", ".join([*BUILT_IN_MODULES, GAME_HEURISTIC])
         raise UnknownBot(f"no bot {argument!r}: not a built-in ({known}), not a file, and {program!r} is not on PATH")
@@ -89,5 +100,5 @@ def unique_names(specs: Sequence[BotSpec]) -> tuple[BotSpec, ...]:
             renamed.append(spec)
             continue
         seen[spec.name] += 1
-        renamed.append(BotSpec(f"{spec.name}#{seen[spec.name]}", spec.command, spec.cwd))
+        renamed.append(dataclasses.replace(spec, name=f"{spec.name}#{seen[spec.name]}"))
     return tuple(renamed)

@@ -35,6 +35,10 @@ class BotSpec:
     name: str
     command: tuple[str, ...]
     cwd: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    """Environment variables declared for this bot (by the league file): a sandboxed bot's environment is these
+    and the few the referee sets (see referee.sandbox.bot_environment); an unsandboxed bot gets the referee's
+    environment with these added."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,9 @@ class MatchSpec:
     limits: Limits = Limits()
     replay_dir: str | None = None
     log_dir: str | None = None
+    sandbox: bool = True
+    """Run this match's bots in the sandbox (referee.sandbox) where the machine allows it; where it does not,
+    they run unsandboxed and the games record `sandboxed=False`."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +104,8 @@ class GameRecord:
     faults: tuple[Fault, ...]
     timings: tuple[SeatTiming, ...]
     replay_path: str | None = None
+    sandboxed: bool = True
+    """Every bot of the game ran in the sandbox (False: the match asked for none, or the machine has none)."""
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from protocol import codec, limits
+from referee import sandbox
 from referee.connection import (
     Bindings,
     HandshakeRefused,
@@ -35,14 +36,8 @@ from referee.connection import (
     Transport,
 )
 from referee.peers import LookupExpired
-from referee.process import (
-    BotProcess,
-    BotStartError,
-    Namespace,
-    last_output_line,
-    pid_namespaces,
-    read_process,
-)
+from referee.process import BotProcess, BotStartError, last_output_line
+from referee.proctable import Namespace, pid_namespaces, read_process
 from referee.records import BotSpec, FaultKind, MatchSpec
 
 _BYE_GRACE_S = 0.5
@@ -73,7 +68,11 @@ class Participant:
 
 
 class Session:
-    """Use as a context manager: every process is killed on the way out, whatever happened."""
+    """Use as a context manager: every process is killed on the way out, whatever happened.
+
+    `sandboxed` says whether the bots run in the sandbox: the spec asks for it and the machine allows it
+    (sandbox.probe). Sandboxed bots connect through the match's socket bound into their sandbox, and see
+    nothing of the match's work folder, logs or replays."""
 
     def __init__(self, spec: MatchSpec, transport: Transport, workdir: Path) -> None:
         self.spec = spec
@@ -81,6 +80,13 @@ class Session:
         self.router = Router(transport, workdir, self.bindings.bound, self._bot_pids)
         log_dir = Path(spec.log_dir) if spec.log_dir else workdir
         log_dir.mkdir(parents=True, exist_ok=True)
+        self.sandboxed = spec.sandbox and transport is Transport.IPC and sandbox.probe().usable
+        self._sandbox_request = None
+        if self.sandboxed:
+            socket = Path(self.router.endpoint.removeprefix("ipc://"))
+            sandbox.expose_socket(socket)
+            masked = sandbox.masked_paths([workdir, log_dir, spec.replay_dir])
+            self._sandbox_request = sandbox.SandboxRequest(socket, masked)
         self.participants = [
             Participant(index, bot, log_dir / f"{spec.match_id}-bot{index}.log") for index, bot in enumerate(spec.bots)
         ]
@@ -114,7 +120,11 @@ class Session:
 
     def _spawn(self, participant: Participant) -> None:
         token = self.bindings.issue(participant.index)
-        env = {**os.environ, limits.ENV_ENDPOINT: self.router.endpoint, limits.ENV_TOKEN: token}
+        declared = participant.spec.env
+        if self.sandboxed:
+            env = sandbox.bot_environment(token, declared)
+        else:
+            env = {**os.environ, **dict(declared), limits.ENV_ENDPOINT: self.router.endpoint, limits.ENV_TOKEN: token}
         participant.starts += 1
         participant.down = None
         participant.hello_name = None
@@ -127,6 +137,7 @@ class Session:
                 self.spec.limits.log_cap_bytes,
                 memory_mb=self.spec.limits.memory_mb,
                 cwd=participant.spec.cwd,
+                sandbox=self._sandbox_request,
             )
         except BotStartError as error:
             participant.down = Downtime(FaultKind.CRASH, str(error))
