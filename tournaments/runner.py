@@ -11,7 +11,7 @@ games; the store ignores a game it already holds, so a game replayed after a cra
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from referee.records import GameRecord, MatchSpec
 
@@ -38,8 +38,9 @@ class LeaguePlan:
         return self.scheduled - self.stored
 
 
-def plan_league(league: League, store: LeagueStore) -> LeaguePlan:
-    """Bind the store to the league (StoreMismatch if they disagree), record the schedule, list what is missing."""
+def plan_league(league: League, store: LeagueStore, *, sandbox: bool = True) -> LeaguePlan:
+    """Bind the store to the league (StoreMismatch if they disagree), record the schedule, list what is missing.
+    `sandbox`: run the bots in the sandbox (MatchSpec.sandbox)."""
     notes = store.bind(league)
     schedule = league_schedule(league)
     store.add_matches(schedule)
@@ -50,7 +51,7 @@ def plan_league(league: League, store: LeagueStore) -> LeaguePlan:
         league=league,
         scheduled=scheduled,
         stored=scheduled - remaining,
-        specs=tuple(match_spec(league, match) for match in missing),
+        specs=tuple(replace(match_spec(league, match), sandbox=sandbox) for match in missing),
         notes=tuple(notes),
     )
 

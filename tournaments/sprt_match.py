@@ -38,6 +38,7 @@ class SprtPlan:
     limits: Limits = Limits()
     config: Mapping[str, Any] = field(default_factory=dict)
     transport: Transport = Transport.IPC
+    sandbox: bool = True
 
     def __post_init__(self) -> None:
         if self.new.name == self.base.name:
@@ -76,6 +77,7 @@ def _batch_spec(plan: SprtPlan, batch: int, pairs: int) -> MatchSpec:
         games=rotated_games(2, 2 * pairs, deal_seed(plan.seed, batch)),
         config=plan.config,
         limits=plan.limits,
+        sandbox=plan.sandbox,
     )
 
 

@@ -13,6 +13,9 @@
   is the referee's own cost per decision.
 - reuse: the same number of games played once as one match (processes kept alive) and once as one match per
   game (processes started for every game).
+
+The referee and reuse runs put their bots in the sandbox unless `sandbox=False` (the start of a sandboxed
+bot costs more: bwrap, its cgroups and uid); the raw and prepared floors run their peers unsandboxed.
 """
 
 from __future__ import annotations
@@ -286,12 +289,13 @@ def _random_match(game: str, players: int, games: int, seed: int, match_id: str,
     return MatchSpec(match_id, game, bots, rotated_games(players, games, seed), limits=limits, **extra)
 
 
-def referee_decisions_us(game: str, players: int, games: int, seed: int) -> list[float]:
+def referee_decisions_us(game: str, players: int, games: int, seed: int, sandbox: bool = True) -> list[float]:
     """Microseconds of each decision of a match of SDK random bots: the time between two consecutive actions
     being applied (or between the start of the game and its first action), from the games' replays."""
     samples: list[float] = []
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as replay_dir:
-        record = run_match(_random_match(game, players, games, seed, "bench-protocol", replay_dir=replay_dir))
+        spec = _random_match(game, players, games, seed, "bench-protocol", replay_dir=replay_dir, sandbox=sandbox)
+        record = run_match(spec)
         for game_record in record.games:
             applied = [move["at_ms"] for move in replay.load(str(game_record.replay_path))["actions"]]
             samples += [(now - before) * 1000 for before, now in zip([0.0, *applied], applied, strict=False)]
@@ -299,7 +303,7 @@ def referee_decisions_us(game: str, players: int, games: int, seed: int) -> list
 
 
 def bench_protocol(
-    game: str = "scout", players: int = 4, games: int = 20, seed: int = 0, repeats: int = 3
+    game: str = "scout", players: int = 4, games: int = 20, seed: int = 0, repeats: int = 3, sandbox: bool = True
 ) -> ProtocolBenchResult:
     """Raw and referee timings, interleaved `repeats` times (the machine's load changes), pooled."""
     requests = typical_requests(game, players, seed)
@@ -307,7 +311,7 @@ def bench_protocol(
     referee: list[float] = []
     prepared: list[float] = []
     for repeat in range(repeats):
-        decisions = referee_decisions_us(game, players, games, seed + repeat)
+        decisions = referee_decisions_us(game, players, games, seed + repeat, sandbox)
         referee += decisions
         raw += raw_round_trips_us(requests, len(decisions))
         prepared += prepared_round_trips_us(game, players, games, seed + repeat)
@@ -323,16 +327,18 @@ def bench_protocol(
     )
 
 
-def bench_reuse(game: str = "scout", players: int = 4, games: int = 100, seed: int = 0) -> ReuseBenchResult:
+def bench_reuse(
+    game: str = "scout", players: int = 4, games: int = 100, seed: int = 0, sandbox: bool = True
+) -> ReuseBenchResult:
     """The same `games` games of random bots: one match (processes reused), then one match per game."""
     started = time.perf_counter()
-    record = run_match(_random_match(game, players, games, seed, "bench-reuse"))
+    record = run_match(_random_match(game, players, games, seed, "bench-reuse", sandbox=sandbox))
     reused = time.perf_counter() - started
     decisions = sum(timing.decisions for game_record in record.games for timing in game_record.timings)
     started = time.perf_counter()
     for index, game_spec in enumerate(_random_match(game, players, games, seed, "bench-restart").games):
         spec = _random_match(game, players, 1, seed, f"bench-restart-{index}")
-        run_match(MatchSpec(spec.match_id, game, spec.bots, (game_spec,), limits=spec.limits))
+        run_match(MatchSpec(spec.match_id, game, spec.bots, (game_spec,), limits=spec.limits, sandbox=sandbox))
     restarted = time.perf_counter() - started
     return ReuseBenchResult(game, players, games, decisions / games, reused, restarted)
 

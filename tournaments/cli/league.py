@@ -28,7 +28,7 @@ from ..ratings import DEFAULT_BOOTSTRAP, Ratings, rate
 from ..runner import LeaguePlan, plan_league, play_league
 from ..store import LeagueStore, StoreError
 from ..tables import crosstable, ratings_json, ratings_table
-from .options import echo_json, json_option, pin_option, tablefmt_option
+from .options import echo_json, json_option, pin_option, sandbox_option, tablefmt_option
 from .progress import Leaderboard, ProgressLine, format_duration
 
 crosstable_option = click.option(
@@ -62,6 +62,7 @@ bootstrap_option = click.option(
     help="Play on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes. Needs the "
     "extra card-referee[dask]; every worker needs the project and the bots at the same paths as here.",
 )
+@sandbox_option
 @crosstable_option
 @bootstrap_option
 @json_option
@@ -72,6 +73,7 @@ def run_command(
     pinned: bool,
     db: str | None,
     scheduler: str | None,
+    sandbox: bool,
     with_crosstable: bool,
     bootstrap: int,
     as_json: bool,
@@ -93,7 +95,7 @@ def run_command(
         league = _load(path)
         store_path = Path(db) if db else league.default_db
         with _store(store_path) as store:
-            plan = _plan(league, store)
+            plan = _plan(league, store, sandbox)
             _play(plan, store, executor, path, db)
             result = _results(store, league.name, bootstrap)
         if as_json:
@@ -167,9 +169,9 @@ def _store(path: Path, create: bool = True) -> Iterator[LeagueStore]:
         yield store
 
 
-def _plan(league: League, store: LeagueStore) -> LeaguePlan:
+def _plan(league: League, store: LeagueStore, sandbox: bool) -> LeaguePlan:
     try:
-        plan = plan_league(league, store)
+        plan = plan_league(league, store, sandbox=sandbox)
     except StoreError as error:
         raise click.ClickException(str(error)) from error
     for note in plan.notes:
@@ -220,24 +222,27 @@ class _LeagueResults:
     games: int
     ratings: Ratings
     faults: dict[str, int]
+    unsandboxed: int
 
 
 def _results(store: LeagueStore, name: str, bootstrap: int) -> _LeagueResults:
     games = [game.ranks for game in store.games()]
-    return _LeagueResults(name, len(games), rate(games, bootstrap=bootstrap), dict(store.fault_counts()))
+    ratings = rate(games, bootstrap=bootstrap)
+    return _LeagueResults(name, len(games), ratings, dict(store.fault_counts()), store.unsandboxed_game_count())
 
 
 def _results_json(result: _LeagueResults, with_crosstable: bool) -> dict[str, Any]:
     return {
         "league": result.name,
         "games": result.games,
+        "unsandboxed_games": result.unsandboxed,
         **ratings_json(result.ratings, result.faults, with_crosstable),
     }
 
 
 def _print_results(result: _LeagueResults, with_crosstable: bool, tablefmt: str) -> None:
     click.echo(f"{result.name}: {result.games} games")
-    click.echo(ratings_table(result.ratings, tablefmt=tablefmt, faults=result.faults))
+    click.echo(ratings_table(result.ratings, tablefmt=tablefmt, faults=result.faults, unsandboxed=result.unsandboxed))
     if with_crosstable and result.ratings.bots:
         click.echo()
         click.echo(crosstable(result.ratings, tablefmt=tablefmt))

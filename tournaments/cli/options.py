@@ -12,6 +12,7 @@ import click
 import tabulate as tabulate_module
 
 from protocol import limits
+from referee import sandbox as sandboxing
 from referee.connection import Transport
 from referee.games.base import MAX_SEED
 from referee.records import FaultPolicy, Limits
@@ -72,6 +73,31 @@ def pin_option(function: F) -> F:
         show_default=True,
         help="Keep each local worker, and the bots of its matches, on its own share of the CPUs: matches run "
         "faster and cannot slow each other's clocks. --no-pin lets the system place them.",
+    )(function)
+
+
+def _warn_if_unsandboxed(context: click.Context, parameter: click.Parameter, sandbox: bool) -> bool:
+    if sandbox and (problem := sandboxing.probe().problem) is not None:
+        click.echo(
+            f"warning: the sandbox cannot run here ({problem}): bots run unsandboxed and their games are recorded "
+            "so; `referee doctor` says more, --no-sandbox runs without it on purpose",
+            err=True,
+        )
+    return sandbox
+
+
+def sandbox_option(function: F) -> F:
+    """--sandbox/--no-sandbox, handed to the command as `sandbox`; says so on stderr when the sandbox is asked
+    for and this machine cannot run it."""
+    return click.option(
+        "--sandbox/--no-sandbox",
+        "sandbox",
+        default=True,
+        show_default=True,
+        callback=_warn_if_unsandboxed,
+        help="Run every bot in its own sandbox (bubblewrap: its own uid, no network, a read-only view of the "
+        "system and its own folder, limits for all its processes together; see `referee doctor`). Where the "
+        "machine cannot, bots run unsandboxed with a warning. --no-sandbox runs them as the organiser's user.",
     )(function)
 
 

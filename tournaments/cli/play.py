@@ -15,9 +15,18 @@ from referee.games import GameError, list_games, load_game
 from referee.match import MatchSpecError, run_match
 from referee.process import BotStartError
 from referee.records import GameRecord, Limits, MatchRecord, MatchSpec
+from referee.sandbox import SandboxError
 from referee.seating import rotated_games
 
-from .options import echo_json, json_option, limits_options, seed_option, tablefmt_option, transport_option
+from .options import (
+    echo_json,
+    json_option,
+    limits_options,
+    sandbox_option,
+    seed_option,
+    tablefmt_option,
+    transport_option,
+)
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -110,6 +119,7 @@ def _print_summary(record: MatchRecord, tablefmt: str) -> None:
 @click.option("--replay-dir", type=click.Path(file_okay=False), default=None, help="Write a replay of every game here.")
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="Keep the bots' logs here.")
 @transport_option
+@sandbox_option
 @json_option
 @tablefmt_option
 def play(
@@ -122,6 +132,7 @@ def play(
     replay_dir: str | None,
     log_dir: str | None,
     transport: Transport,
+    sandbox: bool,
     as_json: bool,
     tablefmt: str,
 ) -> None:
@@ -149,6 +160,7 @@ def play(
         limits=limits,
         replay_dir=replay_dir,
         log_dir=log_dir,
+        sandbox=sandbox,
     )
     if not as_json:
         click.echo(f"{game}: {', '.join(s.name for s in specs)}; {game_count} game(s), seed {seed}\n")
@@ -165,7 +177,7 @@ def play(
 
     try:
         record = run_match(spec, on_game, transport=transport)
-    except (GameError, MatchSpecError, BotStartError) as error:
+    except (GameError, MatchSpecError, BotStartError, SandboxError) as error:
         raise click.ClickException(str(error)) from error
     except KeyboardInterrupt:
         click.echo(f"Stopped after {len(played)} of {game_count} game(s); the bots are stopped.", err=True)

@@ -13,10 +13,11 @@ from referee.games import GameError, list_games, load_game
 from referee.match import MatchSpecError
 from referee.process import BotStartError
 from referee.records import Limits
+from referee.sandbox import SandboxError
 
 from ..sprt import Decision, SprtConfigError, SprtState, SprtTest
 from ..sprt_match import DEFAULT_BATCH_PAIRS, SprtPlan, SprtResult, play_sprt
-from .options import echo_json, json_option, limits_options, seed_option, transport_option
+from .options import echo_json, json_option, limits_options, sandbox_option, seed_option, transport_option
 
 _VERDICTS = {
     Decision.H1: "H1 accepted: {new} is better than {base} by more than {elo0:g} Elo",
@@ -47,6 +48,7 @@ _VERDICTS = {
 @seed_option
 @limits_options
 @transport_option
+@sandbox_option
 @json_option
 def sprt_command(
     game: str,
@@ -61,6 +63,7 @@ def sprt_command(
     seed: int,
     limits: Limits,
     transport: Transport,
+    sandbox: bool,
     as_json: bool,
 ) -> None:
     """Test whether NEW_BOT is stronger than BASE_BOT at two-seat GAME, as chess engine testers do.
@@ -84,6 +87,7 @@ def sprt_command(
             batch_pairs=batch_pairs,
             limits=limits,
             transport=transport,
+            sandbox=sandbox,
         )
     except (UnknownBot, SprtConfigError) as error:
         raise click.ClickException(str(error)) from error
@@ -101,7 +105,7 @@ def sprt_command(
 
     try:
         result = play_sprt(plan, on_batch)
-    except (GameError, MatchSpecError, BotStartError) as error:
+    except (GameError, MatchSpecError, BotStartError, SandboxError) as error:
         raise click.ClickException(str(error)) from error
     except KeyboardInterrupt:
         counted = progress[0].state.pentanomial.pairs if progress else 0
