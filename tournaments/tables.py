@@ -30,12 +30,15 @@ _MARK_NOTES = {
 }
 
 
-def ratings_table(ratings: Ratings, tablefmt: str = "simple", faults: Mapping[str, int] | None = None) -> str:
+def ratings_table(
+    ratings: Ratings, tablefmt: str = "simple", faults: Mapping[str, int] | None = None, unsandboxed: int = 0
+) -> str:
     """The Elo table, followed by lines that explain marks and separate pools (if any).
 
     Columns: Rank, Bot, Elo, +/- (half the 95% interval), Games, Score (share of pairwise points), W/D/L when
     every game had two seats or else Mean rank, Faults (only when `faults`, bot -> count, is given), LOS (the
     likelihood that the bot is stronger than the next one). A Pool column appears when the pool is split.
+    `unsandboxed` games (bots not in the sandbox) are counted in a note.
     """
     if not ratings.bots:
         return "No games to rate."
@@ -47,13 +50,19 @@ def ratings_table(ratings: Ratings, tablefmt: str = "simple", faults: Mapping[st
         headers.insert(0, "Pool")
     rows = [_row(ratings, bot, rank, faults) for bot, rank in zip(ratings.bots, _ranks(ratings), strict=True)]
     table = tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True, colalign=_align(headers))
-    notes = table_notes(ratings)
+    notes = table_notes(ratings, unsandboxed)
     return "\n".join([table, "", *notes]) if notes else table
 
 
-def table_notes(ratings: Ratings) -> list[str]:
-    """Explanations of the marks that occur in the table and of split pools."""
+def table_notes(ratings: Ratings, unsandboxed: int = 0) -> list[str]:
+    """Explanations of the marks that occur in the table and of split pools, and how many of its games were
+    played unsandboxed."""
     notes = []
+    if unsandboxed:
+        notes.append(
+            f"{unsandboxed} game(s) were played without the sandbox: their bots could see and change what the "
+            "sandbox hides (see the README's security model)."
+        )
     if ratings.pools > 1:
         notes.append(
             f"The bots form {ratings.pools} pools that never met: Elo is comparable only within a pool "
