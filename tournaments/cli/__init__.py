@@ -13,6 +13,7 @@ import click
 from referee import __version__
 
 from .bench import bench
+from .doctor import doctor
 from .games import games
 from .play import play
 from .replay import replay
@@ -47,3 +48,4 @@ main.add_command(play)
 main.add_command(replay)
 main.add_command(bench)
 main.add_command(tournament)
+main.add_command(doctor)
