@@ -132,6 +132,10 @@ class ProcRead(Attack):
             "host paths of the match's files learned": str(scene.tmp_path) in run.attacker_log,
         }
 
+    def check_sandboxed(self, scene: Scene, run: AttackRun) -> None:
+        inherited = [claim["inherited_fds"] for claim in run.reports("proc_read") if claim["inherited_fds"]]
+        assert not inherited, f"the bot was started with files open besides stdin, stdout and stderr: {inherited}"
+
 
 class ProcWrite(Attack):
     bot = "attack_proc_write"
@@ -175,7 +179,7 @@ class Files(Attack):
     bot = "attack_files"
 
     def prepare(self, scene: Scene, sandbox: bool) -> None:
-        secrets = {name: new_secret() for name in ("league", "store", "replay")}
+        secrets = {name: new_secret() for name in ("league", "store", "replay", "victim")}
         league = scene.folder("league") / "league.toml"
         league.write_text(f'# {secrets["league"]}\ngame = "scout"\nplayers = 2\n')
         store = league.parent / "league.db"
@@ -183,7 +187,8 @@ class Files(Attack):
         old_replays = scene.folder("old-replays")
         (old_replays / "old-0000.json").write_text(f'{{"note": "{secrets["replay"]}"}}')
         victim_dir, scene.program_dir = scene.folder("victim"), scene.folder("attacker")
-        shutil.copy(FIXTURE_BOTS / f"{VICTIM}.py", victim_dir)
+        victim_program = victim_dir / f"{VICTIM}.py"
+        victim_program.write_text((FIXTURE_BOTS / f"{VICTIM}.py").read_text() + f"# {secrets['victim']}\n")
         for program in (self.bot, "attack_kit"):
             shutil.copy(FIXTURE_BOTS / f"{program}.py", scene.program_dir)
         scene.victim = victim_spec(victim_dir)
@@ -192,9 +197,11 @@ class Files(Attack):
         scene.facts.update(secrets=secrets, outside=outside, watched=watched)
         scene.facts["before"] = {name: _snapshot(path) for name, path in scene.facts["watched"].items()}
         scene.env.update(
-            ATTACK_READ_PATHS=os.pathsep.join(map(str, (league, store, old_replays, scene.tmp_path / "logs"))),
+            ATTACK_READ_PATHS=os.pathsep.join(
+                map(str, (league, store, old_replays, scene.tmp_path / "logs", victim_program))
+            ),
             ATTACK_STORE=str(store),
-            ATTACK_VICTIM_PROGRAM=str(victim_dir / f"{VICTIM}.py"),
+            ATTACK_VICTIM_PROGRAM=str(victim_program),
             ATTACK_WRITE_DIRS=os.pathsep.join(map(str, (outside, scene.program_dir))),
             ATTACK_REPLAY_DIR=str(scene.tmp_path / "replays"),
         )
@@ -208,6 +215,7 @@ class Files(Attack):
             "store read": secrets["store"] in log,
             "old replays read": secrets["replay"] in log,
             "victim's log read": _victim_token_learned(run),
+            "victim's program read": secrets["victim"] in log,
             "store or league file changed": "league" in changed,
             "victim's program changed": "victim" in changed,
             "replays of the match forged": _forged_replays(run),
