@@ -8,7 +8,6 @@ Every attacker gets ATTACK_NONCE (a fresh random marker) in its environment; its
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import os
 import secrets
@@ -19,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
 from referee_helpers import FIXTURE_BOTS, alive, match_spec
 
 from referee import replay
@@ -31,7 +29,6 @@ GAME = "scout"
 ATTACK_LIMITS = Limits(move_time_ms=2000, startup_time_s=30.0, time_bank_ms=10_000, log_cap_bytes=1024 * 1024)
 """Generous clocks: an attack costs its bot time (the unsandboxed memory scan ~0.1 s here), and no legal bot
 may time out under load."""
-REQUIRE_SANDBOX = "REFEREE_REQUIRE_SANDBOX"
 SECRET_PREFIX = "attack-secret-"
 VICTIM = "attack_victim"
 
@@ -39,35 +36,6 @@ VICTIM = "attack_victim"
 def new_secret() -> str:
     """A marked secret the attack bots search for (attack-secret- and 32 hex digits)."""
     return SECRET_PREFIX + secrets.token_hex(16)
-
-
-def _has_field(cls: type, name: str) -> bool:
-    return name in {field.name for field in dataclasses.fields(cls)}
-
-
-def sandbox_missing() -> str | None:
-    """Why bots cannot run in the sandbox here, or None if they can."""
-    if not _has_field(MatchSpec, "sandbox"):
-        return "this referee has no sandbox (MatchSpec has no `sandbox` field)"
-    try:
-        from referee import sandbox
-    except ImportError as error:
-        return f"referee.sandbox cannot be imported: {error}"
-    probe = getattr(sandbox, "probe", None)
-    if probe is None:
-        return None
-    problem = probe()
-    return problem if isinstance(problem, str) else getattr(problem, "problem", None)
-
-
-def require_sandbox() -> None:
-    """Skip the test where the sandbox cannot run, unless REFEREE_REQUIRE_SANDBOX is set (CI): then fail."""
-    reason = sandbox_missing()
-    if reason is None:
-        return
-    if os.environ.get(REQUIRE_SANDBOX):
-        pytest.fail(f"{REQUIRE_SANDBOX} is set but the sandbox cannot run: {reason}")
-    pytest.skip(reason)
 
 
 @dataclass(frozen=True)
@@ -87,15 +55,9 @@ class AttackRun:
         return [json.loads(line[len(prefix) :]) for line in self.attacker_log.splitlines() if line.startswith(prefix)]
 
 
-def bot_spec(name: str, env: Mapping[str, str], monkeypatch: pytest.MonkeyPatch, program_dir: Path) -> BotSpec:
-    """A fixture bot with `env` declared for it (BotSpec.env); a referee without BotSpec.env passes its own
-    environment to every bot, so there the variables are set in it."""
-    command = (sys.executable, str(program_dir / f"{name}.py"))
-    if _has_field(BotSpec, "env"):
-        return BotSpec(name, command, env=tuple(sorted(env.items())))  # type: ignore[call-arg]
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    return BotSpec(name, command)
+def bot_spec(name: str, env: Mapping[str, str], program_dir: Path) -> BotSpec:
+    """The fixture bot `name` in `program_dir`, with `env` declared for it."""
+    return BotSpec(name, (sys.executable, str(program_dir / f"{name}.py")), env=tuple(sorted(env.items())))
 
 
 def victim_spec(program_dir: Path = FIXTURE_BOTS) -> BotSpec:
@@ -105,7 +67,6 @@ def victim_spec(program_dir: Path = FIXTURE_BOTS) -> BotSpec:
 def run_attack(
     attacker: str,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
     *,
     sandbox: bool,
     env: Mapping[str, str],
@@ -120,8 +81,7 @@ def run_attack(
     (ATTACK_REFEREE_PID) and its nonce (ATTACK_NONCE) besides `env`."""
     nonce = secrets.token_hex(16)
     declared = {"ATTACK_NONCE": nonce, "ATTACK_REFEREE_PID": str(os.getpid()), **env}
-    attacking = bot_spec(attacker, declared, monkeypatch, program_dir)
-    extra: dict[str, Any] = {"sandbox": sandbox} if _has_field(MatchSpec, "sandbox") else {}
+    attacking = bot_spec(attacker, declared, program_dir)
     spec = match_spec(
         GAME,
         [attacking, victim or victim_spec()],
@@ -130,7 +90,7 @@ def run_attack(
         limits=limits,
         log_dir=str(tmp_path / "logs"),
         replay_dir=str(tmp_path / "replays"),
-        **extra,
+        sandbox=sandbox,
     )
     survivors: list[int] = []
     try:
@@ -141,7 +101,7 @@ def run_attack(
     finally:
         kill_all(marked_processes(nonce))
     if sandbox:
-        assert all(getattr(game, "sandboxed", False) for game in record.games), "the match did not run sandboxed"
+        assert all(game.sandboxed for game in record.games), "the match did not run sandboxed"
     logs = [_read_log(tmp_path / "logs", spec, index) for index in (0, 1)]
     return AttackRun(record, logs[0], logs[1], nonce, declared, survivors)
 

@@ -40,11 +40,10 @@ from attack_helpers import (
     AttackRun,
     learned_hands,
     new_secret,
-    require_sandbox,
     run_attack,
     victim_spec,
 )
-from referee_helpers import FIXTURE_BOTS
+from referee_helpers import FIXTURE_BOTS, require_sandbox
 
 from referee import replay
 from referee.records import BotSpec, FaultKind, Limits
@@ -437,7 +436,6 @@ def _run(attack: Attack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbo
         run = run_attack(
             attack.bot,
             tmp_path,
-            monkeypatch,
             sandbox=sandbox,
             env=scene.env,
             victim=scene.victim,
