@@ -13,6 +13,7 @@ import os
 import secrets
 import signal
 import sys
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,8 +52,12 @@ class AttackRun:
 
     def reports(self, attack: str) -> list[dict[str, Any]]:
         """The attacker's `ATTACK <attack> <json>` lines, decoded."""
-        prefix = f"ATTACK {attack} "
-        return [json.loads(line[len(prefix) :]) for line in self.attacker_log.splitlines() if line.startswith(prefix)]
+        return _reports_in(self.attacker_log, attack)
+
+
+def _reports_in(log: str, attack: str) -> list[dict[str, Any]]:
+    prefix = f"ATTACK {attack} "
+    return [json.loads(line[len(prefix) :]) for line in log.splitlines() if line.startswith(prefix)]
 
 
 def bot_spec(name: str, env: Mapping[str, str], program_dir: Path) -> BotSpec:
@@ -77,7 +82,8 @@ def run_attack(
 ) -> AttackRun:
     """Play a SCOUT match of `attacker` (seated first, its program in `program_dir`) against `victim`
     (attack_victim by default), two games, with or without the sandbox; then call `while_alive` with the
-    attacker's processes still alive, kill them, and collect the logs. The attacker is told the referee's pid
+    attacker's processes still alive (those with its nonce, and those of the uid it reported if that is not
+    the referee's), kill them, and collect the logs. The attacker is told the referee's pid
     (ATTACK_REFEREE_PID) and its nonce (ATTACK_NONCE) besides `env`."""
     nonce = secrets.token_hex(16)
     declared = {"ATTACK_NONCE": nonce, "ATTACK_REFEREE_PID": str(os.getpid()), **env}
@@ -95,15 +101,17 @@ def run_attack(
     survivors: list[int] = []
     try:
         record = run_match(spec)
-        survivors = marked_processes(nonce)
+        ended = boot_ticks()
+        logs = [_read_log(tmp_path / "logs", spec, index) for index in (0, 1)]
+        uids = {claim["uid"] for claim in _reports_in(logs[0], "identity")} - {os.geteuid()}
+        survivors = marked_processes(nonce) + [pid for uid in uids for pid in processes_of(uid, ended)]
         if while_alive is not None:
             while_alive(survivors)
     finally:
-        kill_all(marked_processes(nonce))
+        kill_all([*marked_processes(nonce), *survivors])
     if sandbox:
         assert all(game.sandboxed for game in record.games), "the match did not run sandboxed"
-    logs = [_read_log(tmp_path / "logs", spec, index) for index in (0, 1)]
-    return AttackRun(record, logs[0], logs[1], nonce, declared, survivors)
+    return AttackRun(record, logs[0], logs[1], nonce, declared, sorted(set(survivors)))
 
 
 def _read_log(directory: Path, spec: MatchSpec, index: int) -> str:
@@ -130,6 +138,29 @@ def marked_processes(nonce: str) -> list[int]:
         if entry.name.isdigit() and int(entry.name) != os.getpid() and _holds_marker(int(entry.name), marker):
             found.append(int(entry.name))
     return [pid for pid in found if alive(pid)]
+
+
+def boot_ticks() -> int:
+    """Now, in the clock ticks since boot that /proc/PID/stat gives a process's start in."""
+    return int(time.clock_gettime(time.CLOCK_BOOTTIME) * os.sysconf("SC_CLK_TCK"))
+
+
+def _uid_and_start(pid: int) -> tuple[int, int] | None:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    uid = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("Uid:"))
+    return uid, int(stat.rsplit(b")", 1)[1].split()[19])
+
+
+def processes_of(uid: int, started_before: int) -> list[int]:
+    """Live processes of the real `uid` started before the tick `started_before` (a sandboxed bot's uid is
+    leased again once it is gone, so a later process of the same uid is another bot's)."""
+    pids = [int(entry.name) for entry in os.scandir("/proc") if entry.name.isdigit()]
+    owned = [pid for pid in pids if (owner := _uid_and_start(pid)) and owner[0] == uid and owner[1] < started_before]
+    return [pid for pid in owned if alive(pid)]
 
 
 def kill_all(pids: list[int]) -> None:
