@@ -276,11 +276,19 @@ class Environment(Attack):
 class Priority(Attack):
     bot = "attack_priority"
 
+    referee_nice = 5
+    """The niceness the referee's thread takes as root (so that a bot's nice 0 would be above it too)."""
+
     def prepare(self, scene: Scene, sandbox: bool) -> None:
-        """Give the referee (and so the bots) one CPU, so that widening the affinity shows."""
+        """Give the referee's thread (and so the bots it starts) one CPU, so that widening the affinity shows,
+        and as root (who may undo it) a lower priority than it had."""
         previous = os.sched_getaffinity(0)
         scene.cleanup.callback(os.sched_setaffinity, 0, previous)
         os.sched_setaffinity(0, {min(previous)})
+        nice = os.getpriority(os.PRIO_PROCESS, 0)
+        if os.geteuid() == 0 and nice < self.referee_nice:
+            scene.cleanup.callback(os.setpriority, os.PRIO_PROCESS, 0, nice)
+            os.setpriority(os.PRIO_PROCESS, 0, self.referee_nice)
         scene.facts.update(affinity={min(previous)}, nice=os.getpriority(os.PRIO_PROCESS, 0))
 
     def harms(self, scene: Scene, run: AttackRun) -> dict[str, object]:
