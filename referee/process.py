@@ -193,11 +193,13 @@ class BotProcess:
                 start_new_session=True,
                 preexec_fn=lambda: _prepare_child(bot_limits, referee, jail),
             )
-        except (OSError, subprocess.SubprocessError) as error:
+        except BaseException as error:
             os.close(read_fd)
             if jail is not None:
                 jail.release()
-            raise BotStartError(f"cannot start {' '.join(command)!r}: {error}") from error
+            if isinstance(error, OSError | subprocess.SubprocessError):
+                raise BotStartError(f"cannot start {' '.join(command)!r}: {error}") from error
+            raise
         finally:
             os.close(write_fd)
         drain = threading.Thread(

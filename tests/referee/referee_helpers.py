@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import peers, sandbox
+from referee import peers
 from referee.botspec import resolve_bot, unique_names
 from referee.process import Containment, containment
 from referee.proctable import read_process
@@ -64,17 +64,6 @@ def alive(pid: int) -> bool:
 
 def recorded_pids(directory: Path) -> list[int]:
     return [int(path.read_text()) for path in directory.glob("*.pid")]
-
-
-def require_sandbox() -> None:
-    """Skip the test unless bots can run in the sandbox here; fail instead if REFEREE_REQUIRE_SANDBOX is set (CI,
-    where bubblewrap is installed and the tests run as root: a skip would hide a sandbox that stopped working)."""
-    problem = sandbox.probe().problem
-    if problem is None:
-        return
-    if os.environ.get("REFEREE_REQUIRE_SANDBOX"):
-        pytest.fail(f"REFEREE_REQUIRE_SANDBOX is set but the sandbox cannot run: {problem}")
-    pytest.skip(f"the sandbox cannot run here: {problem}")
 
 
 def marked(spec: BotSpec, nonce: str) -> BotSpec:

@@ -20,10 +20,10 @@ from referee_helpers import (
     match_spec,
     recorded_pids,
     require_pid_namespace,
-    require_sandbox,
     require_tcp_peer_lookup,
     substitute,
 )
+from sandbox_checks import require_sandbox
 
 from referee import replay
 from referee.connection import Transport
