@@ -52,12 +52,13 @@ class AttackRun:
 
     def reports(self, attack: str) -> list[dict[str, Any]]:
         """The attacker's `ATTACK <attack> <json>` lines, decoded."""
-        return _reports_in(self.attacker_log, attack)
+        return self.parse(self.attacker_log, attack)
 
-
-def _reports_in(log: str, attack: str) -> list[dict[str, Any]]:
-    prefix = f"ATTACK {attack} "
-    return [json.loads(line[len(prefix) :]) for line in log.splitlines() if line.startswith(prefix)]
+    @staticmethod
+    def parse(log: str, attack: str) -> list[dict[str, Any]]:
+        """The `ATTACK <attack> <json>` lines of a bot's log, decoded."""
+        prefix = f"ATTACK {attack} "
+        return [json.loads(line[len(prefix) :]) for line in log.splitlines() if line.startswith(prefix)]
 
 
 def bot_spec(name: str, env: Mapping[str, str], program_dir: Path) -> BotSpec:
@@ -103,7 +104,7 @@ def run_attack(
         record = run_match(spec)
         ended = boot_ticks()
         logs = [_read_log(tmp_path / "logs", spec, index) for index in (0, 1)]
-        uids = {claim["uid"] for claim in _reports_in(logs[0], "identity")} - {os.geteuid()}
+        uids = {claim["uid"] for claim in AttackRun.parse(logs[0], "identity")} - {os.geteuid()}
         survivors = marked_processes(nonce) + [pid for uid in uids for pid in processes_of(uid, ended)]
         if while_alive is not None:
             while_alive(survivors)

@@ -39,14 +39,18 @@ from attack_helpers import (
     VICTIM,
     AttackRun,
     learned_hands,
+    marked_processes,
     new_secret,
     run_attack,
     victim_spec,
 )
-from referee_helpers import FIXTURE_BOTS, require_sandbox
+from click.testing import CliRunner
+from referee_helpers import FIXTURE_BOTS
+from sandbox_checks import require_sandbox
 
 from referee import replay
 from referee.records import BotSpec, FaultKind, Limits
+from tournaments.cli import main
 from tournaments.store import LeagueStore
 
 ALLOWED_ENVIRONMENT = {"REFEREE_ENDPOINT", "REFEREE_TOKEN", "PATH", "HOME", "TMPDIR", "LANG"}
@@ -489,3 +493,59 @@ def test_the_attack_works_without_the_sandbox(name: str, tmp_path: Path, monkeyp
     harms = scene.facts["harms"]
     assert all(harms.values()), {harm: done for harm, done in harms.items() if not done}
     assert run.record.games and run.record.spec.game == GAME
+
+
+LEAGUE_BESIDE_ITS_BOT = """# {secret}
+game = "scout"
+players = 2
+seed = 3
+deals_per_match = 1
+log_dir = "logs"
+replay_dir = "replays"
+
+[limits]
+move_time_ms = 2000
+startup_time_s = 30
+
+[[bots]]
+name = "attack_files"
+command = "attack_files.py"
+env = {{ ATTACK_NONCE = "{nonce}", ATTACK_READ_PATHS = "{folder}", ATTACK_STORE = "{store}" }}
+
+[[bots]]
+name = "random"
+command = "random"
+"""
+
+
+def test_a_bot_beside_the_league_file_reaches_neither_it_nor_the_store(tmp_path: Path) -> None:
+    """An organiser keeps a bot's program in the league's folder (command = "bot.py" beside league.toml): the
+    folder the sandbox shows the bot then holds the league file and the store. The bot reads everything in
+    that folder and raises its results in the store during the league; the league file's secret must not
+    reach it, nor the store's bytes, and the stored results must be those of the replays."""
+    require_sandbox()
+    folder = tmp_path / "league"
+    folder.mkdir()
+    for program in ("attack_files", "attack_kit"):
+        shutil.copy(FIXTURE_BOTS / f"{program}.py", folder)
+    secret, nonce = new_secret(), os.urandom(16).hex()
+    league, store = folder / "league.toml", folder / "league.sqlite"
+    text = LEAGUE_BESIDE_ITS_BOT.format(secret=secret, nonce=nonce, folder=folder, store=store)
+    league.write_text(text)
+    result = CliRunner().invoke(main, ["tournament", "run", "-j", "1", str(league)])
+    assert result.exit_code == 0, result.output
+    assert not marked_processes(nonce), "processes of the attacker outlived the league"
+    logs = [path.read_text() for path in (folder / "logs").glob("*.log")]
+    claims = [claim for log in logs for claim in AttackRun.parse(log, "files")]
+    assert len(claims) == 2, logs
+    assert not [log for log in logs if secret in log], "the bot read the league file"
+    read = {path for claim in claims for path, outcome in claim["reads"].items() if outcome.startswith("read")}
+    assert not {path for path in read if path.startswith(str(store))}, f"the bot read the store: {sorted(read)}"
+    with LeagueStore(store, create=False) as stored:
+        games = stored.games()
+    replays = [replay.load(path) for path in sorted((folder / "replays").glob("*.json"))]
+    assert [dict(game.scores) for game in games] == [_scores_by_bot(data) for data in replays]
+
+
+def _scores_by_bot(data: dict[str, Any]) -> dict[str, int]:
+    return {seat["bot"]: score for seat, score in zip(data["seats"], data["result"]["scores"], strict=True)}
