@@ -56,6 +56,7 @@ def _game_json(record: GameRecord) -> dict[str, Any]:
             for t in record.timings
         ],
         "replay": record.replay_path,
+        "sandboxed": record.sandboxed,
     }
 
 
