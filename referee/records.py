@@ -74,6 +74,9 @@ class MatchSpec:
     sandbox: bool = True
     """Run this match's bots in the sandbox (referee.sandbox) where the machine allows it; where it does not,
     they run unsandboxed and the games record `sandboxed=False`."""
+    private_paths: tuple[str, ...] = ()
+    """The organiser's files no bot may see (a league's file and store): hidden in the sandbox even where a
+    folder it shows a bot holds them."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,9 @@ Each sandboxed bot, with every process it starts, gets:
 - a read-only view of the system (/usr, /etc and the /bin, /sbin, /lib* links or folders) and of its own
   program's folders (`program_folders`: the program's folder, the folder of each file its command names, its
   interpreter's virtual environment and base installation, the SDK packages for a Python bot, and the bot's
-  `cwd` if its spec gives one); the files of the match (its work folder, logs, replays) are masked even there;
+  `cwd` if its spec gives one); the match's own files (its work folder, logs, replays) and the organiser's
+  (MatchSpec.private_paths: a league's file and store) are masked even there (an empty folder, an unreadable
+  file);
 - a private writable /tmp and HOME (`HOME_INSIDE`), each a tmpfs of limits.MAX_TMP_BYTES, new at every start,
   and a private /dev (null, zero, random, urandom, tty, a /dev/shm tmpfs);
 - nothing else of the machine: no store, league file, replays, logs, other bots' folders, organiser's home;
@@ -192,13 +194,48 @@ def _program_flags(folders: Sequence[str], masked: Sequence[str], cwd: str) -> l
     for folder in sorted(folders):
         flags += [*_folders_to(folder, made), "--ro-bind", folder, folder]
         made.add(folder)
-    for path in masked:
-        if any(_within(path, folder) for folder in folders) and os.path.exists(path):
-            empty = "--tmpfs" if os.path.isdir(path) else "--ro-bind"
-            flags += ["--size", "4096", "--tmpfs", path] if empty == "--tmpfs" else ["--ro-bind", "/dev/null", path]
+    for path in _shown_paths(masked, folders):
+        if os.path.isdir(path):
+            flags += ["--size", "4096", "--tmpfs", path]
+        elif os.path.exists(path):
+            flags += ["--ro-bind", str(unreadable_file()), path]
     if not any(_within(cwd, folder) for folder in folders) and not _system(cwd):
         flags += [*_folders_to(cwd, made), "--perms", "0755", "--dir", cwd]
     return [*flags, "--chdir", cwd]
+
+
+def _shown_paths(masked: Sequence[str], folders: Sequence[str]) -> list[str]:
+    """Every path at which a folder shown would show one of the `masked` paths (through the folder as given and
+    through where its symlinks lead), in order, each once."""
+    candidates = [candidate for path in masked for candidate in _with_real(path)]
+    shown: list[str] = []
+    for folder in folders:
+        aliases = _with_real(folder)
+        for candidate, alias in itertools.product(candidates, aliases):
+            if _within(candidate, alias):
+                relative = os.path.relpath(candidate, alias)
+                shown += [os.path.normpath(os.path.join(other, relative)) for other in aliases]
+    return list(dict.fromkeys(shown))
+
+
+def runtime_dir() -> Path:
+    """The referee's own folder for what its sandboxes need (the uid locks live in it, as root)."""
+    if os.geteuid() == 0:
+        return uids.UIDS_DIR.parent
+    return Path(tempfile.gettempdir(), f"card-referee-{os.geteuid()}")
+
+
+@functools.cache
+def unreadable_file() -> Path:
+    """An empty file that no bot may read (mode 0, and bots have no capabilities): bound over the files a
+    folder shown to a bot holds but the bot must not see."""
+    folder = runtime_dir()
+    folder.mkdir(mode=0o755, parents=True, exist_ok=True)
+    path = folder / "unreadable"
+    if not path.exists():
+        path.touch(mode=0)
+    path.chmod(0)
+    return path
 
 
 def _socket_flags(socket: Path | None) -> list[str]:

@@ -85,7 +85,7 @@ class Session:
         if self.sandboxed:
             socket = Path(self.router.endpoint.removeprefix("ipc://"))
             sandbox.expose_socket(socket)
-            masked = sandbox.masked_paths([workdir, log_dir, spec.replay_dir])
+            masked = sandbox.masked_paths([workdir, log_dir, spec.replay_dir, *spec.private_paths])
             self._sandbox_request = sandbox.SandboxRequest(socket, masked)
         self.participants = [
             Participant(index, bot, log_dir / f"{spec.match_id}-bot{index}.log") for index, bot in enumerate(spec.bots)

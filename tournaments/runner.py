@@ -20,6 +20,9 @@ from .league import League
 from .schedule import league_schedule, match_spec
 from .store import LeagueStore
 
+_STORE_FILES = ("", "-wal", "-shm", "-journal")
+"""The files of an SQLite store (its write-ahead log and shared memory beside it)."""
+
 
 @dataclass(frozen=True)
 class LeaguePlan:
@@ -40,18 +43,20 @@ class LeaguePlan:
 
 def plan_league(league: League, store: LeagueStore, *, sandbox: bool = True) -> LeaguePlan:
     """Bind the store to the league (StoreMismatch if they disagree), record the schedule, list what is missing.
-    `sandbox`: run the bots in the sandbox (MatchSpec.sandbox)."""
+    `sandbox`: run the bots in the sandbox (MatchSpec.sandbox), which hides the league file and the store from
+    them even where a bot's own folder holds them."""
     notes = store.bind(league)
     schedule = league_schedule(league)
     store.add_matches(schedule)
     missing = store.missing(schedule)
+    private = (str(league.path), *(f"{store.path.resolve()}{suffix}" for suffix in _STORE_FILES))
     scheduled = sum(len(match.games) for match in schedule)
     remaining = sum(len(match.games) for match in missing)
     return LeaguePlan(
         league=league,
         scheduled=scheduled,
         stored=scheduled - remaining,
-        specs=tuple(replace(match_spec(league, match), sandbox=sandbox) for match in missing),
+        specs=tuple(replace(match_spec(league, match), sandbox=sandbox, private_paths=private) for match in missing),
         notes=tuple(notes),
     )
 

@@ -386,23 +386,28 @@ def test_tcp_is_refused_under_the_sandbox_with_what_to_do() -> None:
         run_match(spec, transport=Transport.TCP)
 
 
-def test_a_bots_folder_that_holds_the_matchs_files_does_not_show_them(tmp_path: Path, tcp_port: int) -> None:
-    """A bot kept in the folder of the replays: the folder is shown, the replays are not."""
+def test_a_bots_folder_that_holds_the_matchs_files_does_not_show_them(tmp_path: Path) -> None:
+    """A bot kept in the folder of the replays and the store: the folder is shown, the replays and the store's
+    bytes are not."""
     require_sandbox()
     folder = tmp_path / "shared"
     (folder / "replays").mkdir(parents=True)
     folder.chmod(0o755)
     (folder / "replays" / "old.json").write_text("{}")
+    (folder / "league.sqlite").write_text("results")
     (folder / "bot.py").write_text(
-        "import os, sys\nprint(sorted(os.listdir(os.path.dirname(__file__))), os.listdir(sys.argv[1]))\n"
+        "import os, sys\n"
+        "print(sorted(os.listdir(os.path.dirname(__file__))), os.listdir(sys.argv[1]))\n"
+        "try:\n    print(open(sys.argv[2]).read())\nexcept OSError as error:\n    print(type(error).__name__)\n"
     )
     workdir = tmp_path / "match"
     workdir.mkdir()
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(str(workdir / "referee.sock"))
-    request = sandbox.SandboxRequest(workdir / "referee.sock", sandbox.masked_paths([workdir, folder / "replays"]))
+    hidden = [workdir, folder / "replays", folder / "league.sqlite"]
+    request = sandbox.SandboxRequest(workdir / "referee.sock", sandbox.masked_paths(hidden))
     log = tmp_path / "bot.log"
-    command = [sys.executable, str(folder / "bot.py"), str(folder / "replays")]
+    command = [sys.executable, str(folder / "bot.py"), str(folder / "replays"), str(folder / "league.sqlite")]
     process = BotProcess.start(command, sandbox.bot_environment("t"), log, 1 << 16, sandbox=request)
     try:
         deadline = time.monotonic() + 60
@@ -411,7 +416,7 @@ def test_a_bots_folder_that_holds_the_matchs_files_does_not_show_them(tmp_path: 
     finally:
         process.kill()
         listener.close()
-    assert log.read_text().strip() == "['bot.py', 'replays'] []"
+    assert log.read_text().split("\n")[:2] == ["['bot.py', 'league.sqlite', 'replays'] []", "PermissionError"]
 
 
 def test_a_bot_spec_declares_its_environment(tmp_path: Path) -> None:
