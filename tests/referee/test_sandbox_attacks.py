@@ -21,10 +21,15 @@ import contextlib
 import dataclasses
 import functools
 import hashlib
+import json
 import os
+import resource
+import shlex
 import shutil
 import socket
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -38,6 +43,7 @@ from attack_helpers import (
     GAME,
     VICTIM,
     AttackRun,
+    kill_all,
     learned_hands,
     marked_processes,
     new_secret,
@@ -560,3 +566,42 @@ def test_a_bot_beside_the_league_file_reaches_neither_it_nor_the_store(sandbox: 
 
 def _scores_by_bot(data: dict[str, Any]) -> dict[str, int]:
     return {seat["bot"]: score for seat, score in zip(data["seats"], data["result"]["scores"], strict=True)}
+
+
+CONNECTION_FLOOD_CAP = 50_000
+"""The most connections the flood test asks for: past the referee's open-files limit here (20,000 on the
+development machine), without asking a machine with a huge limit for hundreds of thousands of sockets."""
+
+
+def _flood_size() -> int:
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return CONNECTION_FLOOD_CAP if hard == resource.RLIM_INFINITY else min(hard + 1000, CONNECTION_FLOOD_CAP)
+
+
+def test_a_bot_holding_connections_leaves_the_referee_standing(tmp_path: Path) -> None:
+    """A sandboxed bot may run hundreds of processes, each holding its limit of open files: together they hold
+    more connections to the referee's socket than the referee may have open files (past its hard limit, up to
+    CONNECTION_FLOOD_CAP). The referee, run as `referee play` in a process of its own (so that an abort fails
+    this test, not the test run), must complete the match, the victim play every game without a fault, and no
+    process of the attacker remain."""
+    require_sandbox()
+    nonce, wanted = os.urandom(16).hex(), _flood_size()
+    attacker = shlex.join([sys.executable, str(FIXTURE_BOTS / "attack_connections.py"), str(wanted), nonce])
+    logs = tmp_path / "logs"
+    play = ["play", GAME, attacker, str(FIXTURE_BOTS / f"{VICTIM}.py"), "--games", "2", "--seed", "7", "--json"]
+    play += ["--move-time", "2000", "--time-bank", "10000", "--startup-time", "30", "--log-dir", str(logs)]
+    command = [sys.executable, "-c", "from tournaments.cli import main; main()", *play, "--sandbox"]
+    ran = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    survivors = marked_processes(nonce)
+    kill_all(survivors)
+    attacker_log = "".join(path.read_text() for path in logs.glob("*bot0.log"))
+    claims = AttackRun.parse(attacker_log, "connections")
+    assert ran.returncode == 0, f"the referee did not complete the match (exit {ran.returncode}): {ran.stderr[-1500:]}"
+    assert claims and claims[0]["held"] > 0, f"the attack did not run: {attacker_log[-1500:]!r}"
+    games = json.loads(ran.stdout)["games"]
+    assert len(games) == 2 and all(game["sandboxed"] for game in games)
+    for game in games:
+        victim = game["seats"].index(VICTIM)
+        assert not [fault for fault in game["faults"] if fault["seat"] == victim], game["faults"]
+        assert game["timing"][victim]["decisions"] > 0
+    assert not survivors, f"processes of the attacker outlived its match: {survivors}"
