@@ -8,8 +8,10 @@ Every attacker gets ATTACK_NONCE (a fresh random marker) in its environment; its
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
+import platform
 import secrets
 import signal
 import sys
@@ -203,3 +205,31 @@ def learned_hands(game: GameRecord, attacker_seat: int, claims: Iterable[list[li
                 learned.append(claim)
                 break
     return learned
+
+
+# Kernel keyrings.
+
+_KEYCTL = {"x86_64": 250, "aarch64": 219}
+_KEYCTL_GET_PERSISTENT, _KEYCTL_CLEAR = 22, 7
+_USER_KEYRING, _PROCESS_KEYRING = -4, -2
+
+
+def clear_keyrings(uid: int) -> None:
+    """Empty the user and persistent keyrings of `uid` (as root: a child becomes `uid` and clears them)."""
+    child = os.fork()
+    if child == 0:
+        status = 1
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            keyctl = _KEYCTL[platform.machine()]
+            os.setgid(uid)
+            os.setuid(uid)
+            libc.syscall(keyctl, _KEYCTL_CLEAR, _USER_KEYRING)
+            persistent = libc.syscall(keyctl, _KEYCTL_GET_PERSISTENT, -1, _PROCESS_KEYRING)
+            if persistent >= 0:
+                libc.syscall(keyctl, _KEYCTL_CLEAR, persistent)
+            status = 0
+        finally:
+            os._exit(status)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, f"cannot clear the keyrings of uid {uid}"

@@ -23,6 +23,7 @@ import functools
 import hashlib
 import json
 import os
+import random
 import resource
 import shlex
 import shutil
@@ -43,6 +44,8 @@ from attack_helpers import (
     GAME,
     VICTIM,
     AttackRun,
+    bot_spec,
+    clear_keyrings,
     kill_all,
     learned_hands,
     marked_processes,
@@ -54,7 +57,7 @@ from click.testing import CliRunner
 from referee_helpers import FIXTURE_BOTS
 from sandbox_checks import require_sandbox
 
-from referee import replay
+from referee import replay, uids
 from referee.records import BotSpec, FaultKind, Limits
 from tournaments.cli import main
 from tournaments.store import LeagueStore
@@ -605,3 +608,33 @@ def test_a_bot_holding_connections_leaves_the_referee_standing(tmp_path: Path) -
         assert not [fault for fault in game["faults"] if fault["seat"] == victim], game["faults"]
         assert game["timing"][victim]["decisions"] > 0
     assert not survivors, f"processes of the attacker outlived its match: {survivors}"
+
+
+def test_a_bot_leaves_no_note_for_a_later_bot_of_its_uid(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two matches of two attack_keyring bots under a range of exactly two sandbox uids of this test's own, so
+    that every bot of the second match runs under a uid a bot of the first had: each bot writes a note marked
+    with its process into its uid's kernel keyrings (user and persistent) and reads what it finds there. No
+    bot may find a note of another process (a restarted bot would remember the hands of an earlier rotation
+    so, and colluding bots would talk across matches). The keyrings of both uids are emptied afterwards."""
+    require_sandbox()
+    first = random.randrange(2_100_000_000, 2_900_000_000, 2)
+    monkeypatch.setenv(uids.UID_RANGE_VARIABLE, f"{first}-{first + 1}")
+    note = new_secret()
+    writer = bot_spec("attack_keyring", {"ATTACK_NOTE": note}, FIXTURE_BOTS)
+    env = {"ATTACK_NOTE": note}
+    try:
+        runs = [run_attack(writer.name, tmp_path / str(n), sandbox=True, env=env, victim=writer) for n in (1, 2)]
+    finally:
+        for uid in (first, first + 1):
+            clear_keyrings(uid)
+    logs = [log for run in runs for log in (run.attacker_log, run.victim_log)]
+    claims = [claim for log in logs for claim in AttackRun.parse(log, "keyring")]
+    assert {claim["uid"] for claim in claims} == {first, first + 1} and len(claims) == 8, claims
+    found = [
+        (claim["process"], outcome)
+        for claim in claims
+        for ok, outcome in claim["found"].values()
+        if ok and note in outcome and claim["process"] not in outcome
+    ]
+    assert not found, f"bots found notes that other processes of their uid left: {found}"
+    assert not any(run.survivors for run in runs)
