@@ -128,17 +128,6 @@ class SandboxProbe:
         controllers = sorted({name for parent in self.cgroups.parents for name in parent.controllers})
         return f"{self.cgroups.mode.value} ({', '.join(controllers)})"
 
-    def shortfalls(self) -> list[str]:
-        """What the sandbox lacks here, and why (empty when it is full)."""
-        if not self.usable:
-            return [str(self.problem)]
-        missing = []
-        if self.own_uid_problem is not None:
-            missing.append(f"no uid of their own for bots: {self.own_uid_problem}")
-        if self.cgroups.mode is CgroupMode.NONE:
-            missing.append(f"no limits for a bot as a whole beyond its uid: {self.cgroups.reason}")
-        return missing
-
 
 # The command line.
 

@@ -10,7 +10,6 @@ no user of the machine and own no files (bots only ever write into their own tmp
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import os
 import threading
@@ -100,9 +99,10 @@ def _try_lease(uid: int, directory: Path) -> UidLease | None:
 
 def uid_is_leased(uid: int, directory: Path = UIDS_DIR) -> bool:
     """True if a running bot holds `uid` (for checks and tests)."""
+    if not (directory / f"{uid}.lock").exists():
+        return False
     lease = _try_lease(uid, directory)
     if lease is None:
-        return (directory / f"{uid}.lock").exists()
-    with contextlib.suppress(OSError):
-        lease.release()
+        return True
+    lease.release()
     return False
