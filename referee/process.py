@@ -191,6 +191,7 @@ class BotProcess:
                 env=dict(env),
                 cwd=cwd,
                 start_new_session=True,
+                pass_fds=() if jail is None else jail.inherited_fds,
                 preexec_fn=lambda: _prepare_child(bot_limits, referee, jail),
             )
         except BaseException as error:
@@ -202,6 +203,8 @@ class BotProcess:
             raise
         finally:
             os.close(write_fd)
+        if jail is not None:
+            jail.started()
         drain = threading.Thread(
             target=_drain, args=(read_fd, log_path, log_cap_bytes), name=f"bot-log-{popen.pid}", daemon=True
         )

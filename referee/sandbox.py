@@ -23,6 +23,8 @@ Each sandboxed bot, with every process it starts, gets:
 - nothing else of the machine: no store, league file, replays, logs, other bots' folders, organiser's home;
 - an environment of REFEREE_ENDPOINT, REFEREE_TOKEN, PATH, HOME, TMPDIR and LANG plus what its BotSpec declares
   (`bot_environment`);
+- a seccomp filter that refuses the kernel's keyring calls (referee.seccomp: keyrings belong to a uid, not to
+  a namespace, so a bot could leave notes there for the next bot of its uid);
 - limits for the bot as a whole where the machine has cgroups for it (referee.cgroups: memory, processes and
   threads, the referee's CPUs), else RLIMIT_NPROC of its uid and per-process limits (referee.bot_limits: memory,
   open files, file size, CPU time, no priority above the referee's).
@@ -41,6 +43,7 @@ import importlib.util
 import itertools
 import logging
 import os
+import platform
 import shutil
 import subprocess
 import tempfile
@@ -49,7 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from protocol import limits
-from referee import uids
+from referee import seccomp, uids
 from referee.bot_limits import BotLimits
 from referee.cgroups import BotCgroup, CgroupError, CgroupMode, CgroupSupport, cgroup_support
 
@@ -104,6 +107,12 @@ class SandboxProbe:
     own_uid_problem: str | None = None
     """Why bots cannot get a uid of their own (None when they do)."""
     cgroups: CgroupSupport = CgroupSupport(CgroupMode.NONE)
+    seccomp_problem: str | None = "not tried"
+    """Why bots run without the seccomp filter (None when they have it)."""
+
+    @property
+    def seccomp(self) -> bool:
+        return self.usable and self.seccomp_problem is None
 
     @property
     def usable(self) -> bool:
@@ -117,7 +126,8 @@ class SandboxProbe:
     def isolation(self) -> Isolation:
         if not self.usable:
             return Isolation.NONE
-        return Isolation.FULL if self.own_uid and self.cgroups.mode is not CgroupMode.NONE else Isolation.PARTIAL
+        full = self.own_uid and self.seccomp and self.cgroups.mode is not CgroupMode.NONE
+        return Isolation.FULL if full else Isolation.PARTIAL
 
     @property
     def whole_bot_limits(self) -> str:
@@ -137,6 +147,10 @@ def _namespace_flags(user_namespace: bool) -> list[str]:
     if user_namespace:
         flags.append("--unshare-user")
     return [*flags, "--hostname", HOSTNAME, "--die-with-parent", "--new-session"]
+
+
+def _seccomp_flags(seccomp_fd: int | None) -> list[str]:
+    return [] if seccomp_fd is None else ["--seccomp", str(seccomp_fd)]
 
 
 def _capability_flags(switches_uid: bool) -> list[str]:
@@ -251,16 +265,19 @@ def sandbox_command(
     uid: int | None,
     setpriv: str | None,
     masked: Sequence[str] = (),
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """The bwrap command line that runs `command` (its program an absolute path) in a sandbox showing
     `folders` read-only, in `cwd`, with the match's `socket` bound at SOCKET_INSIDE, as host `uid` through
     `setpriv` (as root), or in a user namespace as the organiser (uid None). The `masked` paths (the match's
-    own files) are hidden where a folder shown holds them."""
+    own files) are hidden where a folder shown holds them. `seccomp_fd` is a file descriptor the bwrap process
+    inherits, to read the seccomp filter from (referee.seccomp)."""
     switches_uid = uid is not None and setpriv is not None
     return [
         bwrap,
         *_namespace_flags(user_namespace=os.geteuid() != 0),
         *_capability_flags(switches_uid),
+        *_seccomp_flags(seccomp_fd),
         *_system_flags(),
         *_private_flags(),
         *_program_flags(folders, masked, cwd),
@@ -399,10 +416,12 @@ def _why_it_failed(stderr: str) -> str:
     return f"bwrap cannot start a sandbox here: {last}{hint}"
 
 
-def _try_sandbox(bwrap: str, setpriv: str | None, own_uid: bool) -> str | None:
-    """Start `true` in a full sandbox (with a leased uid when bots get one); the reason it failed, or None."""
+def _try_sandbox(bwrap: str, setpriv: str | None, own_uid: bool, program: bytes | None) -> str | None:
+    """Start `true` in a full sandbox (with a leased uid when bots get one, and the seccomp `program` if given);
+    the reason it failed, or None."""
     true = shutil.which("true") or "/bin/true"
     lease = uids.lease_uid() if own_uid else None
+    filter_fd = None if program is None else seccomp.filter_fd(program)
     try:
         with tempfile.TemporaryDirectory(prefix="referee-probe-") as folder:
             socket = Path(folder, "probe.sock")
@@ -415,15 +434,24 @@ def _try_sandbox(bwrap: str, setpriv: str | None, own_uid: bool) -> str | None:
                 socket=socket,
                 uid=None if lease is None else lease.uid,
                 setpriv=setpriv,
+                seccomp_fd=filter_fd,
             )
             run = subprocess.run(
-                command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=_PROBE_SECONDS, env={}
+                command,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=_PROBE_SECONDS,
+                env={},
+                pass_fds=() if filter_fd is None else (filter_fd,),
             )
     except (OSError, subprocess.SubprocessError) as error:
         return f"bwrap cannot be run: {error}"
     finally:
         if lease is not None:
             lease.release()
+        if filter_fd is not None:
+            os.close(filter_fd)
     return None if run.returncode == 0 else _why_it_failed(run.stderr)
 
 
@@ -445,8 +473,16 @@ def _probe() -> SandboxProbe:
         return SandboxProbe("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
     setpriv = shutil.which("setpriv")
     own_uid_problem = _own_uid_problem(setpriv)
+    program = seccomp.filter_program()
+    seccomp_problem = None if program is not None else f"no seccomp filter is written for {platform.machine()}"
     try:
-        failure = _try_sandbox(bwrap, setpriv, own_uid_problem is None)
+        failure = _try_sandbox(bwrap, setpriv, own_uid_problem is None, program)
+        if (
+            failure is not None
+            and program is not None
+            and _try_sandbox(bwrap, setpriv, own_uid_problem is None, None) is None
+        ):
+            failure, seccomp_problem = None, f"bwrap cannot load the seccomp filter ({failure})"
     except uids.NoFreeUid as error:
         failure = f"no uid for a bot: {error}"
     return SandboxProbe(
@@ -456,6 +492,7 @@ def _probe() -> SandboxProbe:
         setpriv=setpriv,
         own_uid_problem=own_uid_problem,
         cgroups=cgroup_support(),
+        seccomp_problem=seccomp_problem,
     )
 
 
@@ -471,16 +508,28 @@ class SandboxRequest:
 
 
 class Jail:
-    """One sandboxed bot: its uid, its cgroups and its command line, held from `confine` until `release`."""
+    """One sandboxed bot: its uid, its cgroups, its seccomp filter's fd and its command line, held from
+    `confine` until `release`."""
 
     def __init__(
-        self, argv: list[str], lease: uids.UidLease | None, cgroup: BotCgroup | None, bot_limits: BotLimits
+        self,
+        argv: list[str],
+        lease: uids.UidLease | None,
+        cgroup: BotCgroup | None,
+        bot_limits: BotLimits,
+        seccomp_fd: int | None = None,
     ) -> None:
         self.argv = argv
         self.uid = None if lease is None else lease.uid
         self.cgroup = cgroup
         self.limits = bot_limits
+        self.seccomp_fd = seccomp_fd
         self._lease = lease
+
+    @property
+    def inherited_fds(self) -> tuple[int, ...]:
+        """The file descriptors the bwrap process must inherit (Popen's pass_fds)."""
+        return () if self.seccomp_fd is None else (self.seccomp_fd,)
 
     def enter(self) -> None:
         """Runs in the child between fork and exec: join the bot's cgroups, take its rlimits."""
@@ -488,9 +537,16 @@ class Jail:
             self.cgroup.join()
         self.limits.apply()
 
+    def started(self) -> None:
+        """Once bwrap is started (it has its own copy of the filter's fd)."""
+        if self.seccomp_fd is not None:
+            os.close(self.seccomp_fd)
+            self.seccomp_fd = None
+
     def release(self) -> None:
         """Once every process of the bot is gone: remove its cgroups (killing what they still hold), free its
         uid."""
+        self.started()
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None
@@ -505,27 +561,29 @@ def confine(command: Sequence[str], cwd: str | None, request: SandboxRequest, me
     found = probe()
     if found.problem is not None or found.bwrap is None:
         raise SandboxError(f"bots cannot be sandboxed here: {found.problem}")
-    lease = _lease(found)
-    cgroup = None
+    bot_limits = BotLimits(memory_bytes, limits.MAX_CPU_SECONDS, sandboxed=True, own_uid=found.own_uid)
+    jail = Jail([], _lease(found), None, bot_limits)
     try:
         if found.cgroups.mode is not CgroupMode.NONE:
-            name = f"bot-{lease.uid}" if lease is not None else f"bot-{os.getpid()}-{next(_serial)}"
-            cgroup = _cgroup(found.cgroups, name, memory_bytes)
-        argv = sandbox_command(
+            name = f"bot-{jail.uid}" if jail.uid is not None else f"bot-{os.getpid()}-{next(_serial)}"
+            jail.cgroup = _cgroup(found.cgroups, name, memory_bytes)
+        program = seccomp.filter_program() if found.seccomp else None
+        jail.seccomp_fd = None if program is None else seccomp.filter_fd(program)
+        jail.argv = sandbox_command(
             found.bwrap,
             command,
             folders=program_folders(command, cwd),
             cwd=os.path.abspath(cwd or os.getcwd()),
             socket=request.socket,
-            uid=None if lease is None else lease.uid,
+            uid=jail.uid,
             setpriv=found.setpriv,
             masked=request.masked,
+            seccomp_fd=jail.seccomp_fd,
         )
     except BaseException:
-        Jail([], lease, cgroup, BotLimits()).release()
+        jail.release()
         raise
-    bot_limits = BotLimits(memory_bytes, limits.MAX_CPU_SECONDS, sandboxed=True, own_uid=lease is not None)
-    return Jail(argv, lease, cgroup, bot_limits)
+    return jail
 
 
 def _lease(found: SandboxProbe) -> uids.UidLease | None:
@@ -585,6 +643,13 @@ def report(found: SandboxProbe | None = None) -> list[Check]:
     )
     checks.append(
         Check("limits for a bot as a whole", found.cgroups.mode is not CgroupMode.NONE, found.whole_bot_limits)
+    )
+    checks.append(
+        Check(
+            "keyrings closed (seccomp)",
+            found.seccomp,
+            "add_key, request_key and keyctl refused" if found.seccomp else str(found.seccomp_problem),
+        )
     )
     checks.append(
         Check(

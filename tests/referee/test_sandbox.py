@@ -8,12 +8,14 @@ These tests skip where the sandbox cannot run, and fail there instead when REFER
 
 from __future__ import annotations
 
+import errno
 import importlib.metadata
 import json
 import os
 import shlex
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -24,7 +26,7 @@ from referee_helpers import match_spec
 from sandbox_checks import require_sandbox
 
 from protocol import limits
-from referee import sandbox, uids
+from referee import sandbox, seccomp, uids
 from referee.botspec import resolve_bot
 from referee.cgroups import CgroupMode
 from referee.connection import Transport
@@ -135,6 +137,16 @@ def test_the_environment_of_a_sandboxed_bot_is_its_own(monkeypatch: pytest.Monke
     assert environment["HOME"] == sandbox.HOME_INSIDE and environment["TMPDIR"] == "/tmp"
 
 
+def test_the_seccomp_filter_refuses_the_keyring_calls_of_every_abi() -> None:
+    program = seccomp.filter_program("x86_64")
+    assert program is not None and len(program) % 8 == 0
+    instructions = [struct.unpack("=HBBI", program[index : index + 8]) for index in range(0, len(program), 8)]
+    refused = {k for code, _, _, k in instructions if code == 0x15 and k < 1000}
+    assert refused == {248, 249, 250, 286, 287, 288}
+    assert instructions[-1] == (0x06, 0, 0, 0x00050000 | errno.EPERM)
+    assert seccomp.filter_program("riscv64") is None
+
+
 # Uids.
 
 
@@ -208,6 +220,11 @@ except OSError as error:
 facts["nproc"] = resource.getrlimit(resource.RLIMIT_NPROC)
 facts["nice"] = resource.getrlimit(resource.RLIMIT_NICE), resource.getrlimit(resource.RLIMIT_RTPRIO)
 facts["hostname"] = socket.gethostname()
+import ctypes, platform
+keyctl = {"x86_64": 250, "aarch64": 219}.get(platform.machine())
+if keyctl is not None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    facts["keyctl"] = libc.syscall(keyctl, 0, -4, 0), ctypes.get_errno()  # KEYCTL_GET_KEYRING_ID of @u
 print(json.dumps(facts))
 """
 
@@ -274,6 +291,8 @@ def test_a_sandboxed_bot_sees_only_its_own_processes_environment_and_folders(tmp
         assert facts["uid"] not in (0, os.getuid()) and facts["groups"] in ([], [facts["gid"]])
         assert facts["capabilities"] == ["0000000000000000"] * 5 and facts["no_new_privs"] == "1"
         assert facts["nproc"] == [limits.MAX_PROCESSES] * 2
+    if sandbox.probe().seccomp and "keyctl" in facts:
+        assert facts["keyctl"] == [-1, errno.EPERM]
         assert not uids.uid_is_leased(facts["leased uid"])
 
 
