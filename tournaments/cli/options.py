@@ -60,7 +60,8 @@ def transport_option(function: F) -> F:
         default=Transport.IPC.value,
         show_default=True,
         callback=lambda context, parameter, value: Transport(value),
-        help="How bots connect: ipc (local socket file) or tcp (127.0.0.1).",
+        help="How bots connect: ipc (local socket file) or tcp (127.0.0.1; sandboxed bots have no network, so "
+        "tcp needs --no-sandbox).",
     )(function)
 
 
