@@ -12,7 +12,8 @@ Each sandboxed bot, with every process it starts, gets:
   capability bounding set and the inheritable set, and sets no_new_privs before it execs the bot. So the bot
   has no capabilities and cannot trace, signal or read the memory of any process but its own. Without root,
   bwrap maps the organiser's uid in a user namespace of its own instead (its processes are still invisible);
-- a read-only view of the system (/usr, /etc and the /bin, /sbin, /lib* links or folders) and of its own
+- a read-only view of the system (/usr, /etc, the /bin, /sbin, /lib* links or folders, the CPU topology in
+  /sys/devices/system/cpu) and of its own
   program's folders (`program_folders`: the program's folder, the folder of each file its command names, its
   interpreter's virtual environment and base installation, the SDK packages for a Python bot, and the bot's
   `cwd` if its spec gives one); the match's own files (its work folder, logs, replays) and the organiser's
@@ -65,8 +66,9 @@ HOSTNAME = "bot"
 SYSTEM_FOLDERS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """Shown read-only to every bot (a folder that is a symlink on the host, as /bin is with a merged /usr, is the
 same symlink inside)."""
-PASSED_VARIABLES = ("PATH", "LANG")
-"""The referee's variables a sandboxed bot gets (LANG defaults to C.UTF-8)."""
+CPU_TOPOLOGY = "/sys/devices/system/cpu"
+"""The one part of /sys a bot sees (read-only): numerical libraries (OpenBLAS, PyTorch) size their thread pools
+from it."""
 SDK_PACKAGES = ("protocol", "bots", "referee")
 """The packages of this project a Python bot may import: the SDK, the built-in bots, and the referee's (whose
 rules engine, referee.games, the heuristic bots use). Code only: none of them holds a match's data."""
@@ -167,6 +169,8 @@ def _system_flags() -> list[str]:
             flags += ["--symlink", os.readlink(folder), folder]
         elif os.path.isdir(folder):
             flags += ["--ro-bind", folder, folder]
+    if os.path.isdir(CPU_TOPOLOGY):
+        flags += [*_folders_to(CPU_TOPOLOGY), "--ro-bind", CPU_TOPOLOGY, CPU_TOPOLOGY]
     return [*flags, "--proc", "/proc", "--dev", "/dev"]
 
 
