@@ -10,6 +10,11 @@ fault and no process of the attacker is left. Without the sandbox, the attacks t
 into the test's own files and into the victim bot) must show each of their harms: that proves the attack and
 the check are real, so the sandboxed test can fail.
 
+Three attacks need more than one match of the referee: a bot kept beside its league file, played through
+`referee tournament run`; a bot holding more connections than the referee may have open files, against a
+`referee play` in a process of its own (an abort must fail that test, not the run); notes left in the kernel
+keyrings of a uid for the next bot of that uid, over two matches under two uids of the test's own.
+
 The sandboxed tests skip where the sandbox cannot run, and fail there instead when REFEREE_REQUIRE_SANDBOX is
 set (CI).
 """
