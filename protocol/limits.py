@@ -39,3 +39,15 @@ DEFAULT_MEMORY_MB = 1024
 DEFAULT_LOG_CAP_BYTES = 1024 * 1024
 DEFAULT_STALE_REPLY_LIMIT = 1000
 """Stale or unsolicited messages a seat may send in one game before it is faulted for flooding."""
+
+MAX_PROCESSES = 256
+"""The most processes and threads a sandboxed bot may run at once, all together (a pids cgroup where the machine
+has one, and RLIMIT_NPROC of the bot's own uid)."""
+
+MAX_TMP_BYTES = 64 * 1024 * 1024
+"""The size of a sandboxed bot's private /tmp, and of its private HOME (each a tmpfs; what a bot writes there also
+counts against its memory limit). Also its largest file (RLIMIT_FSIZE)."""
+
+MAX_CPU_SECONDS = 3600
+"""The most CPU time each process of a sandboxed bot may use (RLIMIT_CPU): a catch for a runaway process, far
+above what any move clock allows a bot to think."""

@@ -7,10 +7,15 @@ path/to/bot (executable)                    -> path/to/bot
 "node bots/js/random.js --fast"             -> the shell words, whose program must exist
 stdio:BOT                                   -> BOT (any of the above) behind the stdio bridge
                                                (protocol/stdio_bridge.py: JSON lines on its stdin/stdout)
+"path/.venv/bin/python bot.py"              -> the same words: that venv's Python runs the bot
 
 The name a BOT gets here is its program's name, never one of its arguments: a built-in's name; a path's file
 name without its suffix; for shell words, the program's, or, when the program is an interpreter (python3,
 node, sh, java, awk, ...), that of the first word after it that names a file (or the module of `-m`).
+
+A bare `bot.py` runs under the Python that runs the referee (sys.executable, in the referee's virtual
+environment). Paths become absolute but keep their symlinks: a virtual environment's `bin/python` is a
+symlink to its base interpreter, and only when started by its own path does Python use the environment.
 """
 
 from __future__ import annotations

@@ -294,6 +294,7 @@ class GameRunner:
             timings=tuple(_timing(status.decision_ms) for status in self.seats),
             replay_path=replay_path,
             forfeited=tuple(forfeited),
+            sandboxed=self.session.sandboxed,
         )
 
     def _write_replay(
@@ -391,6 +392,11 @@ def run_match(
 ) -> MatchRecord:
     """Start the bots, play every game of `spec` generation by generation (fresh bot processes for each), and
     stop the bots; `on_game` sees each game's record as soon as it is over (to store it, or to show progress)."""
+    if spec.sandbox and transport is not Transport.IPC:
+        raise MatchSpecError(
+            f"sandboxed bots have no network, so they cannot connect over {transport.value}: use the ipc transport, "
+            "or run without the sandbox (--no-sandbox)"
+        )
     game = load_game(spec.game)
     config = game.resolve_config(spec.config)
     check_spec(spec, game)

@@ -1,61 +1,45 @@
-"""Bot programs as subprocesses that cannot hurt the referee and cannot outlive their match.
+"""Bot programs as subprocesses that cannot hurt the referee and cannot outlive their match: starting them,
+draining their output, and killing every process of a bot.
 
-Each bot runs in its own session and process group, with stdin closed, a memory limit (RLIMIT_DATA, which
-counts memory actually written to, so runtimes that reserve large address ranges such as V8 or Go still
-start), an optional CPU limit, a cap on open files (RLIMIT_NOFILE, limits.MAX_OPEN_FILES per process: the
-referee checks which bot made a new tcp connection by reading its program's fds, see referee.connection, and
-a bot must not be able to make that check slow), and stdout+stderr in one pipe that a thread drains into a
-log file capped at `log_cap_bytes`: a bot that prints megabytes never blocks and never fills the disk.
+Each bot runs in its own session and process group, with stdin closed, its resource limits set between fork and
+exec (referee.bot_limits), and stdout+stderr in one pipe that a thread drains into a log file capped at
+`log_cap_bytes`: a bot that prints megabytes never blocks and never fills the disk. The process the referee
+starts dies when the referee's thread that started it ends (PR_SET_PDEATHSIG), and takes the bot along.
 
-Where the machine allows it (Linux with util-linux `unshare`, as root or with unprivileged user namespaces;
-probed once per process, see `containment`), the bot also runs in its own PID namespace: the referee starts
-`unshare --pid --fork --kill-child -- BOT...` (plus `--user --map-root-user` when not root), so `pid` is the
-unshare process, the session leader, and the bot's program is the namespace's init, its child. unshare exits
-with the bot's status (and dies of the signal that killed it), so crashes are seen as before; the rlimits set
-before exec are inherited by the bot; /proc stays the referee's, so pids in /proc and from SO_PEERCRED are
-the referee's numbers and every process of the bot keeps the session id `pid` unless it calls setsid().
-Containment: when unshare dies, --kill-child SIGKILLs the init (PR_SET_PDEATHSIG), and when the init dies the
-kernel kills every process left in the namespace before the init is reaped, so a daemon that double-forked
-and called setsid() dies with its bot. unshare itself gets SIGKILL when the referee's thread that started it
-ends, so a referee killed without a chance to clean up takes its bots along (they see no parent to watch).
-Inside, the bot is pid 1, with the signal semantics of an init: a signal it sends itself whose action is the
-default one is ignored.
-
-Elsewhere the bot runs in its session only, and a process that leaves the session (setsid() after a double
-fork) can escape. `kill` ends the whole process group, every other process of the bot's session, and (in a
-namespace) waits until the namespace's init is gone, which means every process in it is.
+A sandboxed bot (`sandbox` given to `BotProcess.start`: see referee.sandbox) runs under bubblewrap: `pid` is the
+outer bwrap process, the session leader; its child is bwrap's init, pid 1 of the bot's own PID namespace, which
+starts the bot's program (through setpriv as root, under the bot's own uid). An unsandboxed bot runs in its own
+PID namespace under util-linux unshare where the machine allows it, else in its session only
+(referee.containment). Either way `kill` ends the whole process group, every other process of the bot's
+session, and (in a namespace) waits until the namespace's init is gone, which means every process in it is.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
-import enum
-import fcntl
 import functools
 import logging
 import os
-import resource
 import shutil
 import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from protocol import limits
+from referee import sandbox as sandboxing
+from referee.bot_limits import BotLimits, open_files_cap
+from referee.containment import Containment, Wrapper, containment
+from referee.proctable import Namespace, live_processes, pid_namespaces, read_process, session_members
+
+__all__ = ["BotProcess", "BotStartError", "Containment", "Wrapper", "containment", "open_files_cap"]
 
 _DRAIN_CHUNK = 64 * 1024
 _REAP_SECONDS = 2.0
-_PROBE_SECONDS = 5.0
-_PID_NAMESPACE_FLAGS = ("--pid", "--fork", "--kill-child")
-_USER_NAMESPACE_FLAGS = ("--user", "--map-root-user")
 _PR_SET_PDEATHSIG = 1
-_NS_GET_PARENT = 0xB702
-"""ioctl on a namespace fd: _IO(NSIO 0xb7, 2), an fd of the parent PID namespace (EPERM above the caller's)."""
 
 _log = logging.getLogger(__name__)
 
@@ -64,49 +48,11 @@ class BotStartError(OSError):
     """The bot's program could not be started at all (missing file, not executable, ...)."""
 
 
-class Containment(enum.Enum):
-    """What holds every process of a bot, so that `BotProcess.kill` can end them all."""
-
-    PID_NAMESPACE = "pid namespace"
-    """The bot's own PID namespace: nothing it starts can outlive it."""
-    SESSION = "session"
-    """The bot's session only: a process that calls setsid() leaves it."""
-
-
-@dataclass(frozen=True)
-class Wrapper:
-    """How bots are started on this machine: the containment and the command prefix that gives it."""
-
-    containment: Containment
-    prefix: tuple[str, ...] = ()
-
-
-@functools.cache
-def containment() -> Wrapper:
-    """A PID namespace per bot if util-linux `unshare` can make one here (tried once with `true`, then cached),
-    else the session only."""
-    unshare = shutil.which("unshare")
-    if unshare is not None:
-        user = () if os.geteuid() == 0 else _USER_NAMESPACE_FLAGS
-        prefix = (unshare, *user, *_PID_NAMESPACE_FLAGS, "--")
-        with contextlib.suppress(OSError, subprocess.SubprocessError):
-            probe = subprocess.run(
-                [*prefix, "true"],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                timeout=_PROBE_SECONDS,
-                check=False,
-            )
-            if probe.returncode == 0:
-                return Wrapper(Containment.PID_NAMESPACE, prefix)
-    _log.warning("bots run in a session only (no PID namespace available): a bot's daemon can outlive it")
-    return Wrapper(Containment.SESSION)
-
-
 def _resolve_program(program: str, env: Mapping[str, str], cwd: str | None) -> str:
     """The executable Popen would run for `program` (looked up in the bot's PATH unless it names a path), so a
-    missing program is a start error even when unshare, not the program, is what the referee starts."""
+    missing program is a start error even when unshare or bwrap, not the program, is what the referee starts.
+    Absolute, symlinks kept: a virtual environment's python is a symlink to its base interpreter, and only
+    run by its own path does it use the environment."""
     if os.sep in program:
         path = os.path.join(cwd or os.getcwd(), program)
         found = path if os.path.isfile(path) and os.access(path, os.X_OK) else None
@@ -125,33 +71,21 @@ def _libc() -> ctypes.CDLL:
 def _die_with_referee(referee: int) -> None:
     """Runs in the child between fork and exec: SIGKILL it when the referee's thread that started it ends.
     A bot in a namespace sees no parent (getppid() is 0 there) so it cannot notice a referee that died without
-    a bye; the unshare process dying ends the namespace instead. The referee starts and stops a match's bots
-    in one thread."""
+    a bye; the unshare or bwrap process dying ends the namespace instead. The referee starts and stops a
+    match's bots in one thread."""
     _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != referee:
         os._exit(1)
 
 
-def _prepare_child(memory_bytes: int | None, cpu_seconds: int | None, referee: int | None) -> None:
-    """Runs in the child between fork and exec; `referee` is set when the child is unshare."""
+def _prepare_child(bot_limits: BotLimits, referee: int | None, jail: sandboxing.Jail | None) -> None:
+    """Runs in the child between fork and exec; `referee` is set when the child is unshare or bwrap."""
     if referee is not None:
         _die_with_referee(referee)
-    _limit_resources(memory_bytes, cpu_seconds)
-
-
-def _limit_resources(memory_bytes: int | None, cpu_seconds: int | None) -> None:
-    resource.setrlimit(resource.RLIMIT_NOFILE, (open_files_cap(),) * 2)
-    if memory_bytes is not None:
-        resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
-    if cpu_seconds is not None:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
-
-
-def open_files_cap() -> int:
-    """The RLIMIT_NOFILE a bot gets (soft and hard): MAX_OPEN_FILES, or the referee's own hard limit if lower
-    (a limit cannot be raised past it)."""
-    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    return limits.MAX_OPEN_FILES if hard == resource.RLIM_INFINITY else min(hard, limits.MAX_OPEN_FILES)
+    if jail is not None:
+        jail.enter()
+    else:
+        bot_limits.apply()
 
 
 def _drain(read_fd: int, log: BinaryIO, cap_bytes: int) -> None:
@@ -176,82 +110,6 @@ def _drain(read_fd: int, log: BinaryIO, cap_bytes: int) -> None:
     os.close(read_fd)
 
 
-@dataclass(frozen=True)
-class ProcessEntry:
-    """One process as /proc/PID/stat describes it."""
-
-    pid: int
-    ppid: int
-    session: int
-    state: str
-
-
-def read_process(pid: int) -> ProcessEntry | None:
-    """The process `pid` as /proc describes it (so no psutil is needed), or None if there is none."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            fields = stat.read().rsplit(b")", 1)[1].split()
-    except OSError:
-        return None
-    # After the command name: state ppid pgrp session ...
-    return ProcessEntry(pid=pid, ppid=int(fields[1]), session=int(fields[3]), state=fields[0].decode())
-
-
-@dataclass(frozen=True)
-class Namespace:
-    """A PID namespace, named as the kernel names it: the device and inode of its nsfs file."""
-
-    device: int
-    inode: int
-
-
-def _namespace_of(fd: int) -> Namespace:
-    info = os.fstat(fd)
-    return Namespace(info.st_dev, info.st_ino)
-
-
-def pid_namespaces(pid: int) -> list[Namespace]:
-    """The PID namespace of process `pid`, then each namespace above it up to the caller's (so a process in a
-    namespace nested in a bot's one still names the bot's); empty if the process is gone."""
-    try:
-        fd = os.open(f"/proc/{pid}/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return []
-    chain = []
-    try:
-        while True:
-            chain.append(_namespace_of(fd))
-            try:
-                parent = fcntl.ioctl(fd, _NS_GET_PARENT)
-            except OSError:
-                return chain
-            os.close(fd)
-            fd = parent
-    finally:
-        os.close(fd)
-
-
-def live_processes() -> Iterator[ProcessEntry]:
-    """Every process on the machine except zombies (they run nothing). A process that ends while this runs is
-    skipped."""
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit() and (process := read_process(int(entry.name))) and process.state != "Z":
-            yield process
-
-
-def session_members(session_id: int) -> list[int]:
-    """Pids of every live process in the session `session_id`."""
-    return [process.pid for process in live_processes() if process.session == session_id]
-
-
-def kill_with_sessions(pids: Iterable[int]) -> None:
-    """SIGKILL each process and every other member of the session it leads (the forks of a bot)."""
-    for leader in pids:
-        for pid in {leader, *session_members(leader)}:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-
-
 OUTPUT_TAIL_LINES = 20
 """How many of a bot's last lines of output the detail of its crash keeps."""
 
@@ -274,20 +132,36 @@ def last_output_lines(
 
 class BotProcess:
     """One running bot program. `pidfd` becomes readable when the process exits (for zmq.Poller); `pid` is the
-    leader of the bot's session (in a PID namespace, the unshare process whose child is the bot's program)."""
+    leader of the bot's session (in a PID namespace, the unshare or outer bwrap process whose child is the
+    namespace's init)."""
 
     def __init__(
-        self, popen: subprocess.Popen[bytes], log_path: Path, drain: threading.Thread, containment: Containment
+        self,
+        popen: subprocess.Popen[bytes],
+        log_path: Path,
+        drain: threading.Thread,
+        containment: Containment,
+        jail: sandboxing.Jail | None = None,
     ) -> None:
         self._popen = popen
         self.log_path = log_path
         self._drain = drain
         self.containment = containment
+        self.jail = jail
         self.pid = popen.pid
         self.pidfd = os.pidfd_open(popen.pid)
         self._killed = False
         self._namespace: Namespace | None = None
         self._init: int | None = None
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.jail is not None
+
+    @property
+    def uid(self) -> int | None:
+        """The host uid the sandboxed bot runs under, if it has one of its own."""
+        return None if self.jail is None else self.jail.uid
 
     @classmethod
     def start(
@@ -299,42 +173,63 @@ class BotProcess:
         memory_mb: int | None = None,
         cpu_seconds: int | None = None,
         cwd: str | None = None,
+        sandbox: sandboxing.SandboxRequest | None = None,
     ) -> BotProcess:
+        """Start `command` with exactly `env`; in the sandbox if `sandbox` is given (sandboxing.SandboxError if
+        it cannot be set up), else contained as referee.containment finds possible."""
         memory_bytes = memory_mb * 1024 * 1024 if memory_mb else None
-        wrapper = containment()
-        referee = None
-        if wrapper.prefix:
-            command = [*wrapper.prefix, _resolve_program(command[0], env, cwd), *command[1:]]
-            referee = os.getpid()
-            _libc()
+        jail = None
+        if sandbox is not None:
+            jail = sandboxing.confine(
+                [_resolve_program(command[0], env, cwd), *command[1:]], cwd, sandbox, memory_bytes
+            )
+            kept_in, argv = Containment.PID_NAMESPACE, jail.argv
+        else:
+            wrapper = containment()
+            kept_in, argv = wrapper.containment, list(command)
+            if wrapper.prefix:
+                argv = [*wrapper.prefix, _resolve_program(command[0], env, cwd), *command[1:]]
+        referee = os.getpid() if kept_in is Containment.PID_NAMESPACE else None
+        _libc()
+        bot_limits = BotLimits(memory_bytes, cpu_seconds)
         try:
             log = open(log_path, "ab", buffering=0)  # noqa: SIM115 (closed by the drain thread)
         except OSError as error:
+            if jail is not None:
+                jail.release()
             raise BotStartError(f"cannot open the bot's log {str(log_path)!r}: {error}") from error
         read_fd, write_fd = os.pipe()
         try:
             popen = subprocess.Popen(
-                list(command),
+                argv,
                 stdin=subprocess.DEVNULL,
                 stdout=write_fd,
                 stderr=write_fd,
                 env=dict(env),
                 cwd=cwd,
                 start_new_session=True,
-                preexec_fn=lambda: _prepare_child(memory_bytes, cpu_seconds, referee),
+                pass_fds=() if jail is None else jail.inherited_fds,
+                preexec_fn=lambda: _prepare_child(bot_limits, referee, jail),
             )
-        except (OSError, subprocess.SubprocessError) as error:
+        except BaseException as error:
             os.close(read_fd)
             log.close()
-            raise BotStartError(f"cannot start {' '.join(command)!r}: {error}") from error
+            if jail is not None:
+                jail.release()
+            if isinstance(error, OSError | subprocess.SubprocessError):
+                raise BotStartError(f"cannot start {' '.join(command)!r}: {error}") from error
+            raise
         finally:
             os.close(write_fd)
+        if jail is not None:
+            jail.started()
         drain = threading.Thread(
             target=_drain, args=(read_fd, log, log_cap_bytes), name=f"bot-log-{popen.pid}", daemon=True
         )
         drain.start()
-        _log.debug("bot %d (log %s) runs in its own %s", popen.pid, log_path, wrapper.containment.value)
-        return cls(popen, log_path, drain, wrapper.containment)
+        where = "sandbox" if jail is not None else kept_in.value
+        _log.debug("bot %d (log %s) runs in its own %s", popen.pid, log_path, where)
+        return cls(popen, log_path, drain, kept_in, jail)
 
     def exited(self) -> bool:
         return self._popen.poll() is not None
@@ -369,6 +264,8 @@ class BotProcess:
             time.sleep(0.005)
         self._drain.join(_REAP_SECONDS)
         os.close(self.pidfd)
+        if self.jail is not None:
+            self.jail.release()
 
     def namespace(self) -> Namespace | None:
         """The bot's own PID namespace (that of its init), or None without one, or while the init has not
@@ -381,13 +278,14 @@ class BotProcess:
         return self._namespace
 
     def program_pids(self) -> list[int]:
-        """The pid of the bot's program and, in a namespace, of the unshare process in front of it (the
-        program's pid is known once `namespace` has found it): the processes that most likely speak for it."""
+        """The pid of the bot's program and, in a namespace, of the unshare or bwrap process in front of it (the
+        namespace's init is known once `namespace` has found it): the processes that most likely speak for it."""
         self.namespace()
         return [self.pid] if self._init is None else [self._init, self.pid]
 
     def _namespace_inits(self) -> list[int]:
-        """The init of the bot's PID namespace (the child of unshare), if there is one and it runs."""
+        """The init of the bot's PID namespace (the child of unshare or of the outer bwrap), if there is one and
+        it runs."""
         if self.containment is not Containment.PID_NAMESPACE:
             return []
         return [process.pid for process in live_processes() if process.ppid == self.pid]

@@ -38,6 +38,10 @@ class BotSpec:
     named_by_hello: bool = False
     """`name` is a stand-in (the program's name, referee.botspec): the name the bot sends in its hello replaces
     it, made unique within the match. False for names someone chose (a league file's)."""
+    env: tuple[tuple[str, str], ...] = ()
+    """Environment variables declared for this bot (by the league file): a sandboxed bot's environment is these
+    and the few the referee sets (see referee.sandbox.bot_environment); an unsandboxed bot gets the referee's
+    environment with these added."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,12 @@ class MatchSpec:
     replay_dir: str | None = None
     log_dir: str | None = None
     """This match's own folder for the bots' logs, NAME.log each (matches must not share one); None: not kept."""
+    sandbox: bool = True
+    """Run this match's bots in the sandbox (referee.sandbox) where the machine allows it; where it does not,
+    they run unsandboxed and the games record `sandboxed=False`."""
+    private_paths: tuple[str, ...] = ()
+    """The organiser's files no bot may see (a league's file and store): hidden in the sandbox even where a
+    folder it shows a bot holds them."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +115,9 @@ class GameRecord:
     replay_path: str | None = None
     forfeited: tuple[bool, ...] = ()
     """Whether each seat forfeited the game (empty: none did)."""
+    sandboxed: bool = True
+    """Every bot of the game ran in the sandbox (False: the match asked for none, or the machine has none)."""
+
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from protocol import codec, limits
+from referee import sandbox
 from referee.botspec import log_file_names, match_names
 from referee.connection import (
     Bindings,
@@ -44,14 +45,8 @@ from referee.connection import (
     Transport,
 )
 from referee.peers import LookupExpired
-from referee.process import (
-    BotProcess,
-    BotStartError,
-    Namespace,
-    last_output_lines,
-    pid_namespaces,
-    read_process,
-)
+from referee.process import BotProcess, BotStartError, last_output_lines
+from referee.proctable import Namespace, pid_namespaces, read_process
 from referee.records import BotRun, BotSpec, FaultKind, Handshake, MatchSpec
 
 _BYE_GRACE_S = 0.5
@@ -89,7 +84,11 @@ class Participant:
 
 
 class Session:
-    """Use as a context manager: every process is killed on the way out, whatever happened."""
+    """Use as a context manager: every process is killed on the way out, whatever happened.
+
+    `sandboxed` says whether the bots run in the sandbox: the spec asks for it and the machine allows it
+    (sandbox.probe). Sandboxed bots connect through the match's socket bound into their sandbox, and see
+    nothing of the match's work folder, logs or replays."""
 
     def __init__(self, spec: MatchSpec, transport: Transport, workdir: Path) -> None:
         self.spec = spec
@@ -99,6 +98,13 @@ class Session:
         self.keeps_logs = self.log_dir != workdir
         self._chosen_logs = log_file_names([bot.name for bot in spec.bots if not bot.named_by_hello])
         chosen = iter(self._chosen_logs)
+        self.sandboxed = spec.sandbox and transport is Transport.IPC and sandbox.probe().usable
+        self._sandbox_request = None
+        if self.sandboxed:
+            socket = Path(self.router.endpoint.removeprefix("ipc://"))
+            sandbox.expose_socket(socket)
+            masked = sandbox.masked_paths([workdir, self.log_dir, spec.replay_dir, *spec.private_paths])
+            self._sandbox_request = sandbox.SandboxRequest(socket, masked)
         self.participants = [
             Participant(
                 index,
@@ -190,7 +196,11 @@ class Session:
 
     def _spawn(self, participant: Participant) -> None:
         token = self.bindings.issue(participant.index)
-        env = {**os.environ, limits.ENV_ENDPOINT: self.router.endpoint, limits.ENV_TOKEN: token}
+        declared = participant.spec.env
+        if self.sandboxed:
+            env = sandbox.bot_environment(token, declared)
+        else:
+            env = {**os.environ, **dict(declared), limits.ENV_ENDPOINT: self.router.endpoint, limits.ENV_TOKEN: token}
         participant.starts += 1
         participant.down = None
         participant.hello_name = None
@@ -205,6 +215,7 @@ class Session:
                 self.spec.limits.log_cap_bytes,
                 memory_mb=self.spec.limits.memory_mb,
                 cwd=participant.spec.cwd,
+                sandbox=self._sandbox_request,
             )
         except BotStartError as error:
             participant.down = Downtime(FaultKind.CRASH, str(error))

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from referee.match import run_match
-from referee.process import kill_with_sessions, live_processes
+from referee.proctable import kill_with_sessions, live_processes
 from referee.records import GameRecord, MatchRecord, MatchSpec
 
 from .placement import CpuSet, cpu_shares, pin, usable_cpus

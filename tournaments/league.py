@@ -24,6 +24,7 @@
     command = "heuristic"          # a BOT as on `referee play`: built-in name, path, command line, stdio:BOT
     cwd = "bots/mine"              # optional working directory, relative to this file
     version = "2.1"                # optional: identifies the program instead of its file's digest
+    env = { LEVEL = "3" }          # optional environment variables for this bot (see BotSpec.env)
 
 Relative paths in a bot's command are relative to its cwd if it has one, else to the league file's folder.
 
@@ -47,7 +48,7 @@ import math
 import shlex
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -143,7 +144,7 @@ _TOP_KEYS = frozenset(
     }
 )
 _LIMIT_KEYS = ("move_time_ms", "startup_time_s", "time_bank_ms", "memory_mb")
-_BOT_KEYS = frozenset({"name", "command", "cwd", "version"})
+_BOT_KEYS = frozenset({"name", "command", "cwd", "version", "env"})
 
 
 def load_league(path: Path | str) -> League:
@@ -365,7 +366,9 @@ class _Reader:
         bots: list[LeagueBot] = []
         for position, entry in enumerate(raw):
             prefix = f"bots[{position}]."
-            self.no_unknown_keys(entry, _BOT_KEYS, prefix, "a bot has name, command and optionally cwd and version")
+            self.no_unknown_keys(
+                entry, _BOT_KEYS, prefix, "a bot has name, command and optionally cwd, version and env"
+            )
             name = self.required_string(entry, "name", prefix)
             if any(bot.name == name for bot in bots):
                 raise self.error(prefix + "name", f"{name!r} is used twice", "give each bot a unique name")
@@ -373,6 +376,7 @@ class _Reader:
             cwd = None if relative_cwd is None else str(self.path.parent / relative_cwd)
             command = self._command(entry.get("command"), prefix + "command")
             spec = self._spec(name, command, cwd, game, prefix + "command")
+            spec = replace(spec, env=self._environment(entry.get("env", {}), prefix + "env"))
             version = self.string(entry, "version", prefix)
             digest = self._digest(spec, version, prefix + "command")
             bots.append(LeagueBot(name=name, command=command, spec=spec, digest=digest, cwd=cwd, version=version))
@@ -392,6 +396,19 @@ class _Reader:
                 key, str(error), "give a built-in bot, a path relative to the league file (or to cwd), or a command"
             ) from None
         return BotSpec(name, resolved.command, cwd)
+
+    def _environment(self, value: Any, key: str) -> tuple[tuple[str, str], ...]:
+        """The bot's declared environment: a table of variable names to strings."""
+        if not isinstance(value, dict) or not all(
+            isinstance(name, str) and name and "=" not in name and isinstance(text, str) for name, text in value.items()
+        ):
+            raise self.error(
+                key, f"must be a table of names to strings, not {value!r}", 'write env = { NAME = "value" }'
+            )
+        reserved = sorted({protocol_limits.ENV_ENDPOINT, protocol_limits.ENV_TOKEN} & set(value))
+        if reserved:
+            raise self.error(key, f"cannot set {reserved[0]}: the referee gives every bot its own", "remove it")
+        return tuple(sorted(value.items()))
 
     def _command(self, value: Any, key: str) -> str:
         if isinstance(value, list) and value and all(isinstance(word, str) and word for word in value):

@@ -11,7 +11,7 @@ games; the store ignores a game it already holds, so a game replayed after a cra
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from referee.records import GameRecord, MatchSpec
 
@@ -19,6 +19,9 @@ from .executors import Executor
 from .league import League
 from .schedule import league_schedule, match_spec
 from .store import LeagueStore
+
+_STORE_FILES = ("", "-wal", "-shm", "-journal")
+"""The files of an SQLite store (its write-ahead log and shared memory beside it)."""
 
 
 @dataclass(frozen=True)
@@ -38,19 +41,22 @@ class LeaguePlan:
         return self.scheduled - self.stored
 
 
-def plan_league(league: League, store: LeagueStore) -> LeaguePlan:
-    """Bind the store to the league (StoreMismatch if they disagree), record the schedule, list what is missing."""
+def plan_league(league: League, store: LeagueStore, *, sandbox: bool = True) -> LeaguePlan:
+    """Bind the store to the league (StoreMismatch if they disagree), record the schedule, list what is missing.
+    `sandbox`: run the bots in the sandbox (MatchSpec.sandbox), which hides the league file and the store from
+    them even where a bot's own folder holds them."""
     notes = store.bind(league)
     schedule = league_schedule(league, store.deal_key())
     store.add_matches(schedule)
     missing = store.missing(schedule)
+    private = (str(league.path), *(f"{store.path.resolve()}{suffix}" for suffix in _STORE_FILES))
     scheduled = sum(len(match.games) for match in schedule)
     remaining = sum(len(match.games) for match in missing)
     return LeaguePlan(
         league=league,
         scheduled=scheduled,
         stored=scheduled - remaining,
-        specs=tuple(match_spec(league, match) for match in missing),
+        specs=tuple(replace(match_spec(league, match), sandbox=sandbox, private_paths=private) for match in missing),
         notes=tuple(notes),
     )
 

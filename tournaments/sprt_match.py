@@ -47,6 +47,7 @@ class SprtPlan:
     transport: Transport = Transport.IPC
     concurrency: int = 1
     """Batches (matches) played at once: one wave; give the executor as many workers."""
+    sandbox: bool = True
 
     def __post_init__(self) -> None:
         if self.new.name == self.base.name:
@@ -96,6 +97,7 @@ def _batch_spec(plan: SprtPlan, batch: int, pairs: int) -> MatchSpec:
         games=balanced_games(2, [key.deal_seed(batch * plan.batch_pairs + pair) for pair in range(pairs)]),
         config=plan.config,
         limits=plan.limits,
+        sandbox=plan.sandbox,
     )
 
 

@@ -62,6 +62,7 @@ CREATE TABLE IF NOT EXISTS games (
     seed INTEGER NOT NULL,
     replay_path TEXT,
     finished_at REAL NOT NULL,
+    sandboxed INTEGER NOT NULL DEFAULT 1,
     PRIMARY KEY (match_id, game_index)
 );
 CREATE TABLE IF NOT EXISTS seats (
@@ -332,9 +333,9 @@ class LeagueStore:
         key = (record.match_id, record.index)
         with self._transaction() as db:
             inserted = db.execute(
-                "INSERT OR IGNORE INTO games (match_id, game_index, seed, replay_path, finished_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (*key, record.seed, record.replay_path, time.time()),
+                "INSERT OR IGNORE INTO games (match_id, game_index, seed, replay_path, finished_at, sandboxed) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (*key, record.seed, record.replay_path, time.time(), int(record.sandboxed)),
             ).rowcount
             if not inserted:
                 return False
@@ -475,6 +476,10 @@ class LeagueStore:
 
     def game_count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+
+    def unsandboxed_game_count(self) -> int:
+        """Games whose bots did not all run in the sandbox."""
+        return int(self._db.execute("SELECT COUNT(*) FROM games WHERE NOT sandboxed").fetchone()[0])
 
     def league_name(self) -> str | None:
         row = self._db.execute("SELECT name FROM league").fetchone()

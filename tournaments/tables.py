@@ -24,6 +24,7 @@ def ratings_table(
     tablefmt: str = "simple",
     faults: Mapping[str, int] | None = None,
     forfeits: Mapping[str, int] | None = None,
+    unsandboxed: int = 0,
 ) -> str:
     """The Elo table, followed by a line on the prior and the bootstrap, and one on split pools (if any).
 
@@ -31,6 +32,7 @@ def ratings_table(
     every game had two seats or else Mean rank, Faults (only when `faults`, bot -> count, is given; with
     `forfeits`, bot -> games forfeited, "3 (2 forfeited)" for a bot that forfeited any), LOS (the likelihood
     that the bot is stronger than the next one). A Pool column appears when the pool is split.
+    `unsandboxed` games (bots not in the sandbox) are counted in a note.
     """
     if not ratings.bots:
         return "No games to rate."
@@ -42,13 +44,19 @@ def ratings_table(
         headers.insert(0, "Pool")
     rows = [_row(ratings, bot, rank, faults, forfeits) for bot, rank in zip(ratings.bots, _ranks(ratings), strict=True)]
     table = tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True, colalign=_align(headers))
-    notes = table_notes(ratings)
+    notes = table_notes(ratings, unsandboxed)
     return "\n".join([table, "", *notes]) if notes else table
 
 
-def table_notes(ratings: Ratings) -> list[str]:
-    """How the Elo was computed (prior, bootstrap) and, if the pool is split, what that means."""
+def table_notes(ratings: Ratings, unsandboxed: int = 0) -> list[str]:
+    """How the Elo was computed (prior, bootstrap), how many of its games were played unsandboxed and, if the pool
+    is split, what that means."""
     notes = []
+    if unsandboxed:
+        notes.append(
+            f"{unsandboxed} game(s) were played without the sandbox: their bots could see and change what the "
+            "sandbox hides (see the README's security model)."
+        )
     if ratings.pools > 1:
         notes.append(
             f"The bots form {ratings.pools} pools that never met: Elo is comparable only within a pool "

@@ -14,7 +14,8 @@ import pytest
 from referee import peers
 from referee.botspec import resolve_bot, unique_names
 from referee.deals import DealKey
-from referee.process import Containment, containment, read_process
+from referee.process import Containment, containment
+from referee.proctable import read_process
 from referee.records import BotSpec, FaultPolicy, Limits, MatchSpec
 from referee.seating import first_games
 
@@ -73,6 +74,12 @@ def alive(pid: int) -> bool:
 
 def recorded_pids(directory: Path) -> list[int]:
     return [int(path.read_text()) for path in directory.glob("*.pid")]
+
+
+def marked(spec: BotSpec, nonce: str) -> BotSpec:
+    """`spec` with FIXTURE_NONCE=`nonce` declared (every process of the bot inherits it, so a test finds them
+    all afterwards, in whatever namespace or uid they run)."""
+    return dataclasses.replace(spec, env=(*spec.env, ("FIXTURE_NONCE", nonce)))
 
 
 def require_pid_namespace() -> None:

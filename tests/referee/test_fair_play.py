@@ -81,12 +81,12 @@ def test_a_balanced_match_seats_everyone_everywhere_and_never_shows_a_process_a_
 
     seen = bot_lines(record, "SEEN")
     assert len(seen) == players * len(record.games), "every bot told its hand in every game"
-    deals_of_process: dict[int, list[int]] = defaultdict(list)
+    deals_of_process: dict[str, list[int]] = defaultdict(list)
     for bot, entry in seen:
         game = record.games[entry["game_index"]]
         assert game.seats[entry["seat"]] == names[bot]
         assert entry["hand"] == dealt_hands("scout", players, game.seed)[entry["seat"]]
-        deals_of_process[entry["pid"]].append(game.seed)
+        deals_of_process[entry["process"]].append(game.seed)
     assert all(len(set(seeds)) == len(seeds) for seeds in deals_of_process.values()), "a process saw a deal twice"
     assert len(deals_of_process) == record.bot_starts == players * players, "a process per bot and rotation"
     assert all(len(seeds) == deals for seeds in deals_of_process.values()), "a process serves a whole rotation"

@@ -121,7 +121,12 @@ def test_bots_never_see_another_seats_hidden_cards(
     record_dir.mkdir()
     monkeypatch.setenv("RECORD_DIR", str(record_dir))
     spec = match_spec(
-        game, [fixture_bot("recorder")] * players, games=games, seed=players * 101, replay_dir=str(tmp_path / "replays")
+        game,
+        [fixture_bot("recorder")] * players,
+        games=games,
+        seed=players * 101,
+        replay_dir=str(tmp_path / "replays"),
+        sandbox=False,  # the recorders write into the test's folder, which the sandbox would hide from them
     )
     record = run_match(spec)
     assert all(not game_record.faults for game_record in record.games)

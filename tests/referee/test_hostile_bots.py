@@ -1,26 +1,34 @@
 """Hostile bots: each fixture bot breaks the protocol in exactly one way. For each, the match completes, the
 fault (if the misbehaviour is one) is charged to the right seat with the right kind, the other seats' game
-goes on, every replay verifies, and afterwards no process of the match is alive."""
+goes on, every replay verifies, and afterwards no process of the match is alive: in the sandbox and without it.
+
+The other tests here run their bots unsandboxed (sandbox=False): they check the containment of that path, and
+their fixture bots report through the test's folder (pids, stolen messages), which a sandbox hides. The token
+thieves read a sibling's token in /proc, which a sandboxed bot cannot see at all."""
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 import pytest
+from attack_helpers import marked_processes
 from referee_helpers import (
     alive,
     fixture_bot,
+    marked,
     match_spec,
     recorded_pids,
     require_pid_namespace,
     require_tcp_peer_lookup,
     substitute,
 )
+from sandbox_checks import require_sandbox
 
 from referee import replay
 from referee.connection import Transport
 from referee.match import run_match
-from referee.process import session_members
+from referee.proctable import session_members
 from referee.records import FaultKind, GameRecord, Limits
 
 GAME = "scauver"
@@ -47,7 +55,10 @@ HOSTILE = {
     "daemonizes": None,
 }
 NEEDS_PID_NAMESPACE = {"daemonizes", "daemon_thief"}
-"""Bots whose processes only a PID namespace per bot can end, or tie to their bot (see referee.process)."""
+"""Bots whose processes only a PID namespace per bot can end, or tie to their bot (see referee.containment)."""
+HARMLESS_IN_THE_SANDBOX = {"token_thief", "daemon_thief"}
+"""Bots that find no sibling's token to steal in the sandbox (they see only their own processes), so they just
+play."""
 
 
 def _hostile_seat(record: GameRecord, name: str) -> int:
@@ -63,23 +74,30 @@ def _check_no_survivors(pid_dir: Path) -> None:
         assert not session_members(pid)
 
 
+@pytest.mark.parametrize("sandbox", [True, False], ids=["sandboxed", "unsandboxed"])
 @pytest.mark.parametrize("game", ["scout", "scauver"])
 @pytest.mark.parametrize("bot", list(HOSTILE), ids=list(HOSTILE))
-def test_hostile_bot_is_contained(bot: str, game: str, pid_dir: Path, tmp_path: Path) -> None:
-    if bot in NEEDS_PID_NAMESPACE:
+def test_hostile_bot_is_contained(bot: str, game: str, sandbox: bool, pid_dir: Path, tmp_path: Path) -> None:
+    if sandbox:
+        require_sandbox()
+    elif bot in NEEDS_PID_NAMESPACE:
         require_pid_namespace()
+    nonce = secrets.token_hex(16)
     spec = match_spec(
         game,
-        [fixture_bot(bot), "random", "random"],
+        [marked(fixture_bot(bot), nonce), "random", "random"],
         games=2,
         seed=11,
         log_dir=str(tmp_path / "logs"),
         replay_dir=str(tmp_path / "replays"),
+        sandbox=sandbox,
     )
     record = run_match(spec)
+    survivors = marked_processes(nonce)
 
     assert len(record.games) == 2
-    expected = HOSTILE[bot]
+    assert all(played.sandboxed is sandbox for played in record.games)
+    expected = None if sandbox and bot in HARMLESS_IN_THE_SANDBOX else HOSTILE[bot]
     for played in record.games:
         seat = _hostile_seat(played, bot)
         kinds = {fault.kind for fault in played.faults if fault.seat == seat}
@@ -93,7 +111,9 @@ def test_hostile_bot_is_contained(bot: str, game: str, pid_dir: Path, tmp_path: 
         others = [other for other in range(len(played.seats)) if other != seat]
         assert all(played.timings[other].decisions > 0 for other in others)
         replay.verify(replay.load(played.replay_path))
-    _check_no_survivors(pid_dir)
+    assert not survivors, f"processes of the match still alive: {survivors}"
+    if not sandbox:
+        _check_no_survivors(pid_dir)
 
 
 def test_the_log_of_a_loud_bot_is_capped(pid_dir: Path, tmp_path: Path) -> None:
@@ -105,7 +125,7 @@ def test_the_log_of_a_loud_bot_is_capped(pid_dir: Path, tmp_path: Path) -> None:
 
 
 def test_late_once_under_substitute_plays_on(pid_dir: Path) -> None:
-    spec = match_spec(GAME, [fixture_bot("late_once"), "random"], limits=substitute())
+    spec = match_spec(GAME, [fixture_bot("late_once"), "random"], limits=substitute(), sandbox=False)
     (game,) = run_match(spec).games
     assert [fault.kind for fault in game.faults] == [FaultKind.TIMEOUT]
     assert game.timings[0].decisions > 1
@@ -120,7 +140,7 @@ def test_substitute_forfeits_at_the_budget(pid_dir: Path) -> None:
 
 
 def test_a_crashed_bot_is_restarted_for_the_next_game(pid_dir: Path) -> None:
-    spec = match_spec(GAME, [fixture_bot("crash_mid_game"), "random"], games=3)
+    spec = match_spec(GAME, [fixture_bot("crash_mid_game"), "random"], games=3, sandbox=False)
     record = run_match(spec)
     assert [len(game.faults) for game in record.games] == [1, 1, 1]
     assert all(game.timings[game.seats.index("crash_mid_game")].decisions == 2 for game in record.games)
@@ -129,7 +149,7 @@ def test_a_crashed_bot_is_restarted_for_the_next_game(pid_dir: Path) -> None:
 
 
 def test_a_bot_that_fails_its_handshake_forfeits_every_game(pid_dir: Path) -> None:
-    spec = match_spec(GAME, [fixture_bot("crash_at_start"), "random"], games=3)
+    spec = match_spec(GAME, [fixture_bot("crash_at_start"), "random"], games=3, sandbox=False)
     record = run_match(spec)
     assert all([fault.kind for fault in game.faults] == [FaultKind.CRASH] for game in record.games)
     assert len(recorded_pids(pid_dir)) == 1
@@ -152,7 +172,7 @@ def test_no_process_outlives_a_match_that_fails_in_the_referee(pid_dir: Path) ->
     def explode(record: GameRecord) -> None:
         raise Boom("the caller's callback failed")
 
-    spec = match_spec(GAME, [fixture_bot("forks_sleeper"), fixture_bot("never_answers")], games=3)
+    spec = match_spec(GAME, [fixture_bot("forks_sleeper"), fixture_bot("never_answers")], games=3, sandbox=False)
     with pytest.raises(Boom):
         run_match(spec, on_game=explode)
     assert len(recorded_pids(pid_dir)) == 3
@@ -161,7 +181,9 @@ def test_no_process_outlives_a_match_that_fails_in_the_referee(pid_dir: Path) ->
 
 def test_a_bot_that_never_says_hello_times_out_at_startup(pid_dir: Path) -> None:
     limits = Limits(move_time_ms=400, startup_time_s=1.0)
-    record = run_match(match_spec(GAME, [fixture_bot("never_connects"), "random"], games=2, limits=limits))
+    record = run_match(
+        match_spec(GAME, [fixture_bot("never_connects"), "random"], games=2, limits=limits, sandbox=False)
+    )
     for game in record.games:
         (fault,) = game.faults
         assert (fault.seat, fault.kind) == (game.seats.index("never_connects"), FaultKind.TIMEOUT)
@@ -182,7 +204,7 @@ def test_a_stolen_token_neither_binds_nor_harms_its_owner(victim: str, transport
     if transport is Transport.TCP:
         require_tcp_peer_lookup()
     sibling = fixture_bot(victim) if victim != "random" else victim
-    spec = match_spec(GAME, [fixture_bot("token_thief"), sibling], games=2, seed=5)
+    spec = match_spec(GAME, [fixture_bot("token_thief"), sibling], games=2, seed=5, sandbox=False)
     record = run_match(spec, transport=transport)
 
     for played in record.games:
@@ -207,7 +229,7 @@ def test_a_daemon_that_left_its_bots_session_is_charged_for_a_stolen_token(trans
     require_pid_namespace()
     if transport is Transport.TCP:
         require_tcp_peer_lookup()
-    spec = match_spec(GAME, [fixture_bot("daemon_thief"), "random"], games=2, seed=5)
+    spec = match_spec(GAME, [fixture_bot("daemon_thief"), "random"], games=2, seed=5, sandbox=False)
     record = run_match(spec, transport=transport)
 
     for played in record.games:

@@ -54,7 +54,7 @@ def test_python_c_and_js_bots_play_a_full_rotation(game: str, c_bot: Path, js_bo
 
 @pytest.mark.parametrize("game", ["scout", "scauver"])
 def test_c_and_js_bots_play_over_tcp(game: str, c_bot: Path, js_bot: list[str], tmp_path: Path) -> None:
-    match = play(game, [str(c_bot), shlex.join(js_bot)], tmp_path, "--transport", "tcp")
+    match = play(game, [str(c_bot), shlex.join(js_bot)], tmp_path, "--transport", "tcp", "--no-sandbox")
     assert_clean_match(match, 2)
     verify_replays(tmp_path)
 

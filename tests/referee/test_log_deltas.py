@@ -42,6 +42,7 @@ def test_a_faulted_seat_rebuilds_the_engines_observations_in_this_game_and_the_n
             games=2,
             limits=limits,
             replay_dir=str(tmp_path / "replays"),
+            sandbox=False,  # the recorder writes into the test's folder, which the sandbox would hide from it
         )
     )
     record = run_match(spec)

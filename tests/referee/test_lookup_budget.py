@@ -204,7 +204,8 @@ def test_a_stolen_token_is_refused_uncharged_when_the_budget_is_spent_and_its_ow
     programs do not hold that connection, and who does is not searched (no budget left), so the hello is refused
     and no one is charged; both bots bind their own connections and play every game without a fault."""
     _spend_every_budget(monkeypatch)
-    spec = match_spec("scauver", [fixture_bot("token_thief"), fixture_bot("hello_after_theft")], games=2, seed=5)
+    bots = [fixture_bot("token_thief"), fixture_bot("hello_after_theft")]
+    spec = match_spec("scauver", bots, games=2, seed=5, sandbox=False)  # tcp; the thief reads /proc
     record = run_match(spec, transport=Transport.TCP)
 
     for played in record.games:

@@ -20,7 +20,8 @@ def test_every_bot_receives_the_protocol_in_order(tmp_path: Path, monkeypatch: p
     rotation (both deals), from hello to bye, and the next rotation gets fresh processes."""
     monkeypatch.setenv("RECORD_DIR", str(tmp_path))
     match_limits = Limits(move_time_ms=900, time_bank_ms=250, startup_time_s=7.5)
-    spec = match_spec("scout", [fixture_bot("recorder")] * 3, games=6, limits=match_limits)
+    # The recorders write into the test's folder, which the sandbox would hide from them.
+    spec = match_spec("scout", [fixture_bot("recorder")] * 3, games=6, limits=match_limits, sandbox=False)
     record = run_match(spec)
     assert record.bot_starts == 9
     logs = sorted(tmp_path.glob("*.jsonl"))

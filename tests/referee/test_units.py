@@ -19,17 +19,8 @@ from referee import process as process_module
 from referee.botspec import UnknownBot, resolve_bot, unique_names
 from referee.connection import Bindings, HandshakeRefused, Peer, Router, TokenTheft, Transport
 from referee.faults import FaultBook, SeatStatus, forfeit_ranks, forfeit_scores
-from referee.process import (
-    BotProcess,
-    BotStartError,
-    Containment,
-    Wrapper,
-    kill_with_sessions,
-    live_processes,
-    pid_namespaces,
-    read_process,
-    session_members,
-)
+from referee.process import BotProcess, BotStartError, Containment, Wrapper
+from referee.proctable import kill_with_sessions, live_processes, pid_namespaces, read_process, session_members
 from referee.records import BotSpec, FaultKind, FaultPolicy
 
 

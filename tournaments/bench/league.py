@@ -50,7 +50,11 @@ class LeagueBenchResult:
 
 
 def bench_league(
-    league_path: Path | str = BENCH_LEAGUE, concurrencies: Sequence[int] = (1, 2), *, pinned: bool = True
+    league_path: Path | str = BENCH_LEAGUE,
+    concurrencies: Sequence[int] = (1, 2),
+    *,
+    pinned: bool = True,
+    sandbox: bool = True,
 ) -> LeagueBenchResult:
     """Play the whole league once per concurrency, each time into a fresh temporary store, with the workers
     placed as `referee tournament run` places them (pinned to their CPU shares unless `pinned` is False)."""
@@ -61,7 +65,7 @@ def bench_league(
             tempfile.TemporaryDirectory(prefix="bench-league-") as folder,
             LeagueStore(Path(folder) / "bench.sqlite") as store,
         ):
-            plan = plan_league(league, store)
+            plan = plan_league(league, store, sandbox=sandbox)
             cpu_before = _cpu_seconds()
             started = time.perf_counter()
             games = play_league(plan, store, LocalExecutor(concurrency, pinned=pinned))

@@ -15,6 +15,9 @@
   process per bot serves every game), as one match of duplicate deals, each played once per seat rotation
   (what leagues play: fresh processes for every rotation, so no process sees a deal twice), and as one match
   per game (processes started for every game).
+
+The referee and reuse runs put their bots in the sandbox unless `sandbox=False` (the start of a sandboxed
+bot costs more: bwrap, its cgroups and uid); the raw and prepared floors run their peers unsandboxed.
 """
 
 from __future__ import annotations
@@ -318,12 +321,13 @@ def _random_match(game: str, players: int, games: int, seed: int, match_id: str,
     return MatchSpec(match_id, game, bots, first_games(players, games, DealKey.from_seed(seed)), limits=limits, **extra)
 
 
-def referee_decisions_us(game: str, players: int, games: int, seed: int) -> list[float]:
+def referee_decisions_us(game: str, players: int, games: int, seed: int, sandbox: bool = True) -> list[float]:
     """Microseconds of each decision of a match of SDK random bots: the time between two consecutive actions
     being applied (or between the start of the game and its first action), from the games' replays."""
     samples: list[float] = []
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as replay_dir:
-        record = run_match(_random_match(game, players, games, seed, "bench-protocol", replay_dir=replay_dir))
+        spec = _random_match(game, players, games, seed, "bench-protocol", replay_dir=replay_dir, sandbox=sandbox)
+        record = run_match(spec)
         for game_record in record.games:
             applied = [move["at_ms"] for move in replay.load(str(game_record.replay_path))["actions"]]
             samples += [(now - before) * 1000 for before, now in zip([0.0, *applied], applied, strict=False)]
@@ -331,7 +335,7 @@ def referee_decisions_us(game: str, players: int, games: int, seed: int) -> list
 
 
 def bench_protocol(
-    game: str = "scout", players: int = 4, games: int = 20, seed: int = 0, repeats: int = 3
+    game: str = "scout", players: int = 4, games: int = 20, seed: int = 0, repeats: int = 3, sandbox: bool = True
 ) -> ProtocolBenchResult:
     """Raw and referee timings, interleaved `repeats` times (the machine's load changes), pooled."""
     requests = typical_requests(game, players, seed)
@@ -339,7 +343,7 @@ def bench_protocol(
     referee: list[float] = []
     prepared: list[float] = []
     for repeat in range(repeats):
-        decisions = referee_decisions_us(game, players, games, seed + repeat)
+        decisions = referee_decisions_us(game, players, games, seed + repeat, sandbox)
         referee += decisions
         raw += raw_round_trips_us(requests, len(decisions))
         prepared += prepared_round_trips_us(game, players, games, seed + repeat)
@@ -363,17 +367,20 @@ def _timed(specs: list[MatchSpec]) -> tuple[ReuseRun, list[MatchRecord]]:
     return ReuseRun(games, seconds, sum(record.bot_starts for record in records)), records
 
 
-def bench_reuse(game: str = "scout", players: int = 4, games: int = 100, seed: int = 0) -> ReuseBenchResult:
+def bench_reuse(
+    game: str = "scout", players: int = 4, games: int = 100, seed: int = 0, sandbox: bool = True
+) -> ReuseBenchResult:
     """`games` games of random bots with the seatings of a balanced match, played three ways: one match of
     `games` different deals (processes reused), the balanced match itself (each deal once per rotation, fresh
     processes per rotation), and one match per game."""
-    rotated = _random_match(game, players, games, seed, "bench-rotated")
+    rotated = _random_match(game, players, games, seed, "bench-rotated", sandbox=sandbox)
     key = DealKey.from_seed(seed)
     distinct = tuple(GameSpec(spec.index, key.deal_seed(spec.index), spec.seating) for spec in rotated.games)
-    reused_run, records = _timed([MatchSpec("bench-reuse", game, rotated.bots, distinct, limits=rotated.limits)])
+    reused = MatchSpec("bench-reuse", game, rotated.bots, distinct, limits=rotated.limits, sandbox=sandbox)
+    reused_run, records = _timed([reused])
     rotated_run, _ = _timed([rotated])
     per_game = [
-        MatchSpec(f"bench-restart-{spec.index}", game, rotated.bots, (spec,), limits=rotated.limits)
+        MatchSpec(f"bench-restart-{spec.index}", game, rotated.bots, (spec,), limits=rotated.limits, sandbox=sandbox)
         for spec in distinct
     ]
     restarted_run, _ = _timed(per_game)

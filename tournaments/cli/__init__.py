@@ -14,6 +14,7 @@ from referee import __version__
 
 from .bench import bench
 from .check_bot import check_bot_command
+from .doctor import doctor
 from .games import games
 from .new_bot import new_bot_command
 from .play import play
@@ -51,3 +52,4 @@ main.add_command(bench)
 main.add_command(tournament)
 main.add_command(check_bot_command)
 main.add_command(new_bot_command)
+main.add_command(doctor)

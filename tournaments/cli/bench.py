@@ -12,7 +12,7 @@ from ..bench.protocol import bench_protocol, bench_reuse, reuse_tables
 from ..placement import CpuSet, kept_on, usable_cpus
 from .bench_league import league_bench
 from .bench_ratings import ratings_bench
-from .options import echo_json, json_option, tablefmt_option
+from .options import echo_json, json_option, sandbox_option, tablefmt_option
 
 _bench_seed = click.option(
     "--seed", type=int, default=0, show_default=True, help="Seed of the deals and choices (reproducible by default)."
@@ -85,8 +85,11 @@ def engine(game: str, players: int, seconds: float, seed: int, as_json: bool) ->
 )
 @_bench_seed
 @_one_core
+@sandbox_option
 @json_option
-def protocol(game: str, players: int, games: int, repeats: int, seed: int, one_core: bool, as_json: bool) -> None:
+def protocol(
+    game: str, players: int, games: int, repeats: int, seed: int, one_core: bool, sandbox: bool, as_json: bool
+) -> None:
     """Referee per-decision round trip vs a raw ZeroMQ round trip of the same requests.
 
     raw: ROUTER -> echo DEALER in another process -> ROUTER, with the bytes of real requests of GAME.
@@ -95,14 +98,16 @@ def protocol(game: str, players: int, games: int, repeats: int, seed: int, one_c
     of the medians (means, which carry the machine's other load, are printed too). Target for SCOUT: <= 1.5.
     floor: the same SDK random bots answering the requests of the same games prepared in advance, from a bare
     ROUTER loop: the bots' own work with no referee work (the referee's own cost is referee - floor).
-    With --one-core both run on one CPU: each hand-over then stays on the core, so both get faster.
+    With --one-core both run on one CPU: each hand-over then stays on the core, so both get faster. The
+    referee's bots run in the sandbox unless --no-sandbox; the raw and prepared peers never do.
     """
     with kept_on(_placement(one_core)):
-        result = bench_protocol(game, players, games, seed, repeats)
+        result = bench_protocol(game, players, games, seed, repeats, sandbox)
     figures = {
         "game": game,
         "players": players,
         "one_core": one_core,
+        "sandbox": sandbox,
         "request_bytes": round(result.request_bytes),
         "raw_round_trip_us": round(result.raw.median_us, 1),
         "referee_decision_us": round(result.referee.median_us, 1),
@@ -122,7 +127,8 @@ def protocol(game: str, players: int, games: int, repeats: int, seed: int, one_c
         return
     click.echo(
         f"{game}, {players} players, requests of {figures['request_bytes']} bytes on average"
-        f" ({result.decisions} decisions{', on one core' if one_core else ''}):\n"
+        f" ({result.decisions} decisions{', on one core' if one_core else ''}"
+        f"{', bots sandboxed' if sandbox else ', bots unsandboxed'}):\n"
         f"                          median       mean\n"
         f"  raw ZeroMQ round trip   {result.raw.median_us:>6.1f} us  {result.raw.mean_us:>6.1f} us\n"
         f"  referee per decision    {result.referee.median_us:>6.1f} us  {result.referee.mean_us:>6.1f} us\n"
@@ -143,10 +149,18 @@ def protocol(game: str, players: int, games: int, repeats: int, seed: int, one_c
 @click.option("--games", type=click.IntRange(min=1), default=100, show_default=True, help="Games per match.")
 @_bench_seed
 @_one_core
+@sandbox_option
 @json_option
 @tablefmt_option
 def reuse(
-    game: str | None, players: int | None, games: int, seed: int, one_core: bool, as_json: bool, tablefmt: str
+    game: str | None,
+    players: int | None,
+    games: int,
+    seed: int,
+    one_core: bool,
+    sandbox: bool,
+    as_json: bool,
+    tablefmt: str,
 ) -> None:
     """Matches of random bots with the processes kept alive vs started anew for every game, for every game and
     player count. Target: >= 10x.
@@ -156,6 +170,8 @@ def reuse(
     also played as leagues play them, duplicate deals with fresh processes for every seat rotation (no
     process sees a deal twice): rotation_cost is how many times slower that is than keeping the processes,
     starts_per_game how many bot processes each game then costs.
+    The bots run in the sandbox unless --no-sandbox (start_ms_per_game then includes setting up their
+    sandboxes).
     """
     tables = reuse_tables(game, players)
     if not tables:
@@ -164,7 +180,7 @@ def reuse(
     rows = []
     for name, count in tables:
         with kept_on(_placement(one_core)):
-            result = bench_reuse(name, count, games, seed)
+            result = bench_reuse(name, count, games, seed, sandbox)
         rows.append(
             {
                 "game": name,
@@ -183,7 +199,7 @@ def reuse(
     if as_json:
         echo_json(rows)
         return
-    placement = ", every process on one core" if one_core else ""
+    placement = (", every process on one core" if one_core else "") + ("" if sandbox else ", bots unsandboxed")
     click.echo(
         f"{games} games of random bots per match{placement}: games/s with the processes reused (every game a new "
         "deal), restarted for every seat rotation (duplicate deals, as leagues play) and started for every game:"

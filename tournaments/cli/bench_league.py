@@ -6,7 +6,7 @@ import click
 
 from ..bench.league import BENCH_LEAGUE, bench_league
 from ..league import LeagueFileError
-from .options import echo_json, json_option, pin_option
+from .options import echo_json, json_option, pin_option, sandbox_option
 
 
 @click.command(name="league")
@@ -20,8 +20,11 @@ from .options import echo_json, json_option, pin_option
     help="Worker processes of one run; repeat for several runs  [default: 1 and 2]",
 )
 @pin_option
+@sandbox_option
 @json_option
-def league_bench(league: str | None, concurrencies: tuple[int, ...], pinned: bool, as_json: bool) -> None:
+def league_bench(
+    league: str | None, concurrencies: tuple[int, ...], pinned: bool, sandbox: bool, as_json: bool
+) -> None:
     """Play the same league from an empty store with each concurrency and compare games/s.
 
     Without LEAGUE.toml, plays tournaments/examples/bench.toml (360 SCOUT games of the built-in bots). The
@@ -29,7 +32,7 @@ def league_bench(league: str | None, concurrencies: tuple[int, ...], pinned: boo
     busy" (CPU time of the run and its processes over wall time) shows how many cores the run really got.
     """
     try:
-        result = bench_league(league or BENCH_LEAGUE, concurrencies or (1, 2), pinned=pinned)
+        result = bench_league(league or BENCH_LEAGUE, concurrencies or (1, 2), pinned=pinned, sandbox=sandbox)
     except LeagueFileError as error:
         raise click.ClickException(str(error)) from error
     runs = [
@@ -44,7 +47,7 @@ def league_bench(league: str | None, concurrencies: tuple[int, ...], pinned: boo
         for run in result.runs
     ]
     if as_json:
-        echo_json({"league": result.league, "pinned": pinned, "runs": runs})
+        echo_json({"league": result.league, "pinned": pinned, "sandbox": sandbox, "runs": runs})
         return
     for run in runs:
         click.echo(

@@ -38,6 +38,7 @@ from .options import (
     pin_option,
     prior_draws_option,
     replay_format_option,
+    sandbox_option,
     tablefmt_option,
 )
 from .progress import Leaderboard, ProgressLine, format_duration
@@ -67,6 +68,7 @@ crosstable_option = click.option(
     "extra card-referee[dask]; every worker needs the project and the bots at the same paths as here.",
 )
 @replay_format_option
+@sandbox_option
 @crosstable_option
 @bootstrap_option
 @json_option
@@ -78,6 +80,7 @@ def run_command(
     db: str | None,
     scheduler: str | None,
     replay_format: ReplayFormat,
+    sandbox: bool,
     with_crosstable: bool,
     bootstrap: int,
     as_json: bool,
@@ -107,7 +110,7 @@ def run_command(
     for path, league in loaded:
         store_path = Path(db) if db else league.default_db
         with _store(store_path) as store:
-            plan = _plan(league, store)
+            plan = _plan(league, store, sandbox)
             _play(plan, store, executor, path, db)
             result = _results(store, league.name, bootstrap)
         if as_json:
@@ -191,9 +194,9 @@ def _store(path: Path, create: bool = True) -> Iterator[LeagueStore]:
         yield store
 
 
-def _plan(league: League, store: LeagueStore) -> LeaguePlan:
+def _plan(league: League, store: LeagueStore, sandbox: bool) -> LeaguePlan:
     try:
-        plan = plan_league(league, store)
+        plan = plan_league(league, store, sandbox=sandbox)
     except StoreError as error:
         raise click.ClickException(str(error)) from error
     for note in plan.notes:
@@ -249,6 +252,8 @@ class _LeagueResults:
     forfeits: dict[str, int]
     retired: list[str]
     """Bots no longer in the league file whose games still count."""
+    unsandboxed: int
+    """Games played without the sandbox."""
 
 
 def _results(store: LeagueStore, name: str, bootstrap: int, prior_draws: float = DEFAULT_PRIOR_DRAWS) -> _LeagueResults:
@@ -258,7 +263,9 @@ def _results(store: LeagueStore, name: str, bootstrap: int, prior_draws: float =
     except RatingInputError as error:
         raise click.ClickException(str(error)) from error
     return _LeagueResults(
-        name, tallies.games, ratings, dict(store.fault_counts()), dict(store.forfeit_counts()), store.retired_bots()
+        name, tallies.games, ratings, dict(store.fault_counts()), dict(store.forfeit_counts()),
+        store.retired_bots(),
+        store.unsandboxed_game_count(),
     )
 
 
@@ -266,6 +273,7 @@ def _results_json(result: _LeagueResults, with_crosstable: bool) -> dict[str, An
     return {
         "league": result.name,
         "games": result.games,
+        "unsandboxed_games": result.unsandboxed,
         **ratings_json(result.ratings, result.faults, with_crosstable, forfeits=result.forfeits),
         "retired": result.retired,
     }
@@ -273,7 +281,13 @@ def _results_json(result: _LeagueResults, with_crosstable: bool) -> dict[str, An
 
 def _print_results(result: _LeagueResults, with_crosstable: bool, tablefmt: str) -> None:
     click.echo(f"{result.name}: {result.games} games")
-    click.echo(ratings_table(result.ratings, tablefmt=tablefmt, faults=result.faults, forfeits=result.forfeits))
+    click.echo(
+        ratings_table(
+            result.ratings,
+            tablefmt=tablefmt, faults=result.faults, forfeits=result.forfeits,
+            unsandboxed=result.unsandboxed,
+        )
+    )
     if result.retired:
         click.echo(f"Retired (no longer in the league file; their games still count): {', '.join(result.retired)}")
     if with_crosstable and result.ratings.bots:

@@ -12,6 +12,7 @@ import click
 import tabulate as tabulate_module
 
 from protocol import limits
+from referee import sandbox as sandboxing
 from referee.connection import Transport
 from referee.games.base import MAX_SEED
 from referee.records import FaultPolicy, Limits
@@ -62,7 +63,8 @@ def transport_option(function: F) -> F:
         default=Transport.IPC.value,
         show_default=True,
         callback=lambda context, parameter, value: Transport(value),
-        help="How bots connect: ipc (local socket file) or tcp (127.0.0.1).",
+        help="How bots connect: ipc (local socket file) or tcp (127.0.0.1; sandboxed bots have no network, so "
+        "tcp needs --no-sandbox).",
     )(function)
 
 
@@ -94,6 +96,31 @@ def replay_format_option(function: F) -> F:
 def game_label(index: int, played: int, total: int) -> str:
     """'game 3 (4 of 6)': games are numbered from 0 everywhere (replays, the store, --json, this)."""
     return f"game {index} ({played} of {total})"
+
+
+def _warn_if_unsandboxed(context: click.Context, parameter: click.Parameter, sandbox: bool) -> bool:
+    if sandbox and (problem := sandboxing.probe().problem) is not None:
+        click.echo(
+            f"warning: the sandbox cannot run here ({problem}): bots run unsandboxed and their games are recorded "
+            "so; `referee doctor` says more, --no-sandbox runs without it on purpose",
+            err=True,
+        )
+    return sandbox
+
+
+def sandbox_option(function: F) -> F:
+    """--sandbox/--no-sandbox, handed to the command as `sandbox`; says so on stderr when the sandbox is asked
+    for and this machine cannot run it."""
+    return click.option(
+        "--sandbox/--no-sandbox",
+        "sandbox",
+        default=True,
+        show_default=True,
+        callback=_warn_if_unsandboxed,
+        help="Run every bot in its own sandbox (bubblewrap: its own uid, no network, a read-only view of the "
+        "system and its own folder, limits for all its processes together; see `referee doctor`). Where the "
+        "machine cannot, bots run unsandboxed with a warning. --no-sandbox runs them as the organiser's user.",
+    )(function)
 
 
 def echo_json(data: Any) -> None:

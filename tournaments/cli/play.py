@@ -19,6 +19,7 @@ from referee.games.base import MAX_SEED
 from referee.match import MatchSpecError, run_match
 from referee.process import BotStartError
 from referee.records import BotRun, GameRecord, Limits, MatchRecord, MatchSpec
+from referee.sandbox import SandboxError
 from referee.seating import design_games, first_games
 
 from ..pages.writer import PagesRunner, ReplayFormat
@@ -29,6 +30,7 @@ from .options import (
     json_option,
     limits_options,
     replay_format_option,
+    sandbox_option,
     tablefmt_option,
     transport_option,
 )
@@ -61,6 +63,7 @@ def _game_json(record: GameRecord) -> dict[str, Any]:
             for t in record.timings
         ],
         "replay": record.replay_path,
+        "sandboxed": record.sandboxed,
     }
 
 
@@ -165,6 +168,7 @@ def _print_summary(record: MatchRecord, tablefmt: str) -> None:
     help="Keep the bots' logs (NAME.log each) here [default: a new run folder in the temporary folder, printed].",
 )
 @transport_option
+@sandbox_option
 @json_option
 @tablefmt_option
 def play(
@@ -178,6 +182,7 @@ def play(
     replay_format: ReplayFormat,
     log_dir: str | None,
     transport: Transport,
+    sandbox: bool,
     as_json: bool,
     tablefmt: str,
 ) -> None:
@@ -215,6 +220,7 @@ def play(
         limits=limits,
         replay_dir=replay_dir,
         log_dir=str(logs),
+        sandbox=sandbox,
     )
     note = _balance_note(len(specs), count)
     if note is not None:
@@ -236,7 +242,7 @@ def play(
     runner = run_match if replay_format is ReplayFormat.JSON else PagesRunner(replay_format)
     try:
         record = runner(spec, on_game, transport=transport)
-    except (GameError, MatchSpecError, BotStartError) as error:
+    except (GameError, MatchSpecError, BotStartError, SandboxError) as error:
         raise click.ClickException(str(error)) from error
     except KeyboardInterrupt:
         click.echo(f"Stopped after {len(played)} of {count} game(s); the bots are stopped.", err=True)

@@ -13,11 +13,12 @@ from referee.games import GameError, list_games, load_game
 from referee.match import MatchSpecError
 from referee.process import BotStartError
 from referee.records import Limits
+from referee.sandbox import SandboxError
 
 from ..executors import ExecutorError, LocalExecutor, default_concurrency
 from ..sprt import Decision, SprtConfigError, SprtState, SprtTest
 from ..sprt_match import DEFAULT_BATCH_PAIRS, SprtPlan, SprtResult, play_sprt
-from .options import echo_json, json_option, limits_options, pin_option, seed_option, transport_option
+from .options import echo_json, json_option, limits_options, pin_option, sandbox_option, seed_option, transport_option
 
 _VERDICTS = {
     Decision.H1: "H1 accepted: {new} is better than {base} by more than {elo0:g} Elo",
@@ -57,6 +58,7 @@ _VERDICTS = {
 @seed_option
 @limits_options
 @transport_option
+@sandbox_option
 @json_option
 def sprt_command(
     game: str,
@@ -73,6 +75,7 @@ def sprt_command(
     seed: int,
     limits: Limits,
     transport: Transport,
+    sandbox: bool,
     as_json: bool,
 ) -> None:
     """Test whether NEW_BOT is stronger than BASE_BOT at two-seat GAME, as chess engine testers do.
@@ -99,6 +102,7 @@ def sprt_command(
             limits=limits,
             transport=transport,
             concurrency=concurrency or default_concurrency(),
+            sandbox=sandbox,
         )
     except (UnknownBot, SprtConfigError) as error:
         raise click.ClickException(str(error)) from error
@@ -123,7 +127,7 @@ def sprt_command(
 
     try:
         result = play_sprt(plan, executor, on_batch)
-    except (GameError, MatchSpecError, BotStartError, ExecutorError) as error:
+    except (GameError, MatchSpecError, BotStartError, ExecutorError, SandboxError) as error:
         raise click.ClickException(str(error)) from error
     except KeyboardInterrupt:
         counted = progress[0].state.pentanomial.pairs if progress else 0

@@ -1,0 +1,678 @@
+"""The sandbox of a bot: the one place that turns a bot's command into the command line that isolates it, with
+bubblewrap (`bwrap`, the tool Flatpak builds its sandboxes with), its own uid, cgroups and limits.
+
+Each sandboxed bot, with every process it starts, gets:
+- its own PID namespace with its own /proc (it sees its own processes only; bwrap's init is pid 1 and reaps,
+  and when the bot's program ends, or the referee, every process of the sandbox is killed), and its own mount,
+  IPC, UTS (hostname "bot") and cgroup namespaces;
+- a network namespace of its own with nothing in it but a loopback device: the match's ipc socket, bound in at
+  `SOCKET_INSIDE`, is its one way out;
+- an unprivileged host uid of its own, leased from a range (referee.uids) when the referee runs as root: bwrap
+  starts util-linux `setpriv`, which takes the uid and its gid, drops every supplementary group, the whole
+  capability bounding set and the inheritable set, and sets no_new_privs before it execs the bot. So the bot
+  has no capabilities and cannot trace, signal or read the memory of any process but its own. Without root,
+  bwrap maps the organiser's uid in a user namespace of its own instead (its processes are still invisible);
+- a read-only view of the system (/usr, /etc, the /bin, /sbin, /lib* links or folders, the CPU topology in
+  /sys/devices/system/cpu) and of its own
+  program's folders (`program_folders`: the program's folder, the folder of each file its command names, its
+  interpreter's virtual environment and base installation, the SDK packages for a Python bot, and the bot's
+  `cwd` if its spec gives one); the match's own files (its work folder, logs, replays) and the organiser's
+  (MatchSpec.private_paths: a league's file and store) are masked even there (an empty folder, an unreadable
+  file);
+- a private writable /tmp and HOME (`HOME_INSIDE`), each a tmpfs of limits.MAX_TMP_BYTES, new at every start,
+  and a private /dev (null, zero, random, urandom, tty, a /dev/shm tmpfs);
+- nothing else of the machine: no store, league file, replays, logs, other bots' folders, organiser's home;
+- an environment of REFEREE_ENDPOINT, REFEREE_TOKEN, PATH, HOME, TMPDIR and LANG plus what its BotSpec declares
+  (`bot_environment`);
+- a seccomp filter that refuses the kernel's keyring calls (referee.seccomp: keyrings belong to a uid, not to
+  a namespace, so a bot could leave notes there for the next bot of its uid);
+- limits for the bot as a whole where the machine has cgroups for it (referee.cgroups: memory, processes and
+  threads, the referee's CPUs), else RLIMIT_NPROC of its uid and per-process limits (referee.bot_limits: memory,
+  open files, file size, CPU time, no priority above the referee's).
+
+`probe()` finds once per process what this machine allows; `report()` says it for `referee doctor`. Where no
+sandbox can run, the referee runs bots unsandboxed (referee.process keeps its older PID-namespace containment
+for that path) and records the games as unsandboxed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import functools
+import importlib.util
+import itertools
+import logging
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from protocol import limits
+from referee import seccomp, uids
+from referee.bot_limits import BotLimits
+from referee.cgroups import BotCgroup, CgroupError, CgroupMode, CgroupSupport, cgroup_support
+
+SOCKET_INSIDE = "/run/referee/referee.sock"
+ENDPOINT_INSIDE = f"ipc://{SOCKET_INSIDE}"
+"""The REFEREE_ENDPOINT of a sandboxed bot."""
+HOME_INSIDE = "/home/bot"
+TMP_INSIDE = "/tmp"
+HOSTNAME = "bot"
+SYSTEM_FOLDERS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+"""Shown read-only to every bot (a folder that is a symlink on the host, as /bin is with a merged /usr, is the
+same symlink inside)."""
+CPU_TOPOLOGY = "/sys/devices/system/cpu"
+"""The one part of /sys a bot sees (read-only): numerical libraries (OpenBLAS, PyTorch) size their thread pools
+from it."""
+SDK_PACKAGES = ("protocol", "bots", "referee")
+"""The packages of this project a Python bot may import: the SDK, the built-in bots, and the referee's (whose
+rules engine, referee.games, the heuristic bots use). Code only: none of them holds a match's data."""
+
+_PROBE_SECONDS = 10.0
+_SETPRIV_FLAGS = ("--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs")
+_SETPRIV_CAPABILITIES = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
+"""What bwrap leaves to setpriv (as root), which gives them up with the uid switch and the bounding set."""
+
+_log = logging.getLogger(__name__)
+
+
+class SandboxError(RuntimeError):
+    """A bot cannot be sandboxed although the machine allows it (no free uid, a cgroup that cannot be made...):
+    the referee's trouble, not the bot's."""
+
+
+class Isolation(enum.StrEnum):
+    """What holds a bot, from the strongest: what `probe` found and `referee doctor` reports."""
+
+    FULL = "full"
+    """The sandbox with a uid of the bot's own and cgroup limits for the bot as a whole."""
+    PARTIAL = "partial"
+    """The sandbox, without a uid of its own or without cgroups (see SandboxProbe.shortfalls)."""
+    NONE = "none"
+    """No sandbox: bots run as the organiser, in a PID namespace or a session (referee.process)."""
+
+
+@dataclass(frozen=True)
+class SandboxProbe:
+    """What this machine allows (see `probe`)."""
+
+    problem: str | None
+    """Why no bot can be sandboxed here; None when they can."""
+    bwrap: str | None = None
+    version: str | None = None
+    setpriv: str | None = None
+    own_uid_problem: str | None = None
+    """Why bots cannot get a uid of their own (None when they do)."""
+    cgroups: CgroupSupport = CgroupSupport(CgroupMode.NONE)
+    seccomp_problem: str | None = "not tried"
+    """Why bots run without the seccomp filter (None when they have it)."""
+
+    @property
+    def seccomp(self) -> bool:
+        return self.usable and self.seccomp_problem is None
+
+    @property
+    def usable(self) -> bool:
+        return self.problem is None
+
+    @property
+    def own_uid(self) -> bool:
+        return self.usable and self.own_uid_problem is None
+
+    @property
+    def isolation(self) -> Isolation:
+        if not self.usable:
+            return Isolation.NONE
+        full = self.own_uid and self.seccomp and self.cgroups.mode is not CgroupMode.NONE
+        return Isolation.FULL if full else Isolation.PARTIAL
+
+    @property
+    def whole_bot_limits(self) -> str:
+        """How the limits for a bot as a whole are enforced here."""
+        if self.cgroups.mode is CgroupMode.NONE:
+            per_uid = "RLIMIT_NPROC of the bot's own uid, " if self.own_uid else ""
+            return f"{per_uid}per-process rlimits only (no cgroups: {self.cgroups.reason})"
+        controllers = sorted({name for parent in self.cgroups.parents for name in parent.controllers})
+        return f"{self.cgroups.mode.value} ({', '.join(controllers)})"
+
+
+# The command line.
+
+
+def _namespace_flags(user_namespace: bool) -> list[str]:
+    flags = ["--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+    if user_namespace:
+        flags.append("--unshare-user")
+    return [*flags, "--hostname", HOSTNAME, "--die-with-parent", "--new-session"]
+
+
+def _seccomp_flags(seccomp_fd: int | None) -> list[str]:
+    return [] if seccomp_fd is None else ["--seccomp", str(seccomp_fd)]
+
+
+def _capability_flags(switches_uid: bool) -> list[str]:
+    flags = ["--cap-drop", "ALL"]
+    for capability in _SETPRIV_CAPABILITIES if switches_uid else ():
+        flags += ["--cap-add", capability]
+    return flags
+
+
+def _system_flags() -> list[str]:
+    flags = []
+    for folder in SYSTEM_FOLDERS:
+        if os.path.islink(folder):
+            flags += ["--symlink", os.readlink(folder), folder]
+        elif os.path.isdir(folder):
+            flags += ["--ro-bind", folder, folder]
+    if os.path.isdir(CPU_TOPOLOGY):
+        flags += [*_folders_to(CPU_TOPOLOGY), "--ro-bind", CPU_TOPOLOGY, CPU_TOPOLOGY]
+    return [*flags, "--proc", "/proc", "--dev", "/dev"]
+
+
+def _private_flags() -> list[str]:
+    size = str(limits.MAX_TMP_BYTES)
+    flags = ["--size", size, "--perms", "1777", "--tmpfs", TMP_INSIDE]
+    flags += ["--size", size, "--perms", "1777", "--tmpfs", "/dev/shm"]
+    return [*flags, *_folders_to(HOME_INSIDE), "--size", size, "--perms", "0777", "--tmpfs", HOME_INSIDE]
+
+
+def _folders_to(path: str, made: set[str] | None = None) -> list[str]:
+    """Flags that create each folder above `path` inside the sandbox, readable by the bot's uid (bwrap makes
+    missing parents of a mount point 0700, which only root could enter)."""
+    made = set() if made is None else made
+    flags = []
+    parts = Path(path).parts
+    for depth in range(2, len(parts)):
+        folder = str(Path(*parts[:depth]))
+        if folder not in made and not _system(folder):
+            made.add(folder)
+            flags += ["--perms", "0755", "--dir", folder]
+    return flags
+
+
+def _program_flags(folders: Sequence[str], masked: Sequence[str], cwd: str) -> list[str]:
+    made: set[str] = set()
+    flags = []
+    for folder in sorted(folders):
+        flags += [*_folders_to(folder, made), "--ro-bind", folder, folder]
+        made.add(folder)
+    for path in _shown_paths(masked, folders):
+        if os.path.isdir(path):
+            flags += ["--size", "4096", "--tmpfs", path]
+        elif os.path.exists(path):
+            flags += ["--ro-bind", str(unreadable_file()), path]
+    if not any(_within(cwd, folder) for folder in folders) and not _system(cwd):
+        flags += [*_folders_to(cwd, made), "--perms", "0755", "--dir", cwd]
+    return [*flags, "--chdir", cwd]
+
+
+def _shown_paths(masked: Sequence[str], folders: Sequence[str]) -> list[str]:
+    """Every path at which a folder shown would show one of the `masked` paths (through the folder as given and
+    through where its symlinks lead), in order, each once."""
+    candidates = [candidate for path in masked for candidate in _with_real(path)]
+    shown: list[str] = []
+    for folder in folders:
+        aliases = _with_real(folder)
+        for candidate, alias in itertools.product(candidates, aliases):
+            if _within(candidate, alias):
+                relative = os.path.relpath(candidate, alias)
+                shown += [os.path.normpath(os.path.join(other, relative)) for other in aliases]
+    return list(dict.fromkeys(shown))
+
+
+def runtime_dir() -> Path:
+    """The referee's own folder for what its sandboxes need (the uid locks live in it, as root)."""
+    if os.geteuid() == 0:
+        return uids.UIDS_DIR.parent
+    return Path(tempfile.gettempdir(), f"card-referee-{os.geteuid()}")
+
+
+@functools.cache
+def unreadable_file() -> Path:
+    """An empty file that no bot may read (mode 0, and bots have no capabilities): bound over the files a
+    folder shown to a bot holds but the bot must not see."""
+    folder = runtime_dir()
+    folder.mkdir(mode=0o755, parents=True, exist_ok=True)
+    path = folder / "unreadable"
+    if not path.exists():
+        path.touch(mode=0)
+    path.chmod(0)
+    return path
+
+
+def _socket_flags(socket: Path | None) -> list[str]:
+    if socket is None:
+        return []
+    return [*_folders_to(SOCKET_INSIDE), "--bind", str(socket), SOCKET_INSIDE]
+
+
+def _exec_prefix(uid: int | None, setpriv: str | None) -> list[str]:
+    """What runs the bot's program inside: setpriv taking the bot's uid (as root), then `env -u PWD` (bwrap
+    sets PWD, which is not part of a bot's environment)."""
+    switch = [] if uid is None or setpriv is None else [setpriv, "--reuid", str(uid), "--regid", str(uid)]
+    switch += [*_SETPRIV_FLAGS, "--"] if switch else []
+    return [*switch, shutil.which("env") or "/usr/bin/env", "-u", "PWD"]
+
+
+def sandbox_command(
+    bwrap: str,
+    command: Sequence[str],
+    *,
+    folders: Sequence[str],
+    cwd: str,
+    socket: Path | None,
+    uid: int | None,
+    setpriv: str | None,
+    masked: Sequence[str] = (),
+    seccomp_fd: int | None = None,
+) -> list[str]:
+    """The bwrap command line that runs `command` (its program an absolute path) in a sandbox showing
+    `folders` read-only, in `cwd`, with the match's `socket` bound at SOCKET_INSIDE, as host `uid` through
+    `setpriv` (as root), or in a user namespace as the organiser (uid None). The `masked` paths (the match's
+    own files) are hidden where a folder shown holds them. `seccomp_fd` is a file descriptor the bwrap process
+    inherits, to read the seccomp filter from (referee.seccomp)."""
+    switches_uid = uid is not None and setpriv is not None
+    return [
+        bwrap,
+        *_namespace_flags(user_namespace=os.geteuid() != 0),
+        *_capability_flags(switches_uid),
+        *_seccomp_flags(seccomp_fd),
+        *_system_flags(),
+        *_private_flags(),
+        *_program_flags(folders, masked, cwd),
+        *_socket_flags(socket),
+        "--",
+        *_exec_prefix(uid, setpriv),
+        *command,
+    ]
+
+
+# What a bot's program needs to see.
+
+
+def _system(path: str) -> bool:
+    return any(_within(path, folder) for folder in SYSTEM_FOLDERS) or path in ("/", "/proc", "/dev")
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _with_real(path: str) -> list[str]:
+    """`path` as given, and where symlinks lead (a runtime that resolves its script's path, as Node does, needs
+    the real one)."""
+    real = os.path.realpath(path)
+    return [path] if real == path else [path, real]
+
+
+def _installation(program: str) -> list[str]:
+    """The prefix of a program installed as PREFIX/bin/PROGRAM with its PREFIX/lib (a Python or Node
+    installation, a virtual environment), found through every symlink of the program."""
+    found = []
+    for path in _with_real(program):
+        bin_folder = os.path.dirname(path)
+        prefix = os.path.dirname(bin_folder)
+        found.append(bin_folder)
+        if os.path.basename(bin_folder) == "bin" and (
+            os.path.isfile(os.path.join(prefix, "pyvenv.cfg")) or os.path.isdir(os.path.join(prefix, "lib"))
+        ):
+            found.append(prefix)
+    return found
+
+
+def _venv_home(prefix: str) -> list[str]:
+    """The base installation of the virtual environment at `prefix` (its pyvenv.cfg's `home`, a bin folder)."""
+    with contextlib.suppress(OSError), open(os.path.join(prefix, "pyvenv.cfg")) as config:
+        for line in config:
+            key, sep, value = line.partition("=")
+            if sep and key.strip() == "home":
+                return [os.path.dirname(path) for path in _with_real(value.strip())]
+    return []
+
+
+def _is_python(program: str) -> bool:
+    return any(os.path.basename(path).startswith("python") for path in _with_real(program))
+
+
+@functools.cache
+def sdk_folders() -> tuple[str, ...]:
+    """Where this project's SDK packages are imported from (for Python bots)."""
+    folders: list[str] = []
+    for name in SDK_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            folders += [os.path.abspath(location) for location in spec.submodule_search_locations]
+    return tuple(folders)
+
+
+def program_folders(command: Sequence[str], cwd: str | None) -> tuple[str, ...]:
+    """The folders a bot's command needs, outermost only, system folders left out: its program's folder and
+    installation, for a Python program its virtual environment's base and the SDK, the folder of each file its
+    arguments name (relative to its cwd) or the folder they name, and its `cwd` if set."""
+    base = cwd or os.getcwd()
+    program = command[0]
+    folders = _installation(program)
+    for prefix in list(folders):
+        folders += _venv_home(prefix)
+    if _is_python(program):
+        folders += sdk_folders()
+    for word in command[1:]:
+        path = os.path.abspath(os.path.join(base, word))
+        if os.path.isfile(path):
+            folders += _with_real(os.path.dirname(path))
+        elif os.path.isdir(path) and path != "/":
+            folders += _with_real(path)
+    if cwd is not None:
+        folders += _with_real(os.path.abspath(cwd))
+    kept = sorted({folder for folder in folders if not _system(folder) and os.path.isdir(folder)})
+    return tuple(folder for folder in kept if not any(_within(folder, other) and folder != other for other in kept))
+
+
+def bot_environment(token: str, declared: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
+    """A sandboxed bot's whole environment: PATH and LANG from the referee's, HOME and TMPDIR inside, what its
+    spec declares (which may override those four), and its endpoint and token."""
+    environment = {"PATH": os.environ.get("PATH", os.defpath), "LANG": os.environ.get("LANG", "C.UTF-8")}
+    environment |= {"HOME": HOME_INSIDE, "TMPDIR": TMP_INSIDE}
+    environment |= dict(declared)
+    return environment | {limits.ENV_ENDPOINT: ENDPOINT_INSIDE, limits.ENV_TOKEN: token}
+
+
+def expose_socket(socket: Path) -> None:
+    """Let bots of other uids connect to the match's socket (its folder stays the referee's only)."""
+    os.chmod(socket, 0o666)
+
+
+# What this machine allows.
+
+
+def _bwrap_version(bwrap: str) -> str | None:
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        run = subprocess.run([bwrap, "--version"], capture_output=True, text=True, timeout=_PROBE_SECONDS)
+        return run.stdout.strip() or None
+    return None
+
+
+def _own_uid_problem(setpriv: str | None) -> str | None:
+    if os.geteuid() != 0:
+        return "the referee does not run as root, so it cannot give bots other uids (they run as the organiser)"
+    if setpriv is None:
+        return "util-linux setpriv is not installed"
+    try:
+        uids.uid_range()
+    except uids.BadUidRange as error:
+        return str(error)
+    return None
+
+
+def _why_it_failed(stderr: str) -> str:
+    last = stderr.strip().splitlines()[-1] if stderr.strip() else "no message"
+    hint = ""
+    if os.geteuid() != 0 and ("namespace" in last or "Operation not permitted" in last):
+        hint = (
+            " (unprivileged user namespaces look disabled: sysctl kernel.unprivileged_userns_clone=1, "
+            "user.max_user_namespaces > 0, or an AppArmor profile for bwrap; or run the referee as root)"
+        )
+    return f"bwrap cannot start a sandbox here: {last}{hint}"
+
+
+def _try_sandbox(bwrap: str, setpriv: str | None, own_uid: bool, program: bytes | None) -> str | None:
+    """Start `true` in a full sandbox (with a leased uid when bots get one, and the seccomp `program` if given);
+    the reason it failed, or None."""
+    true = shutil.which("true") or "/bin/true"
+    lease = uids.lease_uid() if own_uid else None
+    filter_fd = None if program is None else seccomp.filter_fd(program)
+    try:
+        with tempfile.TemporaryDirectory(prefix="referee-probe-") as folder:
+            socket = Path(folder, "probe.sock")
+            socket.touch()
+            command = sandbox_command(
+                bwrap,
+                [true],
+                folders=(),
+                cwd="/",
+                socket=socket,
+                uid=None if lease is None else lease.uid,
+                setpriv=setpriv,
+                seccomp_fd=filter_fd,
+            )
+            run = subprocess.run(
+                command,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=_PROBE_SECONDS,
+                env={},
+                pass_fds=() if filter_fd is None else (filter_fd,),
+            )
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"bwrap cannot be run: {error}"
+    finally:
+        if lease is not None:
+            lease.release()
+        if filter_fd is not None:
+            os.close(filter_fd)
+    return None if run.returncode == 0 else _why_it_failed(run.stderr)
+
+
+@functools.cache
+def probe() -> SandboxProbe:
+    """What isolation bots get on this machine: tried once per process (a sandbox running `true`), then cached.
+    Logs a warning when bots cannot be sandboxed, and what enforces their limits at debug level."""
+    result = _probe()
+    if result.problem is not None:
+        _log.warning("bots run unsandboxed: %s", result.problem)
+    else:
+        _log.debug("sandbox: %s isolation; limits of a bot as a whole: %s", result.isolation, result.whole_bot_limits)
+    return result
+
+
+def _probe() -> SandboxProbe:
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return SandboxProbe("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
+    setpriv = shutil.which("setpriv")
+    own_uid_problem = _own_uid_problem(setpriv)
+    program = seccomp.filter_program()
+    seccomp_problem = None if program is not None else f"no seccomp filter is written for {platform.machine()}"
+    try:
+        failure = _try_sandbox(bwrap, setpriv, own_uid_problem is None, program)
+        if (
+            failure is not None
+            and program is not None
+            and _try_sandbox(bwrap, setpriv, own_uid_problem is None, None) is None
+        ):
+            failure, seccomp_problem = None, f"bwrap cannot load the seccomp filter ({failure})"
+    except uids.NoFreeUid as error:
+        failure = f"no uid for a bot: {error}"
+    return SandboxProbe(
+        problem=failure,
+        bwrap=bwrap,
+        version=_bwrap_version(bwrap),
+        setpriv=setpriv,
+        own_uid_problem=own_uid_problem,
+        cgroups=cgroup_support(),
+        seccomp_problem=seccomp_problem,
+    )
+
+
+# One bot's sandbox.
+
+
+@dataclass(frozen=True)
+class SandboxRequest:
+    """What the referee gives a bot's sandbox: the match's socket, and the match's own files to keep hidden."""
+
+    socket: Path
+    masked: tuple[str, ...] = ()
+
+
+class Jail:
+    """One sandboxed bot: its uid, its cgroups, its seccomp filter's fd and its command line, held from
+    `confine` until `release`."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        lease: uids.UidLease | None,
+        cgroup: BotCgroup | None,
+        bot_limits: BotLimits,
+        seccomp_fd: int | None = None,
+    ) -> None:
+        self.argv = argv
+        self.uid = None if lease is None else lease.uid
+        self.cgroup = cgroup
+        self.limits = bot_limits
+        self.seccomp_fd = seccomp_fd
+        self._lease = lease
+
+    @property
+    def inherited_fds(self) -> tuple[int, ...]:
+        """The file descriptors the bwrap process must inherit (Popen's pass_fds)."""
+        return () if self.seccomp_fd is None else (self.seccomp_fd,)
+
+    def enter(self) -> None:
+        """Runs in the child between fork and exec: join the bot's cgroups, take its rlimits."""
+        if self.cgroup is not None:
+            self.cgroup.join()
+        self.limits.apply()
+
+    def started(self) -> None:
+        """Once bwrap is started (it has its own copy of the filter's fd)."""
+        if self.seccomp_fd is not None:
+            os.close(self.seccomp_fd)
+            self.seccomp_fd = None
+
+    def release(self) -> None:
+        """Once every process of the bot is gone: remove its cgroups (killing what they still hold), free its
+        uid."""
+        self.started()
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+        if self._lease is not None:
+            self._lease.release()
+            self._lease = None
+
+
+def confine(command: Sequence[str], cwd: str | None, request: SandboxRequest, memory_bytes: int | None) -> Jail:
+    """The sandbox for one bot (its program an absolute path): a uid leased, cgroups made. SandboxError if the
+    machine allows no sandbox or this one cannot be set up."""
+    found = probe()
+    if found.problem is not None or found.bwrap is None:
+        raise SandboxError(f"bots cannot be sandboxed here: {found.problem}")
+    bot_limits = BotLimits(memory_bytes, limits.MAX_CPU_SECONDS, sandboxed=True, own_uid=found.own_uid)
+    jail = Jail([], _lease(found), None, bot_limits)
+    try:
+        if found.cgroups.mode is not CgroupMode.NONE:
+            name = f"bot-{jail.uid}" if jail.uid is not None else f"bot-{os.getpid()}-{next(_serial)}"
+            jail.cgroup = _cgroup(found.cgroups, name, memory_bytes)
+        program = seccomp.filter_program() if found.seccomp else None
+        jail.seccomp_fd = None if program is None else seccomp.filter_fd(program)
+        jail.argv = sandbox_command(
+            found.bwrap,
+            command,
+            folders=program_folders(command, cwd),
+            cwd=os.path.abspath(cwd or os.getcwd()),
+            socket=request.socket,
+            uid=jail.uid,
+            setpriv=found.setpriv,
+            masked=request.masked,
+            seccomp_fd=jail.seccomp_fd,
+        )
+    except BaseException:
+        jail.release()
+        raise
+    return jail
+
+
+def _lease(found: SandboxProbe) -> uids.UidLease | None:
+    if not found.own_uid:
+        return None
+    try:
+        return uids.lease_uid()
+    except (uids.NoFreeUid, uids.BadUidRange) as error:
+        raise SandboxError(str(error)) from None
+
+
+def _cgroup(support: CgroupSupport, name: str, memory_bytes: int | None) -> BotCgroup | None:
+    try:
+        return BotCgroup.create(support, name, memory_bytes, limits.MAX_PROCESSES, os.sched_getaffinity(0))
+    except CgroupError as error:
+        _log.warning("a bot runs without its cgroup (per-process limits only): %s", error)
+        return None
+
+
+_serial = itertools.count(1)
+
+
+# The report for `referee doctor`.
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    required: bool = True
+    """Part of the full sandbox (`referee doctor` fails without it); else a hardening where the machine has it."""
+
+
+def report(found: SandboxProbe | None = None) -> list[Check]:
+    """What isolation bots get here, one check per part of the sandbox, each saying why it is missing."""
+    found = probe() if found is None else found
+    installed = found.bwrap is not None
+    checks = [
+        Check("bubblewrap", installed, f"{found.bwrap} ({found.version})" if installed else str(found.problem)),
+        Check(
+            "sandbox starts",
+            found.usable,
+            "own PID, mount, IPC, UTS, cgroup and empty network namespaces; read-only system; private /tmp and HOME"
+            if found.usable
+            else str(found.problem),
+        ),
+    ]
+    if not found.usable:
+        return checks
+    checks.append(
+        Check(
+            "own uid per bot",
+            found.own_uid,
+            _uid_detail() if found.own_uid else str(found.own_uid_problem),
+        )
+    )
+    checks.append(
+        Check("limits for a bot as a whole", found.cgroups.mode is not CgroupMode.NONE, found.whole_bot_limits)
+    )
+    checks.append(
+        Check(
+            "keyrings closed (seccomp)",
+            found.seccomp,
+            "add_key, request_key and keyctl refused" if found.seccomp else str(found.seccomp_problem),
+        )
+    )
+    checks.append(
+        Check(
+            "CPUs kept to the referee's",
+            found.cgroups.cpuset,
+            "a cpuset cgroup per bot"
+            if found.cgroups.cpuset
+            else "no writable cpuset cgroup: a bot may widen its affinity to every CPU of the machine",
+            required=False,
+        )
+    )
+    return checks
+
+
+def _uid_detail() -> str:
+    uid_range = uids.uid_range()
+    return f"uids {uid_range.start}-{uid_range.stop - 1} (locks in {uids.UIDS_DIR}), no capabilities, no_new_privs"
+
+
+def masked_paths(paths: Iterable[str | os.PathLike[str] | None]) -> tuple[str, ...]:
+    """The match's own files as SandboxRequest.masked wants them (absolute, the unset ones left out)."""
+    return tuple(os.path.abspath(path) for path in paths if path is not None)

@@ -1,0 +1,44 @@
+"""`referee doctor`: what isolation this machine gives bots, and why any part of the sandbox is missing."""
+
+from __future__ import annotations
+
+import click
+
+from referee import sandbox as sandboxing
+
+from .options import echo_json, json_option
+
+
+@click.command()
+@json_option
+def doctor(as_json: bool) -> None:
+    """Report what isolation bots get on this machine: bubblewrap, the sandbox's namespaces, a uid of each
+    bot's own, limits for a bot as a whole (cgroup v2, cgroup v1, or per-process rlimits only) and its CPUs,
+    each with the reason when it is missing (bwrap not installed, user namespaces off, not root, cgroups not
+    writable...).
+
+    Exit status 0 when the full sandbox works, 1 otherwise (bots then run with less isolation, or unsandboxed:
+    the games are recorded so, and the league table says how many).
+    """
+    found = sandboxing.probe()
+    checks = sandboxing.report(found)
+    full = found.isolation is sandboxing.Isolation.FULL
+    if as_json:
+        echo_json(
+            {
+                "isolation": found.isolation.value,
+                "full": full,
+                "whole_bot_limits": found.whole_bot_limits if found.usable else None,
+                "checks": [
+                    {"name": check.name, "ok": check.ok, "required": check.required, "detail": check.detail}
+                    for check in checks
+                ],
+            }
+        )
+    else:
+        for check in checks:
+            mark = "ok" if check.ok else ("MISSING" if check.required else "absent")
+            click.echo(f"{mark:<8} {check.name}: {check.detail}")
+        click.echo(f"isolation: {found.isolation.value}")
+    if not full:
+        raise SystemExit(1)
