@@ -51,9 +51,9 @@ MAX_FRAME_BYTES = 16 * limits.MAX_MESSAGE_BYTES
 Frames between MAX_MESSAGE_BYTES and this reach the referee and are a protocol fault of the sender."""
 PEER_LOOKUP_SHARE = 0.02
 """On tcp, the share of the referee's time that finding the senders of unbound messages may take in the long
-run (20 ms a second)."""
+run (20 ms of the referee's CPU time a second)."""
 PEER_LOOKUP_BURST_S = 0.02
-"""On tcp, the most time those lookups may take at once (one lookup, or several in a row), after a quiet
+"""On tcp, the most CPU time those lookups may take at once (one lookup, or several in a row), after a quiet
 spell. A lookup by a bot's program costs ~0.1 ms, a search of every process's fds a few ms."""
 
 
@@ -110,35 +110,41 @@ class LookupBudgetSpent(RuntimeError):
 
 class LookupBudget:
     """The referee's time for finding the senders of unbound messages: a bucket that holds at most `burst_s`
-    seconds, refills at `share` seconds a second, and pays for each lookup's duration. A lookup starts only
-    while the bucket is not empty and must end when it would be (its deadline), so in any span of t seconds
-    lookups take at most burst_s + share * t, plus one step a lookup cannot break off (reading /proc/net/tcp
-    where sock_diag is refused: a few ms)."""
+    seconds, refills at `share` seconds a second of `clock` (wall time), and pays for each lookup's work, counted
+    on `work_clock`: the CPU time of the referee's thread (user and system), so the bucket pays for what a flood
+    makes the referee do and not for the time other processes of a loaded machine run while a lookup waits for
+    a core (a wall-time bucket let a ~4 ms search that took 30 ms under load overdraw a 20 ms burst: an honest
+    lookup expired, and the budget stayed spent for the next hello). A lookup starts only while the bucket is
+    not empty and must end when it would be (its deadline, on `work_clock`), so in any span of t seconds lookups
+    do at most burst_s + share * t of work, plus one step a lookup cannot break off (reading /proc/net/tcp where
+    sock_diag is refused: a few ms)."""
 
     def __init__(
         self,
         share: float = PEER_LOOKUP_SHARE,
         burst_s: float = PEER_LOOKUP_BURST_S,
         clock: Callable[[], float] = time.monotonic,
+        work_clock: Callable[[], float] = time.thread_time,
     ) -> None:
         self._share = share
         self._burst_s = burst_s
         self._clock = clock
+        self._work_clock = work_clock
         self._left_s = burst_s
         self._refilled_at = clock()
 
-    def run(self, lookup: Callable[[float], int | None]) -> int | None:
-        """`lookup(deadline)` (a deadline on the budget's clock), paid for; LookupBudgetSpent if the budget is
-        spent (the lookup is not run)."""
+    def run(self, lookup: Callable[[peers.Deadline], int | None]) -> int | None:
+        """`lookup(deadline)`, paid for; LookupBudgetSpent if the budget is spent (the lookup is not run)."""
         now = self._clock()
         self._left_s = min(self._burst_s, self._left_s + (now - self._refilled_at) * self._share)
         self._refilled_at = now
         if self._left_s <= 0:
             raise LookupBudgetSpent("no time left for finding the sender of a message")
+        started = self._work_clock()
         try:
-            return lookup(now + self._left_s)
+            return lookup(peers.Deadline(started + self._left_s, self._work_clock))
         finally:
-            self._left_s -= self._clock() - now
+            self._left_s -= self._work_clock() - started
 
 
 class Router:
