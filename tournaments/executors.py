@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from referee.match import run_match
+from referee.open_files import raise_open_files_limit
 from referee.process import kill_with_sessions, live_processes
 from referee.records import GameRecord, MatchRecord, MatchSpec
 
@@ -177,6 +178,7 @@ def _work(
     cpus: CpuSet | None = None,
 ) -> None:
     """A worker process: play matches from `tasks` until the sentinel, reporting every game on `results`."""
+    raise_open_files_limit()
     pin(cpus)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit_on_signal)
@@ -300,6 +302,7 @@ def _run_on_dask_worker(spec: MatchSpec, queue_name: str, runner: MatchRunner) -
     """A Dask task: play one match, putting each game's record (pickled) on the named queue when it ends."""
     import distributed
 
+    raise_open_files_limit()
     games = distributed.Queue(name=queue_name, client=distributed.get_client())
     runner(spec, on_game=lambda record: games.put(pickle.dumps(record)))
     return spec.match_id
