@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 from referee import peers
 from referee.botspec import resolve_bot, unique_names
+from referee.connection import Router
 from referee.process import Containment, containment, read_process
 from referee.records import BotSpec, FaultPolicy, Limits, MatchSpec
 from referee.seating import rotated_games
@@ -83,3 +85,12 @@ def require_tcp_peer_lookup() -> None:
     /proc/net/tcp)."""
     if not peers.tcp_lookup_possible():
         pytest.skip("neither sock_diag nor /proc/net/tcp here: on tcp the token alone binds a connection")
+
+
+def wait_for_message(router: Router, timeout_s: float = 5.0) -> bool:
+    """Wait until a message is waiting on `router` (its wait also returns for connection events and exits)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if router.wait(deadline)[0]:
+            return True
+    return False

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import zmq
-from referee_helpers import fixture_bot, match_spec, require_tcp_peer_lookup
+from referee_helpers import fixture_bot, match_spec, require_tcp_peer_lookup, wait_for_message
 
 from protocol import codec, limits
 from referee import peers, session, sock_diag
@@ -168,7 +168,7 @@ def test_a_spent_budget_leaves_the_sender_unknown_and_charges_no_one(
             dealer.connect(match_session.router.endpoint)
             hello = {"type": "hello", "protocol": limits.PROTOCOL_VERSION, "token": token, "name": "x"}
             dealer.send(codec.encode(hello))
-            assert match_session.router.wait(time.monotonic() + 5)[0]
+            assert wait_for_message(match_session.router)
             (incoming,) = match_session.router.receive()
             assert incoming.tcp_client is not None
             refusals: list[str] = []
@@ -196,7 +196,7 @@ def _connected(router: Router, frame: bytes) -> Iterator[Incoming]:
     try:
         dealer.connect(router.endpoint)
         dealer.send(frame)
-        assert router.wait(time.monotonic() + 5)[0]
+        assert wait_for_message(router)
         (incoming,) = router.receive()
         yield incoming
     finally:
