@@ -44,6 +44,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from protocol import limits
 
@@ -154,23 +155,41 @@ def open_files_cap() -> int:
 
 
 def _drain(read_fd: int, log_path: Path, cap_bytes: int) -> None:
-    """Copy the bot's output into the log until the pipe closes; past the cap, read and discard."""
+    """Copy the bot's output into the log until the pipe closes; past the cap, or once the log cannot be
+    written (a full disk), read and discard, so the bot never blocks on its output."""
     written = 0
-    with open(log_path, "ab", buffering=0) as log:
-        while True:
+    log = _open_log(log_path)
+    while True:
+        try:
+            chunk = os.read(read_fd, _DRAIN_CHUNK)
+        except OSError:
+            break
+        if not chunk:
+            break
+        if log is not None and written < cap_bytes:
+            room = cap_bytes - written
             try:
-                chunk = os.read(read_fd, _DRAIN_CHUNK)
-            except OSError:
-                break
-            if not chunk:
-                break
-            if written < cap_bytes:
-                room = cap_bytes - written
                 log.write(chunk[:room])
                 written += min(room, len(chunk))
                 if written >= cap_bytes:
                     log.write(f"\n[log truncated at {cap_bytes} bytes]\n".encode())
+            except OSError as error:
+                _log.warning("stopped writing the bot log %s: %s", log_path, error.strerror or error)
+                with contextlib.suppress(OSError):
+                    log.close()
+                log = None
+    if log is not None:
+        with contextlib.suppress(OSError):
+            log.close()
     os.close(read_fd)
+
+
+def _open_log(log_path: Path) -> BinaryIO | None:
+    try:
+        return open(log_path, "ab", buffering=0)
+    except OSError as error:
+        _log.warning("cannot write the bot log %s: %s", log_path, error.strerror or error)
+        return None
 
 
 @dataclass(frozen=True)

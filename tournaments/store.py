@@ -119,7 +119,7 @@ class LeagueStore:
             self._db.execute("PRAGMA busy_timeout = 10000")
             self._db.executescript(SCHEMA)
         except sqlite3.Error as error:
-            raise StoreError(f"{self.path}: cannot be used as a league store ({error})") from None
+            raise StoreError(f"{self.path}: cannot be used as a league store ({error}){_advice(error)}") from None
 
     def close(self) -> None:
         self._db.close()
@@ -142,7 +142,7 @@ class LeagueStore:
                 raise
             self._db.execute("COMMIT")
         except sqlite3.Error as error:
-            raise StoreError(f"{self.path}: {error}") from error
+            raise StoreError(f"{self.path}: {error}{_advice(error)}") from error
 
     def bind(self, league: League) -> list[str]:
         """Record the league and its bots, or check them against what the store holds.
@@ -264,6 +264,12 @@ class LeagueStore:
 
     def bot_names(self) -> list[str]:
         return [name for (name,) in self._db.execute("SELECT name FROM bots ORDER BY rowid")]
+
+
+def _advice(error: sqlite3.Error) -> str:
+    """What to do about a full disk (SQLITE_FULL), appended to the message; nothing for other errors."""
+    full = getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+    return "; free space on its disk, or give another --db" if full else ""
 
 
 def _insert_rows(db: sqlite3.Connection, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> None:

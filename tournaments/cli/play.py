@@ -15,6 +15,7 @@ from referee.games import GameError, list_games, load_game
 from referee.match import MatchSpecError, run_match
 from referee.process import BotStartError
 from referee.records import GameRecord, Limits, MatchRecord, MatchSpec
+from referee.replay import ReplayWriteError
 from referee.seating import rotated_games
 
 from .options import echo_json, json_option, limits_options, seed_option, tablefmt_option, transport_option
@@ -167,6 +168,8 @@ def play(
         record = run_match(spec, on_game, transport=transport)
     except (GameError, MatchSpecError, BotStartError) as error:
         raise click.ClickException(str(error)) from error
+    except ReplayWriteError as error:
+        raise click.ClickException(f"{error} (stopped after {len(played)} of {game_count} game(s))") from error
     except KeyboardInterrupt:
         click.echo(f"Stopped after {len(played)} of {game_count} game(s); the bots are stopped.", err=True)
         raise
