@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from referee_helpers import (
+    TEST_LIMITS,
+    TIMEOUT_LIMITS,
     alive,
     fixture_bot,
     match_spec,
@@ -73,6 +75,7 @@ def test_hostile_bot_is_contained(bot: str, game: str, pid_dir: Path, tmp_path: 
         [fixture_bot(bot), "random", "random"],
         games=2,
         seed=11,
+        limits=TIMEOUT_LIMITS if HOSTILE[bot] is FaultKind.TIMEOUT else TEST_LIMITS,
         log_dir=str(tmp_path / "logs"),
         replay_dir=str(tmp_path / "replays"),
     )
@@ -105,7 +108,7 @@ def test_the_log_of_a_loud_bot_is_capped(pid_dir: Path, tmp_path: Path) -> None:
 
 
 def test_late_once_under_substitute_plays_on(pid_dir: Path) -> None:
-    spec = match_spec(GAME, [fixture_bot("late_once"), "random"], limits=substitute())
+    spec = match_spec(GAME, [fixture_bot("late_once"), "random"], limits=substitute(TIMEOUT_LIMITS))
     (game,) = run_match(spec).games
     assert [fault.kind for fault in game.faults] == [FaultKind.TIMEOUT]
     assert game.timings[0].decisions > 1
@@ -152,7 +155,9 @@ def test_no_process_outlives_a_match_that_fails_in_the_referee(pid_dir: Path) ->
     def explode(record: GameRecord) -> None:
         raise Boom("the caller's callback failed")
 
-    spec = match_spec(GAME, [fixture_bot("forks_sleeper"), fixture_bot("never_answers")], games=3)
+    spec = match_spec(
+        GAME, [fixture_bot("forks_sleeper"), fixture_bot("never_answers")], games=3, limits=TIMEOUT_LIMITS
+    )
     with pytest.raises(Boom):
         run_match(spec, on_game=explode)
     assert len(recorded_pids(pid_dir)) == 3
@@ -160,7 +165,7 @@ def test_no_process_outlives_a_match_that_fails_in_the_referee(pid_dir: Path) ->
 
 
 def test_a_bot_that_never_says_hello_times_out_at_startup(pid_dir: Path) -> None:
-    limits = Limits(move_time_ms=400, startup_time_s=1.0)
+    limits = Limits(move_time_ms=TEST_LIMITS.move_time_ms, startup_time_s=1.0)
     record = run_match(match_spec(GAME, [fixture_bot("never_connects"), "random"], games=2, limits=limits))
     for game in record.games:
         (fault,) = game.faults
