@@ -4,6 +4,7 @@ goes on, every replay verifies, and afterwards no process of the match is alive.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,8 @@ from referee_helpers import (
     substitute,
 )
 
-from referee import replay
-from referee.connection import Transport
+from referee import replay, session
+from referee.connection import LookupBudget, Router, Transport
 from referee.match import run_match
 from referee.process import session_members
 from referee.records import FaultKind, GameRecord, Limits
@@ -201,22 +202,30 @@ def test_a_stolen_token_neither_binds_nor_harms_its_owner(victim: str, transport
 
 
 @pytest.mark.parametrize("transport", list(Transport), ids=[transport.value for transport in Transport])
-def test_a_daemon_that_left_its_bots_session_is_charged_for_a_stolen_token(transport: Transport, pid_dir: Path) -> None:
+def test_a_daemon_that_left_its_bots_session_is_charged_for_a_stolen_token(
+    transport: Transport, pid_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """daemon_thief's daemons (double fork, setsid()) say hello with the sibling's token: each attempt is refused
     and charged to daemon_thief's seat, since the daemon is in daemon_thief's PID namespace; the sibling plays
-    on unharmed."""
+    on unharmed. On tcp a daemon is no bot's program, so finding it searches every process's fds, which costs
+    as much CPU time as the machine has processes (~5 ms for ~110 here): the default lookup budget (20 ms at
+    once) then decides whether it is found, so the test gives it a budget no machine's size can spend (what a
+    spent budget does is tested in test_lookup_budget.py)."""
     require_pid_namespace()
     if transport is Transport.TCP:
         require_tcp_peer_lookup()
+        ample = LookupBudget(share=1.0, burst_s=10.0)
+        monkeypatch.setattr(session, "Router", functools.partial(Router, lookup_budget=ample))
     spec = match_spec(GAME, [fixture_bot("daemon_thief"), "random"], games=2, seed=5)
     record = run_match(spec, transport=transport)
 
+    received = [line for path in pid_dir.glob("stolen-*.types") for line in path.read_text().split()]
     for played in record.games:
         thief = played.seats.index("daemon_thief")
+        assert len(played.faults) == 1, (played.faults, received)
         (fault,) = played.faults
         assert (fault.seat, fault.kind) == (thief, FaultKind.PROTOCOL_ERROR), played.faults
         assert "another bot's token" in fault.detail
         assert played.timings[1 - thief].decisions > 0
-    received = [line for path in pid_dir.glob("stolen-*.types") for line in path.read_text().split()]
     assert received == ["refused", "refused"], received
     _check_no_survivors(pid_dir)
