@@ -26,6 +26,10 @@ MAX_NAME_CHARS = 64
 MAX_OPEN_FILES = 1024
 """The most files (sockets included) each process of a bot may have open (RLIMIT_NOFILE, soft and hard)."""
 
+MAX_CONNECTIONS_PER_BOT = 16
+"""The most connections to the referee that the processes of one bot may hold at once (a bot needs one); a bot
+found holding more is charged a protocol error and stopped, so they close."""
+
 DEFAULT_MOVE_TIME_MS = 1000
 DEFAULT_STARTUP_TIME_S = 10.0
 DEFAULT_TIME_BANK_MS = 0

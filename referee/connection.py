@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import secrets
+import struct
 import time
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -39,21 +40,29 @@ import zmq
 
 from protocol import limits
 from referee import peers
+from referee.connection_cap import BotSockets, ConnectionCap, Flood, OwnerOfPid, read_ipc_client, read_tcp_client
 
 # Plain ints: pyzmq's flag enums cost an enum construction per `&` or `|` on the per-decision path.
 _NOBLOCK = int(zmq.NOBLOCK)
 _SNDMORE_NOBLOCK = int(zmq.SNDMORE | zmq.NOBLOCK)
 _RCVMORE = int(zmq.RCVMORE)
 _SRCFD_SINCE = (4, 0, 5)
+_MONITORED = zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED
+_MONITOR_EVENT = struct.Struct("=HI")
+"""The first frame of a monitor event (v1): the event, and its value (the connection's fd for both ours)."""
+_SETTLE_EVERY = 256
+"""Monitor events handled between two looks at who holds the new connections, so a flood is seen while it
+lasts."""
+_NO_FLOODS: tuple[Flood, ...] = ()
 
 MAX_FRAME_BYTES = 16 * limits.MAX_MESSAGE_BYTES
 """ZeroMQ drops the connection of a peer that sends more than this (larger frames are never buffered).
 Frames between MAX_MESSAGE_BYTES and this reach the referee and are a protocol fault of the sender."""
 PEER_LOOKUP_SHARE = 0.02
 """On tcp, the share of the referee's time that finding the senders of unbound messages may take in the long
-run (20 ms a second)."""
+run (20 ms of the referee's CPU time a second)."""
 PEER_LOOKUP_BURST_S = 0.02
-"""On tcp, the most time those lookups may take at once (one lookup, or several in a row), after a quiet
+"""On tcp, the most CPU time those lookups may take at once (one lookup, or several in a row), after a quiet
 spell. A lookup by a bot's program costs ~0.1 ms, a search of every process's fds a few ms."""
 
 
@@ -110,35 +119,41 @@ class LookupBudgetSpent(RuntimeError):
 
 class LookupBudget:
     """The referee's time for finding the senders of unbound messages: a bucket that holds at most `burst_s`
-    seconds, refills at `share` seconds a second, and pays for each lookup's duration. A lookup starts only
-    while the bucket is not empty and must end when it would be (its deadline), so in any span of t seconds
-    lookups take at most burst_s + share * t, plus one step a lookup cannot break off (reading /proc/net/tcp
-    where sock_diag is refused: a few ms)."""
+    seconds, refills at `share` seconds a second of `clock` (wall time), and pays for each lookup's work, counted
+    on `work_clock`: the CPU time of the referee's thread (user and system), so the bucket pays for what a flood
+    makes the referee do and not for the time other processes of a loaded machine run while a lookup waits for
+    a core (a wall-time bucket let a ~4 ms search that took 30 ms under load overdraw a 20 ms burst: an honest
+    lookup expired, and the budget stayed spent for the next hello). A lookup starts only while the bucket is
+    not empty and must end when it would be (its deadline, on `work_clock`), so in any span of t seconds lookups
+    do at most burst_s + share * t of work, plus one step a lookup cannot break off (reading /proc/net/tcp where
+    sock_diag is refused: a few ms)."""
 
     def __init__(
         self,
         share: float = PEER_LOOKUP_SHARE,
         burst_s: float = PEER_LOOKUP_BURST_S,
         clock: Callable[[], float] = time.monotonic,
+        work_clock: Callable[[], float] = time.thread_time,
     ) -> None:
         self._share = share
         self._burst_s = burst_s
         self._clock = clock
+        self._work_clock = work_clock
         self._left_s = burst_s
         self._refilled_at = clock()
 
-    def run(self, lookup: Callable[[float], int | None]) -> int | None:
-        """`lookup(deadline)` (a deadline on the budget's clock), paid for; LookupBudgetSpent if the budget is
-        spent (the lookup is not run)."""
+    def run(self, lookup: Callable[[peers.Deadline], int | None]) -> int | None:
+        """`lookup(deadline)`, paid for; LookupBudgetSpent if the budget is spent (the lookup is not run)."""
         now = self._clock()
         self._left_s = min(self._burst_s, self._left_s + (now - self._refilled_at) * self._share)
         self._refilled_at = now
         if self._left_s <= 0:
             raise LookupBudgetSpent("no time left for finding the sender of a message")
+        started = self._work_clock()
         try:
-            return lookup(now + self._left_s)
+            return lookup(peers.Deadline(started + self._left_s, self._work_clock))
         finally:
-            self._left_s -= self._clock() - now
+            self._left_s -= self._work_clock() - started
 
 
 class Router:
@@ -156,6 +171,8 @@ class Router:
         bound: Container[bytes],
         likely_peers: Callable[[], Iterable[int]] = tuple,
         lookup_budget: LookupBudget | None = None,
+        bot_sockets: BotSockets = dict,
+        owner_of_pid: OwnerOfPid = lambda pid: None,
     ) -> None:
         self._bound = bound
         self._lookup_budget = LookupBudget() if lookup_budget is None else lookup_budget
@@ -164,10 +181,13 @@ class Router:
         self.checks_peers = zmq.zmq_version_info() >= _SRCFD_SINCE and (
             transport is Transport.IPC or peers.tcp_lookup_possible()
         )
+        read_client = read_ipc_client if transport is Transport.IPC else read_tcp_client
+        self.connections = ConnectionCap(read_client, bot_sockets, owner_of_pid)
         self._context = zmq.Context()
         self.socket = self._context.socket(zmq.ROUTER)
         self.socket.setsockopt(zmq.LINGER, 0)
         self.socket.setsockopt(zmq.MAXMSGSIZE, MAX_FRAME_BYTES)
+        self._monitor = self._monitor_socket()
         if transport is Transport.TCP:
             self.socket.bind("tcp://127.0.0.1:*")
         else:
@@ -175,6 +195,47 @@ class Router:
         self.endpoint: str = self.socket.getsockopt_string(zmq.LAST_ENDPOINT)
         self._poller = zmq.Poller()
         self._poller.register(self.socket, zmq.POLLIN)
+        self._monitor_fd = cast(int, self._monitor.getsockopt(zmq.FD))
+        self._poller.register(self._monitor_fd, zmq.POLLIN)
+        self._read_monitor()
+
+    def _monitor_socket(self) -> zmq.Socket[bytes]:
+        """The ROUTER's connection events, read through the monitor's file descriptor (as a bot's pidfd is), so
+        the poll per decision watches one more fd and asks ZeroMQ nothing more. The pipe has no high-water mark:
+        libzmq's I/O thread would block on a full one."""
+        address = f"inproc://connections-{id(self)}"
+        self.socket.monitor(address, _MONITORED)
+        monitor = self._context.socket(zmq.PAIR)
+        monitor.setsockopt(zmq.LINGER, 0)
+        monitor.setsockopt(zmq.RCVHWM, 0)
+        monitor.connect(address)
+        return monitor
+
+    def _read_monitor(self) -> Sequence[Flood]:
+        """Every monitor event waiting, passed on to the connection cap; the bots it finds over the cap. Read
+        until none is left: the monitor's fd signals new events only after a read found none."""
+        monitor, connections = self._monitor, self.connections
+        floods: list[Flood] = []
+        handled = 0
+        while True:
+            try:
+                event = monitor.recv(_NOBLOCK)
+            except zmq.Again:
+                break
+            while monitor.getsockopt(_RCVMORE):
+                monitor.recv(_NOBLOCK)
+            if len(event) < _MONITOR_EVENT.size:
+                continue
+            kind, fd = _MONITOR_EVENT.unpack_from(event)
+            if kind == zmq.EVENT_ACCEPTED:
+                connections.accepted(fd)
+            elif kind == zmq.EVENT_DISCONNECTED:
+                connections.closed(fd)
+            handled += 1
+            if handled % _SETTLE_EVERY == 0:
+                floods += connections.settle()
+        floods += connections.settle()
+        return floods or _NO_FLOODS
 
     def watch(self, fd: int) -> None:
         self._poller.register(fd, zmq.POLLIN)
@@ -183,19 +244,23 @@ class Router:
         with contextlib.suppress(KeyError):
             self._poller.unregister(fd)
 
-    def wait(self, deadline: float) -> tuple[bool, list[int]]:
-        """Block until a message arrives, a watched process exits, or `deadline` (monotonic) passes.
-        Returns (a message is waiting, the fds of processes that exited)."""
+    def wait(self, deadline: float) -> tuple[bool, list[int], Sequence[Flood]]:
+        """Block until a message arrives, a watched process exits, connections open or close, or `deadline`
+        (monotonic) passes. Returns (a message is waiting, the fds of processes that exited, the bots newly found
+        holding more connections than the cap)."""
         timeout_ms = max(0, int((deadline - time.monotonic()) * 1000) + 1)
         message = False
         exited = []
+        floods: Sequence[Flood] = _NO_FLOODS
         socket = self.socket
         for item, _ in self._poller.poll(timeout_ms):
             if item is socket:
                 message = True
+            elif item == self._monitor_fd:
+                floods = self._read_monitor()
             else:
                 exited.append(item)
-        return message, exited
+        return message, exited, floods
 
     def receive(self) -> Iterator[Incoming]:
         """The next message, if one is waiting (call it when `wait` says one is). One per call: `wait` returns at
@@ -271,6 +336,9 @@ class Router:
             pass
 
     def close(self) -> None:
+        with contextlib.suppress(zmq.ZMQError):
+            self.socket.disable_monitor()
+        self._monitor.close(0)
         self.socket.close(0)
         self._context.term()
 

@@ -3,7 +3,8 @@
 - forfeit: the first fault forfeits the game; a fallback policy plays the seat's later decisions.
 - substitute: a random legal action is played for the faulted decision and the fault counted; the seat
   forfeits at its `fault_budget`-th fault of the game.
-- A crash forfeits the game under either policy (there is no bot left to ask).
+- A crash forfeits the game under either policy (there is no bot left to ask), and so does any fault for which
+  the referee stopped the bot (a flood of connections).
 
 In both policies the faulted decision itself is played by the fallback: a random legal action drawn from a
 generator seeded by the game seed and the seat, so a replay of the game is exact.
@@ -42,11 +43,17 @@ class FaultBook:
         self._fallbacks = [random.Random(f"fallback:{seed}:{seat.seat}") for seat in seats]
         self.faults: list[Fault] = []
 
-    def record(self, seat: int, kind: FaultKind, detail: str) -> None:
+    def record(self, seat: int, kind: FaultKind, detail: str, bot_stopped: bool = False) -> None:
+        """Record a fault; `bot_stopped`: the seat's bot is gone for this game (the referee stopped it)."""
         status = self._seats[seat]
         self.faults.append(Fault(seat, status.bot, kind, detail))
         status.fault_count += 1
-        if kind is FaultKind.CRASH or self._policy is FaultPolicy.FORFEIT or status.fault_count >= self._budget:
+        if (
+            bot_stopped
+            or kind is FaultKind.CRASH
+            or self._policy is FaultPolicy.FORFEIT
+            or status.fault_count >= self._budget
+        ):
             status.forfeited = True
 
     def fallback_action(self, seat: int, legal_actions: Sequence[Action]) -> Action:

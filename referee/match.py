@@ -146,9 +146,11 @@ class GameRunner:
 
     def _wait_once(self) -> None:
         deadline = min(request.deadline for request in self.pending.values())
-        message_ready, exited = self.session.router.wait(deadline)
+        message_ready, exited, floods = self.session.router.wait(deadline)
         for fd in exited:
             self._on_exit(self.session.process_exited(fd))
+        for flood in floods:
+            self._on_down(self.session.stop_flooder(flood), RequestState.REJECTED)
         if message_ready:
             for incoming in self.session.router.receive():
                 self._on_message(incoming)
@@ -172,14 +174,21 @@ class GameRunner:
 
     def _on_exit(self, participant: Participant) -> None:
         status = participant.process.describe_exit() if participant.process else "exited"
-        detail = self.session.mark_crashed(participant, f"the bot {status} during game {self.spec.index}")
+        self.session.mark_crashed(participant, f"the bot {status} during game {self.spec.index}")
+        self._on_down(participant, RequestState.ABANDONED)
+
+    def _on_down(self, participant: Participant, open_request: RequestState) -> None:
+        """A bot just stopped (crashed, or stopped by the referee): its seat's fault is why it is down, and it
+        forfeits the game under either policy (no bot is left to ask); its open request, if any, ends in
+        `open_request` and is played by the fallback."""
         seat = self.seat_of.get(participant.index)
-        if seat is None or self.seats[seat].forfeited:
+        down = participant.down
+        if seat is None or down is None or self.seats[seat].forfeited:
             return
         request = self.pending.get(participant.index)
         if request is not None:
-            request.state = RequestState.ABANDONED
-        self._fault(seat, FaultKind.CRASH, detail, request)
+            request.state = open_request
+        self._fault(seat, down.kind, down.detail, request, bot_stopped=True)
 
     def _on_message(self, incoming: Incoming) -> None:
         participant = self.session.owner(incoming.identity)
@@ -256,10 +265,12 @@ class GameRunner:
 
     # Faults and fallbacks.
 
-    def _fault(self, seat: int, kind: FaultKind, detail: str, request: Request | None = None) -> None:
+    def _fault(
+        self, seat: int, kind: FaultKind, detail: str, request: Request | None = None, bot_stopped: bool = False
+    ) -> None:
         """Record the fault; a decision left open by it is played by the fallback."""
         self.fault_at.append(len(self.moves))
-        self.book.record(seat, kind, detail)
+        self.book.record(seat, kind, detail, bot_stopped)
         if self.log_senders:
             self.log_senders[seat].resend()
         if request is not None:

@@ -26,7 +26,7 @@ import socket
 import struct
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -70,6 +70,22 @@ class SocketTableError(ValueError):
 
 class LookupExpired(TimeoutError):
     """The search for the process behind a connection reached its deadline."""
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """When a search for the process behind a connection must stop: at `at` on `clock` (the referee's monotonic
+    clock unless the caller counts in another time, as the lookup budget counts in the referee's CPU time)."""
+
+    at: float = math.inf
+    clock: Callable[[], float] = time.monotonic
+
+    def check(self) -> None:
+        if self.clock() >= self.at:
+            raise LookupExpired("the search for the process behind a connection reached its deadline")
+
+
+NO_DEADLINE = Deadline()
 
 
 def parse_endpoint(text: str, byteorder: ByteOrder = sys.byteorder) -> Endpoint:
@@ -149,33 +165,35 @@ def _fd_links(pid: int) -> Iterator[str]:
         return
 
 
-def _check(deadline: float) -> None:
-    if time.monotonic() >= deadline:
-        raise LookupExpired("the search for the process behind a connection reached its deadline")
+def held_socket_inodes(pid: int) -> Iterator[int]:
+    """The inodes of the sockets process `pid` holds (none once it is gone)."""
+    for target in _fd_links(pid):
+        if target.startswith("socket:[") and target.endswith("]") and target[8:-1].isdigit():
+            yield int(target[8:-1])
 
 
-def holds(pid: int, link: str, deadline: float = math.inf) -> bool:
+def holds(pid: int, link: str, deadline: Deadline = NO_DEADLINE) -> bool:
     """True if process `pid` has an fd whose /proc link reads `link` (False if the process is gone). Raises
-    LookupExpired at `deadline` (monotonic): a process can hold very many fds."""
+    LookupExpired at `deadline`: a process can hold very many fds."""
     for target in _fd_links(pid):
         if target == link:
             return True
-        _check(deadline)
+        deadline.check()
     return False
 
 
 def socket_holder(
-    inode: int, likely: Iterable[int] = (), deadline: float = math.inf, skip: Iterable[int] = ()
+    inode: int, likely: Iterable[int] = (), deadline: Deadline = NO_DEADLINE, skip: Iterable[int] = ()
 ) -> int | None:
     """A process holding the socket `inode`: the `likely` pids are tried first, then every process but those in
-    `skip` (already searched). Raises LookupExpired at `deadline` (monotonic)."""
+    `skip` (already searched). Raises LookupExpired at `deadline`."""
     link = f"socket:[{inode}]"
     tried: set[int] = set(skip)
     for pid in itertools.chain(likely, _all_pids()):
         if pid in tried:
             continue
         tried.add(pid)
-        _check(deadline)
+        deadline.check()
         if holds(pid, link, deadline):
             return pid
     return None
@@ -243,24 +261,52 @@ def quick_socket_inode(client: TcpClient) -> int | None:
         return None
 
 
+def tcp_client_inodes(clients: Iterable[TcpClient], tables: Iterable[Path] = SOCKET_TABLES) -> dict[TcpClient, int]:
+    """The inodes of the sockets of `clients` that still exist: asked of sock_diag one by one (tens of
+    microseconds each), or, where the kernel does not answer, read from one pass over /proc/net/tcp{,6}."""
+    clients = list(clients)
+    if sock_diag.available():
+        with contextlib.suppress(sock_diag.SockDiagUnavailable):
+            found = {}
+            for client in clients:
+                inode = sock_diag.tcp_socket_inode(
+                    (client.local.address, client.local.port), (client.remote.address, client.remote.port)
+                )
+                if inode is not None:
+                    found[client] = inode
+            return found
+    wanted = {(client.local, client.remote): client for client in clients}
+    found = {}
+    for table in tables:
+        try:
+            text = table.read_text()
+        except OSError:
+            continue
+        for row in parse_socket_table(text):
+            wanted_client = wanted.get((row.local, row.remote))
+            if wanted_client is not None and row.inode:
+                found[wanted_client] = row.inode
+    return found
+
+
 def tcp_client_holder(
     client: TcpClient,
     likely: Iterable[int] = (),
     tables: Iterable[Path] = SOCKET_TABLES,
-    deadline: float = math.inf,
+    deadline: Deadline = NO_DEADLINE,
     skip: Iterable[int] = (),
 ) -> int | None:
     """The pid of a process holding `client`'s socket, or None if it is gone or not on this machine: the `likely`
     pids first, then every process but those in `skip`. `likely` is consumed only once the socket is found.
-    Raises LookupExpired if the search is still on at `deadline` (monotonic)."""
+    Raises LookupExpired if the search is still on at `deadline`."""
     inode = socket_inode(client.local, client.remote, tables)
     return None if inode is None else socket_holder(inode, likely, deadline, skip)
 
 
 def tcp_peer_pid(
-    fd: int, likely: Iterable[int] = (), tables: Iterable[Path] = SOCKET_TABLES, deadline: float = math.inf
+    fd: int, likely: Iterable[int] = (), tables: Iterable[Path] = SOCKET_TABLES, deadline: Deadline = NO_DEADLINE
 ) -> int | None:
     """The pid of a process holding the client end of the loopback TCP connection `fd`, or None if the client is
-    not on this machine or is gone. Raises LookupExpired if the search is still on at `deadline` (monotonic)."""
+    not on this machine or is gone. Raises LookupExpired if the search is still on at `deadline`."""
     client = tcp_client(fd)
     return None if client is None else tcp_client_holder(client, likely, tables, deadline)

@@ -88,26 +88,43 @@ def _prepare_child(bot_limits: BotLimits, referee: int | None, jail: sandboxing.
         bot_limits.apply()
 
 
-def _drain(read_fd: int, log: BinaryIO, cap_bytes: int) -> None:
-    """Copy the bot's output into the log until the pipe closes; past the cap, read and discard. The log is
-    opened before the bot starts, so the file may be renamed at any time after (referee.session names it
-    after the bot once its hello has told its name)."""
+def _drain(read_fd: int, log: BinaryIO | None, log_path: Path, cap_bytes: int) -> None:
+    """Copy the bot's output into the log until the pipe closes; past the cap, or once the log cannot be
+    written (a full disk; None: it could not even be opened), read and discard, so the bot never blocks on its
+    output. The log is opened before the bot starts, so the file may be renamed at any time after
+    (referee.session names it after the bot once its hello has told its name)."""
     written = 0
-    with log:
-        while True:
+    while True:
+        try:
+            chunk = os.read(read_fd, _DRAIN_CHUNK)
+        except OSError:
+            break
+        if not chunk:
+            break
+        if log is not None and written < cap_bytes:
+            room = cap_bytes - written
             try:
-                chunk = os.read(read_fd, _DRAIN_CHUNK)
-            except OSError:
-                break
-            if not chunk:
-                break
-            if written < cap_bytes:
-                room = cap_bytes - written
                 log.write(chunk[:room])
                 written += min(room, len(chunk))
                 if written >= cap_bytes:
                     log.write(f"\n[log truncated at {cap_bytes} bytes]\n".encode())
+            except OSError as error:
+                _log.warning("stopped writing the bot log %s: %s", log_path, error.strerror or error)
+                with contextlib.suppress(OSError):
+                    log.close()
+                log = None
+    if log is not None:
+        with contextlib.suppress(OSError):
+            log.close()
     os.close(read_fd)
+
+
+def _open_log(log_path: Path) -> BinaryIO | None:
+    try:
+        return open(log_path, "ab", buffering=0)  # noqa: SIM115 (closed by the drain thread)
+    except OSError as error:
+        _log.warning("cannot write the bot log %s: %s", log_path, error.strerror or error)
+        return None
 
 
 OUTPUT_TAIL_LINES = 20
@@ -192,12 +209,7 @@ class BotProcess:
         referee = os.getpid() if kept_in is Containment.PID_NAMESPACE else None
         _libc()
         bot_limits = BotLimits(memory_bytes, cpu_seconds)
-        try:
-            log = open(log_path, "ab", buffering=0)  # noqa: SIM115 (closed by the drain thread)
-        except OSError as error:
-            if jail is not None:
-                jail.release()
-            raise BotStartError(f"cannot open the bot's log {str(log_path)!r}: {error}") from error
+        log = _open_log(log_path)
         read_fd, write_fd = os.pipe()
         try:
             popen = subprocess.Popen(
@@ -213,7 +225,8 @@ class BotProcess:
             )
         except BaseException as error:
             os.close(read_fd)
-            log.close()
+            if log is not None:
+                log.close()
             if jail is not None:
                 jail.release()
             if isinstance(error, OSError | subprocess.SubprocessError):
@@ -224,7 +237,7 @@ class BotProcess:
         if jail is not None:
             jail.started()
         drain = threading.Thread(
-            target=_drain, args=(read_fd, log, log_cap_bytes), name=f"bot-log-{popen.pid}", daemon=True
+            target=_drain, args=(read_fd, log, log_path, log_cap_bytes), name=f"bot-log-{popen.pid}", daemon=True
         )
         drain.start()
         where = "sandbox" if jail is not None else kept_in.value

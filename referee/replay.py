@@ -22,6 +22,8 @@ Version 2 added the dealt cards (version 1 recorded null there) and the final sc
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +42,21 @@ class ReplayError(ValueError):
 
 class ReplayMismatch(ValueError):
     """A replay whose actions, result or ranks do not re-simulate as recorded."""
+
+
+DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
+"""The errnos of a write that found no room: the disk (or the user's quota) is full."""
+
+
+class ReplayWriteError(OSError):
+    """A replay that could not be written (its directory cannot be made, or the disk is full); the message says
+    where and what to do. `errno` is that of the failed write."""
+
+    def __init__(self, path: Path, error: OSError) -> None:
+        reason = error.strerror or str(error)
+        advice = "the disk is full: free space there, or write replays elsewhere" if error.errno in DISK_FULL else ""
+        super().__init__(f"cannot write replay {path}: {reason}" + (f"; {advice}" if advice else ""))
+        self.errno = error.errno
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +79,17 @@ class Move:
 
 
 def write(path: Path, replay: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write the replay whole or not at all (through a temporary file, removed if the write fails); raises
+    ReplayWriteError."""
     temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(replay, separators=(",", ":")))
-    temporary.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_text(json.dumps(replay, separators=(",", ":")))
+        temporary.replace(path)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise ReplayWriteError(path, error) from error
 
 
 _REQUIRED = (

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from protocol import codec, limits
-from referee import sandbox
+from referee import peers, sandbox
 from referee.botspec import log_file_names, match_names
 from referee.connection import (
     Bindings,
@@ -44,9 +44,10 @@ from referee.connection import (
     TokenTheft,
     Transport,
 )
+from referee.connection_cap import Flood
 from referee.peers import LookupExpired
 from referee.process import BotProcess, BotStartError, last_output_lines
-from referee.proctable import Namespace, pid_namespaces, read_process
+from referee.proctable import Namespace, ProcessEntry, live_processes, pid_namespaces, read_process
 from referee.records import BotRun, BotSpec, FaultKind, Handshake, MatchSpec
 
 _BYE_GRACE_S = 0.5
@@ -93,7 +94,14 @@ class Session:
     def __init__(self, spec: MatchSpec, transport: Transport, workdir: Path) -> None:
         self.spec = spec
         self.bindings = Bindings()
-        self.router = Router(transport, workdir, self.bindings.bound, self._bot_pids)
+        self.router = Router(
+            transport,
+            workdir,
+            self.bindings.bound,
+            self._bot_pids,
+            bot_sockets=self._bot_sockets,
+            owner_of_pid=self._owner_of,
+        )
         self.log_dir = self._log_dir(spec, workdir)
         self.keeps_logs = self.log_dir != workdir
         self._chosen_logs = log_file_names([bot.name for bot in spec.bots if not bot.named_by_hello])
@@ -231,13 +239,15 @@ class Session:
         refusals: list[str] = []
         deadline = time.monotonic() + self.spec.limits.startup_time_s
         while waiting and time.monotonic() < deadline:
-            message_ready, exited = self.router.wait(deadline)
+            message_ready, exited, floods = self.router.wait(deadline)
             for fd in exited:
                 participant = self.process_exited(fd)
                 if participant.index in waiting:
                     del waiting[participant.index]
                     exit_status = participant.process.describe_exit() if participant.process else "exited"
                     self._fail_handshake(participant, refusals, f"the bot {exit_status} during the handshake")
+            for flood in floods:
+                waiting.pop(self.stop_flooder(flood).index, None)
             if message_ready:
                 self._handle_hellos(waiting, refusals)
         for participant in waiting.values():
@@ -311,10 +321,14 @@ class Session:
         return Peer.STRANGER if sender is None else sender.index
 
     def _sender(self, pid: int | None) -> Participant | None:
-        """The bot of process `pid`: the bot whose PID namespace holds it (in it or in one nested in it), or whose
-        session does (every process of a bot starts in the session the referee started it in); None if unknown."""
+        """The bot of process `pid` (see _bot_of); None if unknown."""
         if pid is None or (process := read_process(pid)) is None:
             return None
+        return self._bot_of(process)
+
+    def _bot_of(self, process: ProcessEntry) -> Participant | None:
+        """The bot of `process`: the bot whose PID namespace holds it (in it or in one nested in it), or whose
+        session does (every process of a bot starts in the session the referee started it in); None if none."""
         namespaces: list[Namespace] | None = None
         for participant in self.participants:
             bot = participant.process
@@ -334,6 +348,28 @@ class Session:
         for participant in self.participants:
             if participant.process is not None:
                 yield from participant.process.program_pids()
+
+    def _owner_of(self, pid: int) -> int | None:
+        sender = self._sender(pid)
+        return None if sender is None else sender.index
+
+    def _bot_sockets(self) -> dict[int, int]:
+        """The sockets every process of every bot holds (inode -> bot), for the connection cap: asked only while
+        connections pile up (bots that hold their one connection each never make the referee look)."""
+        sockets = {}
+        for process in live_processes():
+            bot = self._bot_of(process)
+            if bot is not None:
+                sockets.update(dict.fromkeys(peers.held_socket_inodes(process.pid), bot.index))
+        return sockets
+
+    def stop_flooder(self, flood: Flood) -> Participant:
+        """Stop a bot found holding too many connections (which closes them), down for the rest of the match."""
+        participant = self.participants[flood.owner]
+        self.stop(participant)
+        participant.down = Downtime(FaultKind.PROTOCOL_ERROR, flood.detail)
+        participant.restartable = False
+        return participant
 
     def _charge_theft(self, thief: Participant, victim: Participant) -> Participant:
         """Queue the fault for the thief's seat; a flood of attempts queues no more than the fault budget."""
@@ -415,7 +451,7 @@ class Session:
                 waiting.add(participant.process.pidfd)
         deadline = time.monotonic() + _BYE_GRACE_S
         while waiting and time.monotonic() < deadline:
-            message_ready, exited = self.router.wait(deadline)
+            message_ready, exited, _ = self.router.wait(deadline)
             for fd in exited:
                 self.process_exited(fd)
                 waiting.discard(fd)

@@ -1,4 +1,5 @@
-"""Ask the kernel for one TCP socket by its four-tuple (NETLINK_SOCK_DIAG, the inet_diag query `ss` uses).
+"""Ask the kernel for one TCP socket by its four-tuple (NETLINK_SOCK_DIAG, the inet_diag query `ss` uses), or for
+the peer of one unix socket by its inode (the unix_diag query of `ss -x`).
 
 One request names the socket exactly (no NLM_F_DUMP): the kernel looks it up in its hash tables and answers
 one inet_diag_msg, or an error (ENOENT: no such socket). That costs tens of microseconds, where reading
@@ -6,8 +7,9 @@ one inet_diag_msg, or an error (ENOENT: no such socket). That costs tens of micr
 module" on a kernel without it, so whether the query works at all is probed once on a connection of our own
 (`available`); referee.peers falls back to /proc/net/tcp where it does not.
 
-Layouts (linux/netlink.h, linux/sock_diag.h, linux/inet_diag.h): integers are in host byte order, except the
-ports and addresses of struct inet_diag_sockid, which are in network byte order (the bytes of the wire).
+Layouts (linux/netlink.h, linux/sock_diag.h, linux/inet_diag.h, linux/unix_diag.h): integers are in host byte
+order, except the ports and addresses of struct inet_diag_sockid, which are in network byte order (the bytes of
+the wire).
 """
 
 from __future__ import annotations
@@ -50,6 +52,17 @@ inet_diag_sockid `id` follows (as above), then the tail."""
 _MSG_TAIL = struct.Struct("=5I")
 """The tail of struct inet_diag_msg, host order: idiag_expires, idiag_rqueue, idiag_wqueue, idiag_uid,
 idiag_inode (0 for a socket no process holds, e.g. in TIME_WAIT)."""
+_UNIX_REQUEST = struct.Struct("=BBxxIII2I")
+"""struct unix_diag_req, host order: sdiag_family, sdiag_protocol (0), pad, udiag_states, udiag_ino, udiag_show,
+udiag_cookie[2]."""
+_UNIX_MSG = struct.Struct("=BBBxI2I")
+"""struct unix_diag_msg, host order: udiag_family, udiag_type, udiag_state, pad, udiag_ino, udiag_cookie[2]; its
+attributes (struct rtattr each, 4-byte aligned) follow."""
+_RTATTR = struct.Struct("=HH")
+"""struct rtattr: rta_len (header included), rta_type."""
+UDIAG_SHOW_PEER = 0x4
+UNIX_DIAG_PEER = 2
+_PEER_INODE = struct.Struct("=I")
 _ERROR = struct.Struct("=i")
 """The head of struct nlmsgerr: `error`, 0 or a negative errno."""
 _SOCKID_BYTES = _SOCKID_ENDS.size + _SOCKID_TAIL.size
@@ -127,9 +140,9 @@ def decode_socket(message: bytes) -> DiagSocket:
     )
 
 
-def decode_reply(reply: bytes, sequence: int) -> DiagSocket | None:
-    """The socket an exact-lookup reply describes, or None for ENOENT (no such socket). Raises
-    SockDiagUnavailable for any other error or an answer that is not one."""
+def _reply_payload(reply: bytes, sequence: int) -> bytes | None:
+    """The payload of a SOCK_DIAG_BY_FAMILY answer to request `sequence`, or None for ENOENT (no such socket).
+    Raises SockDiagUnavailable for any other error or an answer that is not one."""
     if len(reply) < _NLMSGHDR.size:
         raise SockDiagUnavailable(f"a netlink answer of {len(reply)} bytes")
     length, kind, _, answered, _ = _NLMSGHDR.unpack_from(reply)
@@ -143,21 +156,64 @@ def decode_reply(reply: bytes, sequence: int) -> DiagSocket | None:
         raise SockDiagUnavailable(code, f"sock_diag refused the query: {os.strerror(code)}")
     if kind != SOCK_DIAG_BY_FAMILY:
         raise SockDiagUnavailable(f"a netlink answer of type {kind}")
-    return decode_socket(payload)
+    return payload
+
+
+def decode_reply(reply: bytes, sequence: int) -> DiagSocket | None:
+    """The socket an exact-lookup reply describes, or None for ENOENT (no such socket). Raises
+    SockDiagUnavailable for any other error or an answer that is not one."""
+    payload = _reply_payload(reply, sequence)
+    return None if payload is None else decode_socket(payload)
+
+
+def _ask(request: bytes) -> bytes:
+    try:
+        with socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, NETLINK_SOCK_DIAG) as netlink:
+            netlink.send(request)
+            return netlink.recv(_REPLY_BYTES, socket.MSG_DONTWAIT)
+    except OSError as error:
+        raise SockDiagUnavailable(error.errno, f"no sock_diag answer: {error}") from error
 
 
 def query(source: Address, destination: Address) -> DiagSocket | None:
     """Ask the kernel for the TCP socket with local end `source` and remote end `destination` (as its own
     process sees them), in this network namespace. Never blocks: the kernel answers before send returns."""
     sequence = next(_sequence)
-    request = encode_request(source, destination, sequence)
-    try:
-        with socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, NETLINK_SOCK_DIAG) as netlink:
-            netlink.send(request)
-            reply = netlink.recv(_REPLY_BYTES, socket.MSG_DONTWAIT)
-    except OSError as error:
-        raise SockDiagUnavailable(error.errno, f"no sock_diag answer: {error}") from error
-    return decode_reply(reply, sequence)
+    return decode_reply(_ask(encode_request(source, destination, sequence)), sequence)
+
+
+def encode_unix_request(inode: int, sequence: int) -> bytes:
+    """A SOCK_DIAG_BY_FAMILY request (nlmsghdr + unix_diag_req) for the unix socket `inode`, asking its peer."""
+    body = _UNIX_REQUEST.pack(socket.AF_UNIX, 0, _ALL_STATES, inode, UDIAG_SHOW_PEER, _NO_COOKIE, _NO_COOKIE)
+    header = _NLMSGHDR.pack(_NLMSGHDR.size + len(body), SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, sequence, 0)
+    return header + body
+
+
+def decode_unix_peer(message: bytes, inode: int) -> int | None:
+    """The peer inode a unix_diag_msg of socket `inode` gives (its UNIX_DIAG_PEER attribute), or None if it has
+    none (a listener, or a connection whose other end is closed)."""
+    if len(message) < _UNIX_MSG.size:
+        raise SockDiagUnavailable(f"a unix_diag_msg of {len(message)} bytes")
+    if _UNIX_MSG.unpack_from(message)[3] != inode:
+        raise SockDiagUnavailable(f"a unix_diag_msg of socket {_UNIX_MSG.unpack_from(message)[3]} (asked {inode})")
+    offset = _UNIX_MSG.size
+    while offset + _RTATTR.size <= len(message):
+        length, kind = _RTATTR.unpack_from(message, offset)
+        if length < _RTATTR.size:
+            break
+        if kind == UNIX_DIAG_PEER and length >= _RTATTR.size + _PEER_INODE.size:
+            return _PEER_INODE.unpack_from(message, offset + _RTATTR.size)[0] or None
+        offset += (length + 3) & ~3
+    return None
+
+
+def unix_peer_inode(inode: int) -> int | None:
+    """The inode of the socket at the other end of the unix stream socket `inode` (for a socket the referee
+    accepted: the client's), or None if there is no such socket or it has no peer. Raises SockDiagUnavailable
+    (no unix_diag here)."""
+    sequence = next(_sequence)
+    payload = _reply_payload(_ask(encode_unix_request(inode, sequence)), sequence)
+    return None if payload is None else decode_unix_peer(payload, inode)
 
 
 def tcp_socket_inode(source: Address, destination: Address) -> int | None:

@@ -6,8 +6,11 @@ regular packages win the import."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -49,3 +52,43 @@ def js_bot() -> list[str]:
     if not (JS_BOT_DIR / "node_modules" / "zeromq").is_dir():
         pytest.skip("the JS bot's packages are not installed (npm ci --prefix bots/js)")
     return ["node", str(JS_BOT_DIR / "random_bot.js")]
+
+
+SMALL_DISK_BYTES = 2 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class SmallDisk:
+    """A directory on a tmpfs of its own of SMALL_DISK_BYTES."""
+
+    path: Path
+
+    def fill(self, leave_bytes: int = 0) -> None:
+        """Fill the disk but `leave_bytes` (with one file, `filler`)."""
+        free = shutil.disk_usage(self.path).free
+        with open(self.path / "filler", "wb") as filler:
+            filler.write(b"\0" * max(0, free - leave_bytes))
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[SmallDisk]:
+    """A small disk to fill up, unmounted after the test. Mounting needs root (or CAP_SYS_ADMIN): elsewhere the
+    test is skipped, or fails where REFEREE_REQUIRE_SANDBOX is set (a CI that runs as root, where a skip would
+    hide a lost check)."""
+    directory = tmp_path / "small-disk"
+    directory.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={SMALL_DISK_BYTES}", "tmpfs", str(directory)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        reason = f"cannot mount a small tmpfs here: {mounted.stderr.strip() or mounted.returncode}"
+        if os.environ.get("REFEREE_REQUIRE_SANDBOX"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    try:
+        yield SmallDisk(directory)
+    finally:
+        subprocess.run(["umount", "--lazy", str(directory)], capture_output=True, check=False)

@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from referee.match import run_match
+from referee.open_files import raise_open_files_limit
 from referee.proctable import kill_with_sessions, live_processes
 from referee.records import GameRecord, MatchRecord, MatchSpec
 
@@ -176,7 +177,10 @@ def _work(
     parent: int,
     cpus: CpuSet | None = None,
 ) -> None:
-    """A worker process: play matches from `tasks` until the sentinel, reporting every game on `results`."""
+    """A worker process: play matches from `tasks` until the sentinel, reporting every game on `results`. A
+    match that fails ends the worker (the caller stops the run at the first failure): it starts no more bots
+    while it is being stopped, and its last cleanup is not cut short by the stop signal."""
+    raise_open_files_limit()
     pin(cpus)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit_on_signal)
@@ -186,12 +190,19 @@ def _work(
             try:
                 runner(spec, on_game=lambda record: results.put(("game", record)))
             except Exception as error:
-                results.put(("error", spec.match_id, f"{type(error).__name__}: {error}"))
-                continue
+                results.put(("error", spec.match_id, _describe(error)))
+                return
             results.put(("done", spec.match_id))
     finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         _kill_leftover_children()
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _describe(error: Exception) -> str:
+    """A match's failure for the organiser: an OSError (a full disk, a missing directory) says what it is by
+    itself; anything else is named by its type, as it may be a bug."""
+    return str(error) if isinstance(error, OSError) else f"{type(error).__name__}: {error}"
 
 
 def _exit_on_signal(signum: int, frame: object) -> None:
@@ -300,6 +311,7 @@ def _run_on_dask_worker(spec: MatchSpec, queue_name: str, runner: MatchRunner) -
     """A Dask task: play one match, putting each game's record (pickled) on the named queue when it ends."""
     import distributed
 
+    raise_open_files_limit()
     games = distributed.Queue(name=queue_name, client=distributed.get_client())
     runner(spec, on_game=lambda record: games.put(pickle.dumps(record)))
     return spec.match_id

@@ -199,7 +199,7 @@ class LeagueStore:
             self._db.execute("PRAGMA busy_timeout = 10000")
             self._db.executescript(SCHEMA)
         except sqlite3.Error as error:
-            raise StoreError(f"{self.path}: cannot be used as a league store ({error})") from None
+            raise StoreError(f"{self.path}: cannot be used as a league store ({error}){_advice(error)}") from None
 
     def close(self) -> None:
         self._db.close()
@@ -222,7 +222,7 @@ class LeagueStore:
                 raise
             self._db.execute("COMMIT")
         except sqlite3.Error as error:
-            raise StoreError(f"{self.path}: {error}") from error
+            raise StoreError(f"{self.path}: {error}{_advice(error)}") from error
 
     def bind(self, league: League) -> list[str]:
         """Record the league and its bots, or check them against what the store holds.
@@ -514,6 +514,12 @@ class LeagueStore:
         """(match_id, game_index) -> the replay file the game was recorded in, for games that have one."""
         rows = self._db.execute("SELECT match_id, game_index, replay_path FROM games WHERE replay_path IS NOT NULL")
         return {(match_id, index): path for match_id, index, path in rows}
+
+
+def _advice(error: sqlite3.Error) -> str:
+    """What to do about a full disk (SQLITE_FULL), appended to the message; nothing for other errors."""
+    full = getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+    return "; free space on its disk, or give another --db" if full else ""
 
 
 def _insert_rows(db: sqlite3.Connection, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 
 from referee import peers
 from referee.botspec import resolve_bot, unique_names
+from referee.connection import Router
 from referee.deals import DealKey
 from referee.process import Containment, containment
 from referee.proctable import read_process
@@ -21,7 +23,13 @@ from referee.seating import first_games
 
 FIXTURE_BOTS = Path(__file__).resolve().parents[1] / "fixtures" / "bots"
 
-TEST_LIMITS = Limits(move_time_ms=400, startup_time_s=10.0, log_cap_bytes=64 * 1024)
+TEST_LIMITS = Limits(move_time_ms=5000, startup_time_s=30.0, log_cap_bytes=64 * 1024)
+"""Clocks that no bot of these tests comes near unless it overruns on purpose: a bot that answers at once can
+still take over a second under heavy load (seen: 1.5 s beside `referee bench league` and two busy loops), and
+a test must not depend on load. Only a hang waits them out."""
+TIMEOUT_LIMITS = Limits(move_time_ms=1000, startup_time_s=30.0, log_cap_bytes=64 * 1024)
+"""For tests whose bot overruns its clock on purpose, which waits the clock out at each timeout: short enough
+to keep them quick, long enough for the other bots, which answer at once, on a loaded machine."""
 
 
 def fixture_bot(name: str) -> BotSpec:
@@ -101,3 +109,12 @@ def require_tcp_peer_lookup() -> None:
     /proc/net/tcp)."""
     if not peers.tcp_lookup_possible():
         pytest.skip("neither sock_diag nor /proc/net/tcp here: on tcp the token alone binds a connection")
+
+
+def wait_for_message(router: Router, timeout_s: float = 5.0) -> bool:
+    """Wait until a message is waiting on `router` (its wait also returns for connection events and exits)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if router.wait(deadline)[0]:
+            return True
+    return False

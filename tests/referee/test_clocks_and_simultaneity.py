@@ -12,17 +12,20 @@ from referee.records import FaultKind, Limits
 
 
 def test_the_time_bank_pays_for_overruns_until_it_is_empty() -> None:
-    limits = Limits(move_time_ms=150, time_bank_ms=400, startup_time_s=10.0)
+    """slow_answers overruns by 80 ms each time: a bank of 1 s pays about 12 of them (the random bot's own bank
+    pays for its overruns under load)."""
+    limits = Limits(move_time_ms=150, time_bank_ms=1000, startup_time_s=30.0)
     spec = match_spec("scauver", [fixture_bot("slow_answers"), "random"], limits=limits)
     (game,) = run_match(spec).games
     (fault,) = game.faults
     assert (fault.seat, fault.kind) == (0, FaultKind.TIMEOUT)
     assert game.timings[0].decisions >= 2
-    assert game.timings[0].max_ms > 150
+    assert game.timings[0].max_ms > limits.move_time_ms
 
 
 def test_without_a_bank_an_overrun_is_a_timeout() -> None:
-    limits = Limits(move_time_ms=150, time_bank_ms=0, startup_time_s=10.0)
+    """With no bank, the clock is long enough for the random bot under load; slow_answers overruns it anyway."""
+    limits = Limits(move_time_ms=2000, time_bank_ms=0, startup_time_s=30.0)
     (game,) = run_match(match_spec("scauver", [fixture_bot("slow_answers"), "random"], limits=limits)).games
     assert [(fault.seat, fault.kind) for fault in game.faults] == [(0, FaultKind.TIMEOUT)]
     assert game.timings[0].decisions == 0
@@ -33,7 +36,7 @@ def test_simultaneous_decisions_are_requested_from_every_seat_at_once(
     game: str, players: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("BARRIER_DIR", str(tmp_path))
-    limits = Limits(move_time_ms=3000, startup_time_s=10.0)
+    limits = Limits(move_time_ms=3000, startup_time_s=30.0)
     # The barrier bots meet through files in the test's folder: the sandbox would keep them apart.
     record = run_match(match_spec(game, [fixture_bot("barrier")] * players, games=2, limits=limits, sandbox=False))
     assert all(not game_record.faults for game_record in record.games)

@@ -8,12 +8,15 @@ thieves read a sibling's token in /proc, which a sandboxed bot cannot see at all
 
 from __future__ import annotations
 
+import functools
 import secrets
 from pathlib import Path
 
 import pytest
 from attack_helpers import marked_processes
 from referee_helpers import (
+    TEST_LIMITS,
+    TIMEOUT_LIMITS,
     alive,
     fixture_bot,
     marked,
@@ -25,8 +28,8 @@ from referee_helpers import (
 )
 from sandbox_checks import require_sandbox
 
-from referee import replay
-from referee.connection import Transport
+from referee import replay, session
+from referee.connection import LookupBudget, Router, Transport
 from referee.match import run_match
 from referee.proctable import session_members
 from referee.records import FaultKind, GameRecord, Limits
@@ -88,6 +91,7 @@ def test_hostile_bot_is_contained(bot: str, game: str, sandbox: bool, pid_dir: P
         [marked(fixture_bot(bot), nonce), "random", "random"],
         games=2,
         seed=11,
+        limits=TIMEOUT_LIMITS if HOSTILE[bot] is FaultKind.TIMEOUT else TEST_LIMITS,
         log_dir=str(tmp_path / "logs"),
         replay_dir=str(tmp_path / "replays"),
         sandbox=sandbox,
@@ -125,7 +129,7 @@ def test_the_log_of_a_loud_bot_is_capped(pid_dir: Path, tmp_path: Path) -> None:
 
 
 def test_late_once_under_substitute_plays_on(pid_dir: Path) -> None:
-    spec = match_spec(GAME, [fixture_bot("late_once"), "random"], limits=substitute(), sandbox=False)
+    spec = match_spec(GAME, [fixture_bot("late_once"), "random"], limits=substitute(TIMEOUT_LIMITS), sandbox=False)
     (game,) = run_match(spec).games
     assert [fault.kind for fault in game.faults] == [FaultKind.TIMEOUT]
     assert game.timings[0].decisions > 1
@@ -172,7 +176,13 @@ def test_no_process_outlives_a_match_that_fails_in_the_referee(pid_dir: Path) ->
     def explode(record: GameRecord) -> None:
         raise Boom("the caller's callback failed")
 
-    spec = match_spec(GAME, [fixture_bot("forks_sleeper"), fixture_bot("never_answers")], games=3, sandbox=False)
+    spec = match_spec(
+        GAME,
+        [fixture_bot("forks_sleeper"), fixture_bot("never_answers")],
+        games=3,
+        limits=TIMEOUT_LIMITS,
+        sandbox=False,
+    )
     with pytest.raises(Boom):
         run_match(spec, on_game=explode)
     assert len(recorded_pids(pid_dir)) == 3
@@ -180,10 +190,9 @@ def test_no_process_outlives_a_match_that_fails_in_the_referee(pid_dir: Path) ->
 
 
 def test_a_bot_that_never_says_hello_times_out_at_startup(pid_dir: Path) -> None:
-    limits = Limits(move_time_ms=400, startup_time_s=1.0)
-    record = run_match(
-        match_spec(GAME, [fixture_bot("never_connects"), "random"], games=2, limits=limits, sandbox=False)
-    )
+    limits = Limits(move_time_ms=TEST_LIMITS.move_time_ms, startup_time_s=1.0)
+    spec = match_spec(GAME, [fixture_bot("never_connects"), "random"], games=2, limits=limits, sandbox=False)
+    record = run_match(spec)
     for game in record.games:
         (fault,) = game.faults
         assert (fault.seat, fault.kind) == (game.seats.index("never_connects"), FaultKind.TIMEOUT)
@@ -222,22 +231,30 @@ def test_a_stolen_token_neither_binds_nor_harms_its_owner(victim: str, transport
 
 
 @pytest.mark.parametrize("transport", list(Transport), ids=[transport.value for transport in Transport])
-def test_a_daemon_that_left_its_bots_session_is_charged_for_a_stolen_token(transport: Transport, pid_dir: Path) -> None:
+def test_a_daemon_that_left_its_bots_session_is_charged_for_a_stolen_token(
+    transport: Transport, pid_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """daemon_thief's daemons (double fork, setsid()) say hello with the sibling's token: each attempt is refused
     and charged to daemon_thief's seat, since the daemon is in daemon_thief's PID namespace; the sibling plays
-    on unharmed."""
+    on unharmed. On tcp a daemon is no bot's program, so finding it searches every process's fds, which costs
+    as much CPU time as the machine has processes (~5 ms for ~110 here): the default lookup budget (20 ms at
+    once) then decides whether it is found, so the test gives it a budget no machine's size can spend (what a
+    spent budget does is tested in test_lookup_budget.py)."""
     require_pid_namespace()
     if transport is Transport.TCP:
         require_tcp_peer_lookup()
+        ample = LookupBudget(share=1.0, burst_s=10.0)
+        monkeypatch.setattr(session, "Router", functools.partial(Router, lookup_budget=ample))
     spec = match_spec(GAME, [fixture_bot("daemon_thief"), "random"], games=2, seed=5, sandbox=False)
     record = run_match(spec, transport=transport)
 
+    received = [line for path in pid_dir.glob("stolen-*.types") for line in path.read_text().split()]
     for played in record.games:
         thief = played.seats.index("daemon_thief")
+        assert len(played.faults) == 1, (played.faults, received)
         (fault,) = played.faults
         assert (fault.seat, fault.kind) == (thief, FaultKind.PROTOCOL_ERROR), played.faults
         assert "another bot's token" in fault.detail
         assert played.timings[1 - thief].decisions > 0
-    received = [line for path in pid_dir.glob("stolen-*.types") for line in path.read_text().split()]
     assert received == ["refused", "refused"], received
     _check_no_survivors(pid_dir)

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from referee_helpers import TEST_LIMITS, distinct_deals, fixture_bot, match_spec, substitute
+from referee_helpers import TIMEOUT_LIMITS, distinct_deals, fixture_bot, match_spec, substitute
 
 from protocol.logs import LOG_FROM, LogReceiver
 from referee import replay
@@ -30,7 +30,7 @@ def _observations_by_decision(data: dict) -> dict[int, list[dict]]:
     return seen
 
 
-@pytest.mark.parametrize("limits", [TEST_LIMITS, substitute()], ids=["forfeit", "substitute"])
+@pytest.mark.parametrize("limits", [TIMEOUT_LIMITS, substitute(TIMEOUT_LIMITS)], ids=["forfeit", "substitute"])
 def test_a_faulted_seat_rebuilds_the_engines_observations_in_this_game_and_the_next(
     limits: Limits, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -67,7 +67,7 @@ def test_a_faulted_seat_rebuilds_the_engines_observations_in_this_game_and_the_n
         assert got == expected[: len(got)]
         assert requests[game_record.index][0][LOG_FROM] == {"history": 0}
     game_0 = requests[0]
-    if limits.fault_policy is TEST_LIMITS.fault_policy:
+    if limits.fault_policy is TIMEOUT_LIMITS.fault_policy:
         assert len(game_0) == 2, "no request after the forfeit"
     else:
         assert game_0[2][LOG_FROM] == {"history": 0}, "after a fault the log is sent in full"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import zmq
-from referee_helpers import fixture_bot, match_spec, require_tcp_peer_lookup
+from referee_helpers import fixture_bot, match_spec, require_tcp_peer_lookup, wait_for_message
 
 from protocol import codec, limits
 from referee import peers, session, sock_diag
@@ -41,9 +41,14 @@ class FakeClock:
         return self.now
 
 
-def _lookup(clock: FakeClock, takes_s: float, deadlines: list[float]) -> Callable[[float], int | None]:
-    def lookup(deadline: float) -> int:
-        deadlines.append(deadline)
+def _budget(clock: FakeClock, share: float, burst_s: float) -> LookupBudget:
+    """A budget whose wall clock and work clock are both `clock`: a lookup's work takes all its time."""
+    return LookupBudget(share=share, burst_s=burst_s, clock=clock, work_clock=clock)
+
+
+def _lookup(clock: FakeClock, takes_s: float, deadlines: list[float]) -> Callable[[peers.Deadline], int | None]:
+    def lookup(deadline: peers.Deadline) -> int:
+        deadlines.append(deadline.at)
         clock.now += takes_s
         return 7
 
@@ -52,7 +57,7 @@ def _lookup(clock: FakeClock, takes_s: float, deadlines: list[float]) -> Callabl
 
 def test_lookups_run_until_the_burst_is_spent_then_refill_at_the_share() -> None:
     clock = FakeClock()
-    budget = LookupBudget(share=0.01, burst_s=0.01, clock=clock)
+    budget = _budget(clock, share=0.01, burst_s=0.01)
     deadlines: list[float] = []
     for _ in range(3):
         assert budget.run(_lookup(clock, 0.004, deadlines)) == 7
@@ -72,7 +77,7 @@ def test_lookups_run_until_the_burst_is_spent_then_refill_at_the_share() -> None
 
 def test_a_quiet_spell_refills_no_more_than_the_burst() -> None:
     clock = FakeClock()
-    budget = LookupBudget(share=0.5, burst_s=0.01, clock=clock)
+    budget = _budget(clock, share=0.5, burst_s=0.01)
     deadlines: list[float] = []
     clock.now += 3600
     budget.run(_lookup(clock, 0.0, deadlines))
@@ -81,16 +86,49 @@ def test_a_quiet_spell_refills_no_more_than_the_burst() -> None:
 
 def test_a_failed_lookup_is_paid_for_too() -> None:
     clock = FakeClock()
-    budget = LookupBudget(share=0.0, burst_s=0.01, clock=clock)
+    budget = _budget(clock, share=0.0, burst_s=0.01)
 
-    def expires(deadline: float) -> int:
-        clock.now = deadline
-        raise peers.LookupExpired("deadline")
+    def expires(deadline: peers.Deadline) -> int:
+        clock.now = deadline.at
+        deadline.check()
+        raise AssertionError("a deadline that has come must expire")
 
     with pytest.raises(peers.LookupExpired):
         budget.run(expires)
     with pytest.raises(LookupBudgetSpent):
         budget.run(_lookup(clock, 0.0, []))
+
+
+def test_only_a_lookups_work_is_paid_for_not_the_time_it_waits_for_a_core() -> None:
+    """On a loaded machine a lookup of a few ms of work can take tens of ms of wall time (other processes run
+    meanwhile): the budget pays the work (the referee's CPU time), so such a lookup neither expires nor leaves
+    the budget spent for the next hello."""
+    wall, work = FakeClock(), FakeClock()
+    budget = LookupBudget(share=0.0, burst_s=0.009, clock=wall, work_clock=work)
+
+    def preempted(deadline: peers.Deadline) -> int:
+        work.now += 0.002
+        wall.now += 0.05
+        deadline.check()
+        return 7
+
+    assert [budget.run(preempted) for _ in range(4)] == [7] * 4
+    with pytest.raises(peers.LookupExpired):
+        budget.run(preempted)
+
+
+def test_the_budget_counts_the_referees_cpu_time_by_default() -> None:
+    """With the real clocks: a lookup that waits (sleeps) far longer than the burst costs the budget next to
+    nothing."""
+    budget = LookupBudget(share=0.0, burst_s=0.01)
+
+    def waits(deadline: peers.Deadline) -> int:
+        time.sleep(0.05)
+        deadline.check()
+        return 7
+
+    assert budget.run(waits) == 7
+    assert budget.run(waits) == 7
 
 
 def test_a_lookup_past_its_deadline_expires() -> None:
@@ -100,7 +138,7 @@ def test_a_lookup_past_its_deadline_expires() -> None:
         server, _ = listener.accept()
     with client, server:
         with pytest.raises(peers.LookupExpired):
-            peers.tcp_peer_pid(server.fileno(), likely=[os.getpid()], deadline=time.monotonic() - 1)
+            peers.tcp_peer_pid(server.fileno(), likely=[os.getpid()], deadline=peers.Deadline(time.monotonic() - 1))
         assert peers.tcp_peer_pid(server.fileno(), likely=[os.getpid()]) == os.getpid()
 
 
@@ -130,7 +168,7 @@ def test_a_spent_budget_leaves_the_sender_unknown_and_charges_no_one(
             dealer.connect(match_session.router.endpoint)
             hello = {"type": "hello", "protocol": limits.PROTOCOL_VERSION, "token": token, "name": "x"}
             dealer.send(codec.encode(hello))
-            assert match_session.router.wait(time.monotonic() + 5)[0]
+            assert wait_for_message(match_session.router)
             (incoming,) = match_session.router.receive()
             assert incoming.tcp_client is not None
             refusals: list[str] = []
@@ -158,7 +196,7 @@ def _connected(router: Router, frame: bytes) -> Iterator[Incoming]:
     try:
         dealer.connect(router.endpoint)
         dealer.send(frame)
-        assert router.wait(time.monotonic() + 5)[0]
+        assert wait_for_message(router)
         (incoming,) = router.receive()
         yield incoming
     finally:

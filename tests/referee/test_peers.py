@@ -20,6 +20,7 @@ from referee.peers import (
     Endpoint,
     SocketTableError,
     TcpClient,
+    held_socket_inodes,
     holder_among,
     holds,
     ipc_peer_pid,
@@ -32,6 +33,7 @@ from referee.peers import (
     table_socket_inode,
     tcp_client,
     tcp_client_holder,
+    tcp_client_inodes,
     tcp_peer_pid,
 )
 
@@ -202,3 +204,26 @@ def test_a_query_the_kernel_refuses_falls_back_to_proc_net_tcp(monkeypatch: pyte
         remote = Endpoint.of(*client.getpeername()[:2])
         assert socket_inode(local, remote) == os.fstat(client.fileno()).st_ino
         assert tcp_peer_pid(connection.fileno(), likely=[os.getpid()]) == os.getpid()
+
+
+def test_the_sockets_a_process_holds_are_read_from_its_fd_links() -> None:
+    with socket.socket() as held:
+        inode = os.fstat(held.fileno()).st_ino
+        assert inode in set(held_socket_inodes(os.getpid()))
+    assert inode not in set(held_socket_inodes(os.getpid()))
+
+
+def test_the_inodes_of_many_tcp_clients_are_found_at_once(inode_lookup: str) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        clients = [socket.create_connection(listener.getsockname()) for _ in range(3)]
+        accepted = [listener.accept()[0] for _ in clients]
+    try:
+        ends = [tcp_client(connection.fileno()) for connection in accepted]
+        assert all(end is not None for end in ends)
+        expected = {end: os.fstat(client.fileno()).st_ino for end, client in zip(ends, clients, strict=True)}
+        clients[0].close()
+        del expected[ends[0]]
+        assert tcp_client_inodes(end for end in ends if end is not None) == expected
+    finally:
+        for connection in [*clients, *accepted]:
+            connection.close()

@@ -141,3 +141,45 @@ def test_a_kernel_that_refuses_the_query_says_unavailable(monkeypatch: pytest.Mo
         assert not sock_diag.available()
     finally:
         sock_diag.available.cache_clear()
+
+
+def test_a_unix_request_asks_one_socket_for_its_peer() -> None:
+    request = sock_diag.encode_unix_request(0x1234, sequence=9)
+    length, kind, flags, sequence, _ = struct.unpack_from("=IHHII", request)
+    assert (length, kind, flags, sequence) == (len(request), SOCK_DIAG_BY_FAMILY, sock_diag.NLM_F_REQUEST, 9)
+    family, protocol, states, inode, show, *cookie = struct.unpack_from("=BBxxIII2I", request, 16)
+    assert (family, protocol, states, inode, show) == (socket.AF_UNIX, 0, 0xFFFFFFFF, 0x1234, sock_diag.UDIAG_SHOW_PEER)
+    assert cookie == [0xFFFFFFFF, 0xFFFFFFFF]
+
+
+def _unix_msg(inode: int, *attributes: tuple[int, bytes]) -> bytes:
+    message = struct.pack("=BBBxI2I", socket.AF_UNIX, socket.SOCK_STREAM, 1, inode, 0, 0)
+    for kind, value in attributes:
+        attribute = struct.pack("=HH", 4 + len(value), kind) + value
+        message += attribute + b"\0" * (-len(attribute) % 4)
+    return message
+
+
+def test_a_unix_reply_gives_the_peer_attribute_wherever_it_is() -> None:
+    peer = struct.pack("=I", 777)
+    name = (0, b"/tmp/a.sock\0")
+    assert sock_diag.decode_unix_peer(_unix_msg(5, name, (sock_diag.UNIX_DIAG_PEER, peer)), 5) == 777
+    assert sock_diag.decode_unix_peer(_unix_msg(5, (sock_diag.UNIX_DIAG_PEER, peer), (6, b"\0")), 5) == 777
+    assert sock_diag.decode_unix_peer(_unix_msg(5, name), 5) is None
+    with pytest.raises(SockDiagUnavailable):
+        sock_diag.decode_unix_peer(_unix_msg(6, (sock_diag.UNIX_DIAG_PEER, peer)), 5)
+    with pytest.raises(SockDiagUnavailable):
+        sock_diag.decode_unix_peer(b"\0" * 8, 5)
+
+
+def test_the_peer_of_a_real_unix_connection_is_its_other_end() -> None:
+    ours, theirs = socket.socketpair()
+    with ours:
+        try:
+            found = sock_diag.unix_peer_inode(os.fstat(ours.fileno()).st_ino)
+        except SockDiagUnavailable as error:
+            pytest.skip(f"the kernel does not answer unix_diag queries here: {error}")
+        assert found == os.fstat(theirs.fileno()).st_ino
+        theirs.close()
+        assert sock_diag.unix_peer_inode(os.fstat(ours.fileno()).st_ino) is None
+    assert sock_diag.unix_peer_inode(1) is None  # no such socket

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import zmq
-from referee_helpers import alive, require_pid_namespace, require_tcp_peer_lookup
+from referee_helpers import alive, require_pid_namespace, require_tcp_peer_lookup, wait_for_message
 
 from protocol import limits
 from referee import process as process_module
@@ -176,13 +176,13 @@ def test_the_router_tells_the_sender_of_unbound_messages(transport: Transport, t
         dealer.connect(router.endpoint)
         assert router.checks_peers
         dealer.send(b"first")
-        assert router.wait(time.monotonic() + 5)[0]
+        assert wait_for_message(router)
         (first,) = router.receive()
         assert first.frames == [b"first"]
         assert router.sender(first) == os.getpid()
         bindings.bind(first.identity, 1, bindings.issue(0))
         dealer.send(b"second")
-        assert router.wait(time.monotonic() + 5)[0]
+        assert wait_for_message(router)
         (second,) = router.receive()
         assert (second.frames, second.peer_pid, second.tcp_client) == ([b"second"], None, None)
     finally:

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from referee import __version__
+from referee.open_files import raise_open_files_limit
 
 from .bench import bench
 from .check_bot import check_bot_command
@@ -43,6 +44,7 @@ def main() -> None:
     usage error, 130 after Ctrl-C and 143 after SIGTERM (the bots are stopped first, and a command that plays
     says what it got done).
     """
+    raise_open_files_limit()
 
 
 main.add_command(games)

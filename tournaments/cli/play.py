@@ -19,6 +19,7 @@ from referee.games.base import MAX_SEED
 from referee.match import MatchSpecError, run_match
 from referee.process import BotStartError
 from referee.records import BotRun, GameRecord, Limits, MatchRecord, MatchSpec
+from referee.replay import ReplayWriteError
 from referee.sandbox import SandboxError
 from referee.seating import design_games, first_games
 
@@ -244,6 +245,8 @@ def play(
         record = runner(spec, on_game, transport=transport)
     except (GameError, MatchSpecError, BotStartError, SandboxError) as error:
         raise click.ClickException(str(error)) from error
+    except ReplayWriteError as error:
+        raise click.ClickException(f"{error} (stopped after {len(played)} of {count} game(s))") from error
     except KeyboardInterrupt:
         click.echo(f"Stopped after {len(played)} of {count} game(s); the bots are stopped.", err=True)
         raise
