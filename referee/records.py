@@ -38,6 +38,9 @@ class BotSpec:
     named_by_hello: bool = False
     """`name` is a stand-in (the program's name, referee.botspec): the name the bot sends in its hello replaces
     it, made unique within the match. False for names someone chose (a league file's)."""
+    timed: bool = True
+    """False for a person at a terminal (the human seat): no decision of this bot times out (its seat's time
+    bank is limits.UNTIMED_BANK_MS in every game); the startup limit still holds."""
 
 
 @dataclass(frozen=True)
