@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 import click
 from tabulate import tabulate
 
-from referee.botspec import UnknownBot, resolve_bot, unique_names
+from referee.botspec import HUMAN, UnknownBot, resolve_bot, unique_names
 from referee.connection import Transport
 from referee.games import GameError, list_games, load_game
 from referee.match import MatchSpecError, run_match
@@ -59,6 +60,18 @@ def _bot_json(bot: BotRun) -> dict[str, Any]:
         "log": bot.log_path,
         "hello": None if hello is None else {"name": hello.name, "version": hello.version, "protocol": hello.protocol},
     }
+
+
+def _human_terminal(bots: tuple[str, ...]) -> str | None:
+    """The terminal a `human` seat is played at: the one standard input is (None without a human seat)."""
+    humans = bots.count(HUMAN)
+    if not humans:
+        return None
+    if humans > 1:
+        raise click.UsageError(f"one {HUMAN} seat per match: {humans} would share one terminal")
+    if not sys.stdin.isatty():
+        raise click.UsageError(f"the {HUMAN} seat is played at a terminal: run referee play in one (stdin is not)")
+    return os.ttyname(sys.stdin.fileno())
 
 
 def _print_game(record: GameRecord, total: int, tablefmt: str) -> None:
@@ -145,18 +158,21 @@ def play(
     """Play a match of GAME between the BOTs, one seat each, and print every game.
 
     A BOT is a built-in name (random, heuristic, scout-heuristic, scauver-heuristic), a path to a program
-    or a .py script, a command line in quotes ("node bots/js/random_bot.js"), or stdio:BOT for a bot that
-    speaks JSON lines on stdin/stdout (protocol/PROTOCOL.md). A bot plays under the name it sends in its
-    hello (repeated names get #1, #2, ...). Its output goes to NAME.log in the log folder. Seats rotate from game to
-    game. Bot faults are reported, not fatal: the exit status is 0 whenever the match was played. A faulty
-    seat ranks last in its game; a bot that crashed is restarted for the next game, one that never completed
-    its handshake forfeits every game. Ctrl-C or SIGTERM stops the bots and exits 130 or 143.
+    or a .py script, a command line in quotes ("node bots/js/random_bot.js"), stdio:BOT for a bot that speaks
+    JSON lines on stdin/stdout (protocol/PROTOCOL.md), or human: you play that seat in this terminal (your
+    hand, the table and the numbered legal moves are shown, you type a move's number; your seat has no clock).
+    A bot plays under the name it sends in its hello (repeated names get #1, #2, ...). Its output goes to
+    NAME.log in the log folder. Seats rotate from game to game. Bot faults are reported, not fatal: the exit
+    status is 0 whenever the match was played. A faulty seat ranks last in its game; a bot that crashed is
+    restarted for the next game, one that never completed its handshake forfeits every game. Ctrl-C or SIGTERM
+    stops the bots and exits 130 or 143.
     """
     info = load_game(game).info
     if not info.min_players <= len(bots) <= info.max_players:
         raise click.UsageError(f"{game} is for {info.min_players} to {info.max_players} players, not {len(bots)} bots")
+    terminal = _human_terminal(bots)
     try:
-        specs = unique_names([resolve_bot(bot, game, named_by_hello=True) for bot in bots])
+        specs = unique_names([resolve_bot(bot, game, named_by_hello=True, terminal=terminal) for bot in bots])
     except UnknownBot as error:
         raise click.ClickException(str(error)) from error
     logs = Path(log_dir) if log_dir else new_run_dir("play", game)
