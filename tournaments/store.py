@@ -104,6 +104,23 @@ class StoredGame:
     scores: Mapping[str, int]
 
 
+@dataclass(frozen=True)
+class BotTiming:
+    decisions: int
+    mean_ms: float
+    max_ms: float
+
+
+@dataclass(frozen=True)
+class StoredFault:
+    match_id: str
+    index: int
+    seat: int
+    bot: str
+    kind: str
+    detail: str
+
+
 class LeagueStore:
     """A league's results in the SQLite file at `path` (created on first use unless `create` is false)."""
 
@@ -185,6 +202,11 @@ class LeagueStore:
                 [(match.match_id, json.dumps(list(match.table)), len(match.games)) for match in matches],
             )
 
+    def match_tables(self) -> dict[str, tuple[str, ...]]:
+        """match_id -> the bot names of its table, in table order (as the match seats them), for every match."""
+        rows = self._db.execute("SELECT match_id, bots FROM matches ORDER BY match_id")
+        return {match_id: tuple(json.loads(bots)) for match_id, bots in rows}
+
     def played(self) -> set[tuple[str, int]]:
         """(match_id, game_index) of every stored game."""
         return {(match_id, index) for match_id, index in self._db.execute("SELECT match_id, game_index FROM games")}
@@ -264,6 +286,33 @@ class LeagueStore:
 
     def bot_names(self) -> list[str]:
         return [name for (name,) in self._db.execute("SELECT name FROM bots ORDER BY rowid")]
+
+    def league_game(self) -> str | None:
+        row = self._db.execute("SELECT game FROM league").fetchone()
+        return None if row is None else str(row[0])
+
+    def timing_totals(self) -> dict[str, BotTiming]:
+        """Per bot over every stored game: decisions, their mean and their longest time."""
+        rows = self._db.execute(
+            "SELECT s.bot, SUM(t.decisions), SUM(t.mean_ms * t.decisions), MAX(t.max_ms) FROM timings t "
+            "JOIN seats s USING (match_id, game_index, seat) GROUP BY s.bot"
+        )
+        return {
+            bot: BotTiming(decisions, total / decisions if decisions else 0.0, longest or 0.0)
+            for bot, decisions, total, longest in rows
+        }
+
+    def fault_list(self) -> list[StoredFault]:
+        """Every stored fault, in the order of (match_id, game_index, position)."""
+        rows = self._db.execute(
+            "SELECT match_id, game_index, seat, bot, kind, detail FROM faults ORDER BY match_id, game_index, position"
+        )
+        return [StoredFault(*row) for row in rows]
+
+    def replay_paths(self) -> dict[tuple[str, int], str]:
+        """(match_id, game_index) -> the replay file the game was recorded in, for games that have one."""
+        rows = self._db.execute("SELECT match_id, game_index, replay_path FROM games WHERE replay_path IS NOT NULL")
+        return {(match_id, index): path for match_id, index, path in rows}
 
 
 def _insert_rows(db: sqlite3.Connection, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
