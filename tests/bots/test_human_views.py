@@ -9,6 +9,7 @@ import re
 import select
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -151,3 +152,86 @@ def test_a_path_that_is_no_terminal_is_refused(tmp_path: Any) -> None:
         Terminal(str(plain))
     with pytest.raises(TerminalUnavailable, match="cannot open"):
         Terminal(str(tmp_path / "missing"))
+
+
+def _menu_numbers(lines: list[str], header_mark: str) -> list[int]:
+    """The move numbers a menu shows: its `N) words` entries and the cells of its grids."""
+    entries = re.findall(r"(?:^|(?<=\s))(\d+)\) ", "\n".join(lines), re.MULTILINE)
+    return [int(number) for number in entries] + [cell.number for cell in _grid_cells(lines, header_mark)]
+
+
+@dataclass(frozen=True)
+class Cell:
+    section: str
+    """The line above the grid."""
+    row: str
+    column: str
+    number: int
+
+
+def _grid_cells(lines: list[str], header_mark: str) -> list[Cell]:
+    """Every cell of every grid whose header line holds `header_mark`."""
+    cells = []
+    section, header, width = "", [], 0
+    for line in lines:
+        if not line.startswith(" "):
+            section, header = line, []
+        elif header_mark in line.split():
+            header = [(match.group(), match.end()) for match in re.finditer(r"\S+", line)]
+            width = min(end - start for (_, start), (_, end) in zip([("", 0), *header[:-1]], header, strict=True))
+        elif header:
+            row = line[: header[0][1] - width].strip()
+            for column, end in header:
+                text = line[end - width : end].strip()
+                if text:
+                    cells.append(Cell(section, row, column, int(text)))
+    return cells
+
+
+GRID_HEADERS = {"scout": "#1", "scauver": "LLL"}
+
+
+@pytest.mark.parametrize("game, players", [("scout", 2), ("scout", 4), ("scauver", 2), ("scauver", 3)])
+@pytest.mark.parametrize("width", [80, 200])
+def test_a_menu_numbers_every_move_once(game: str, players: int, width: int) -> None:
+    view = VIEWS[game]
+    for state, seat in decisions(game, players, seed=players + width):
+        legal = state.legal_actions(seat)
+        lines = view.menu(legal, state.observation(seat), width)
+        assert sorted(_menu_numbers(lines, GRID_HEADERS[game])) == list(range(1, len(legal) + 1))
+        assert all(len(line) <= width for line in lines), lines
+
+
+def test_a_scout_grid_cell_is_the_scout_its_row_and_column_say() -> None:
+    view, checked = ScoutView(), 0
+    for state, seat in decisions("scout", 2, seed=3):
+        observation, legal = state.observation(seat), state.legal_actions(seat)
+        for cell in _grid_cells(view.menu(legal, observation, 200), "#1"):
+            action = legal[cell.number - 1]
+            end, shown = cell.row.split()[:2]
+            taken = observation["active_set"][0 if end == "left" else -1]
+            assert action["kind"] == "scout" and (action["end"], action["insert"]) == (end, int(cell.column[1:]) - 1)
+            assert action["flip"] == cell.row.endswith("(turned)")
+            assert shown == card(taken[::-1] if action["flip"] else taken)
+            assert action["and_show"] == cell.section.startswith("Scout & Show")
+            checked += 1
+    assert checked > 100
+
+
+def test_a_scauver_setup_grid_cell_is_the_setup_its_row_and_column_say() -> None:
+    state, seat = next(decisions("scauver", 2, seed=5))
+    legal = state.legal_actions(seat)
+    cells = _grid_cells(ScauverView().menu(legal, state.observation(seat), 80), "LLL")
+    assert sorted(cell.number for cell in cells) == list(range(1, 81)) and len(legal) == 80
+    for cell in cells:
+        chosen = cell.row.split()
+        action = legal[cell.number - 1]
+        assert action["left"] == [card for card, flank in zip(chosen, cell.column, strict=True) if flank == "L"]
+        assert action["right"] == [card for card, flank in zip(chosen, cell.column, strict=True) if flank == "R"]
+
+
+def test_a_menu_too_wide_for_the_terminal_lists_the_moves_instead() -> None:
+    for state, seat in decisions("scauver", 2, seed=5):
+        lines = ScauverView().menu(state.legal_actions(seat), state.observation(seat), 40)
+        assert lines[0].startswith("1) ") and "LLL" not in "\n".join(lines)
+        break

@@ -94,7 +94,8 @@ def test_a_person_plays_scauver_to_the_end_of_a_game(tmp_path: Path) -> None:
         first = screen.wait_for(PROMPT.pattern)
         text = screen.text()
         assert re.search(r"^Your hand: ([A2-7JQK][SHDC]\(\d+\) ?){5}$", text, re.MULTILINE), text
-        assert "Round 1: set up your field" in text and "1) left - | right " in text
+        assert "Round 1: set up your field" in text and "LLL LLR LRL LRR RLL RLR RRL RRR" in text
+        assert len(re.findall(r"^  ([A2-7JQK][SHDC] ){3}(\s+\d+){8}$", text, re.MULTILINE)) == 10, text
         _answer_every_decision(screen, int(first.group(1)))
         _check_the_end(screen, tmp_path)
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import product
 from typing import Any
 
 from referee.games._scauver_links import CARD_VALUE
 
-from .views import Action, Observation, seat_label, table
+from .views import Action, Observation, grid, numbered, seat_label, table
+
+SETUP_PATTERNS = tuple("".join(flanks) for flanks in product("LR", repeat=3))
+"""Where the three cards of a setup go, in hand order: LLL (all left) to RRR."""
 
 BETTING_SHOWN = 8
 """The latest betting actions of the round on the screen."""
@@ -76,6 +80,25 @@ class ScauverView:
         if kind == "no_link":
             return "no link (there is none)"
         return str(kind)
+
+    def menu(self, actions: Sequence[Action], observation: Observation, width: int) -> list[str]:
+        """The setup's 80 placements as a grid (a row per three cards, a column per flank of each); other
+        decisions in columns."""
+        if observation["phase"] != "setup":
+            return numbered(self, actions, observation, width)
+        hand = observation["hand"]
+        rows: dict[str, list[int | None]] = {}
+        for number, action in enumerate(actions, 1):
+            chosen = sorted([*action["left"], *action["right"]], key=hand.index)
+            pattern = "".join("L" if card in action["left"] else "R" for card in chosen)
+            rows.setdefault(" ".join(chosen), [None] * len(SETUP_PATTERNS))[SETUP_PATTERNS.index(pattern)] = number
+        lines = [
+            "Setup: 3 cards (a row), each into a flank (a column: L or R, in the row's order)",
+            *grid(SETUP_PATTERNS, list(rows.items())),
+        ]
+        if max(len(line) for line in lines) > width:
+            return numbered(self, actions, observation, width)
+        return lines
 
     @staticmethod
     def _headline(observation: Observation) -> str:

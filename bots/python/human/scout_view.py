@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .views import Action, Observation, seat_label, table
+from .views import Action, Observation, columns, grid, numbered, seat_label, table
 
 HISTORY_SHOWN = 6
 """The latest entries of the round's history on the screen."""
@@ -68,6 +68,35 @@ class ScoutView:
         inserted = turned(taken) if action["flip"] else taken
         verb = "scout & show" if action["and_show"] else "scout"
         return f"{verb} {action['end']} {card(inserted)} {gap(action['insert'], len(hand))}"
+
+    def menu(self, actions: Sequence[Action], observation: Observation, width: int) -> list[str]:
+        """Shows and the orientation in columns; scouts as grids: a row per card taken (end, and turned or
+        not), a column per place it takes in the hand."""
+        scouts = [(number, action) for number, action in enumerate(actions, 1) if action["kind"] == "scout"]
+        if not scouts:
+            return numbered(self, actions, observation, width)
+        others = [(number, action) for number, action in enumerate(actions, 1) if action["kind"] != "scout"]
+        lines = columns([f"{number}) {self.move(action, observation)}" for number, action in others], width)
+        places = [f"#{place}" for place in range(1, len(observation["hand"]) + 2)]
+        for and_show, title in ((False, "Scout"), (True, "Scout & Show (then show)")):
+            rows = self._scout_rows([(n, a) for n, a in scouts if a["and_show"] is and_show], observation)
+            if rows:
+                lines += [f"{title}: the card taken becomes card #k of your hand", *grid(places, rows)]
+        if max(len(line) for line in lines) > width:
+            return numbered(self, actions, observation, width)
+        return lines
+
+    @staticmethod
+    def _scout_rows(
+        scouts: Sequence[tuple[int, Action]], observation: Observation
+    ) -> list[tuple[str, list[int | None]]]:
+        rows: dict[str, list[int | None]] = {}
+        for number, action in scouts:
+            taken = observation["active_set"][0 if action["end"] == "left" else -1]
+            inserted = turned(taken) if action["flip"] else taken
+            label = f"{action['end']:<5} {card(inserted)}" + (" (turned)" if action["flip"] else "")
+            rows.setdefault(label, [None] * (len(observation["hand"]) + 1))[action["insert"]] = number
+        return list(rows.items())
 
     @staticmethod
     def _headline(observation: Observation) -> str:

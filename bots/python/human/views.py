@@ -19,6 +19,11 @@ class GameView(Protocol):
         """One legal action in words (short: moves are listed in columns)."""
         ...
 
+    def menu(self, actions: Sequence[Action], observation: Observation, width: int) -> list[str]:
+        """Every legal action with its number (its place in `actions`, from 1), in `width` characters where it
+        can: many moves that differ in one or two choices are shown as a grid of numbers."""
+        ...
+
 
 class RawView:
     """A game without a view of its own: the observation and the actions as JSON."""
@@ -28,6 +33,26 @@ class RawView:
 
     def move(self, action: Action, observation: Observation) -> str:
         return json.dumps(action)
+
+    def menu(self, actions: Sequence[Action], observation: Observation, width: int) -> list[str]:
+        return numbered(self, actions, observation, width)
+
+
+def numbered(view: GameView, actions: Sequence[Action], observation: Observation, width: int) -> list[str]:
+    """One entry per action, `N) words`, in columns."""
+    return columns([f"{number}) {view.move(action, observation)}" for number, action in enumerate(actions, 1)], width)
+
+
+def grid(columns_header: Sequence[str], rows: Sequence[tuple[str, Sequence[int | None]]]) -> list[str]:
+    """Move numbers in a table: a header line of column labels, then per row its label and the number of the
+    move in each column (blank where there is none)."""
+    label_width = max(len(label) for label, _ in rows)
+    cell = max(len(text) for text in [*columns_header, *(str(n) for _, cells in rows for n in cells if n)]) + 1
+    lines = [" " * (label_width + 2) + "".join(text.rjust(cell) for text in columns_header)]
+    for label, cells in rows:
+        numbers = "".join(("" if number is None else str(number)).rjust(cell) for number in cells)
+        lines.append("  " + label.ljust(label_width) + numbers)
+    return [line.rstrip() for line in lines]
 
 
 def seat_label(seat: int, you: int) -> str:
