@@ -24,8 +24,10 @@ pytestmark = pytest.mark.timeout(180)
 
 @pytest.fixture
 def specs(write_league) -> list[MatchSpec]:
+    """The matches of a league, without the league's log folder: scripted_runner paces a match that has one,
+    and the tests that want pacing give it their own."""
     league = load_league(write_league(bots=["a", "b", "c", "d", "e"], deals_per_match=2))
-    return [match_spec(league, match) for match in league_schedule(league)]
+    return [replace(match_spec(league, match), log_dir=None) for match in league_schedule(league)]
 
 
 def expected_games(specs: list[MatchSpec]) -> Counter[tuple[str, int]]:

@@ -95,6 +95,9 @@ def test_every_bot_is_in_the_report_once(graded: tuple[Path, dict[str, Any], lis
     assert [row["place"] for row in report["bots"]] == list(range(1, len(names) + 1))
     assert [row["bot"] for row in rows] == names
     assert {row["bot"] for row in report["bots"] if row["baseline"]} == set(BASELINES)
+    for row in report["bots"]:
+        low, high = row["elo_95"]
+        assert low <= row["elo"] <= high, row
     students = [row for row in report["bots"] if not row["baseline"]]
     assert all(row["games"] == GAMES_PER_STUDENT for row in students)
     assert report["games"] == len(students) * GAMES_PER_STUDENT + DEALS * 2
