@@ -24,8 +24,7 @@ pytestmark = pytest.mark.timeout(180)
 
 @pytest.fixture
 def specs(write_league) -> list[MatchSpec]:
-    """The matches of a league, without the league's log folder: scripted_runner paces a match that has one,
-    and the tests that want pacing give it their own."""
+    """The league's matches without a log folder: scripted_runner takes one as the folder to wait for acks in."""
     league = load_league(write_league(bots=["a", "b", "c", "d", "e"], deals_per_match=2))
     return [replace(match_spec(league, match), log_dir=None) for match in league_schedule(league)]
 
