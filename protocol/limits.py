@@ -33,6 +33,9 @@ found holding more is charged a protocol error and stopped, so they close."""
 DEFAULT_MOVE_TIME_MS = 1000
 DEFAULT_STARTUP_TIME_S = 10.0
 DEFAULT_TIME_BANK_MS = 0
+UNTIMED_BANK_MS = 10**9
+"""The time bank of a seat without a clock (BotSpec.timed false: a person at a terminal), about 11 days: its
+deadline never comes, and no decision of any seat needs a test of whether it is timed."""
 DEFAULT_FAULT_BUDGET = 3
 """Faults a seat may commit under the substitute policy before it forfeits."""
 MIN_FAULT_BUDGET = 1

@@ -8,6 +8,8 @@ path/to/bot (executable)                    -> path/to/bot
 stdio:BOT                                   -> BOT (any of the above) behind the stdio bridge
                                                (protocol/stdio_bridge.py: JSON lines on its stdin/stdout)
 "path/.venv/bin/python bot.py"              -> the same words: that venv's Python runs the bot
+human                                       -> sys.executable -m bots.python.human --tty TERMINAL, untimed:
+                                               a person plays the seat at TERMINAL (only where one is given)
 
 The name a BOT gets here is its program's name, never one of its arguments: a built-in's name; a path's file
 name without its suffix; for shell words, the program's, or, when the program is an interpreter (python3,
@@ -39,6 +41,8 @@ BUILT_IN_MODULES = {
     "scauver-heuristic": "bots.python.scauver_heuristic",
 }
 GAME_HEURISTIC = "heuristic"
+HUMAN = "human"
+HUMAN_MODULE = "bots.python.human"
 STDIO_PREFIX = "stdio:"
 STDIO_BRIDGE_MODULE = "protocol.stdio_bridge"
 _INTERPRETER = re.compile(
@@ -87,12 +91,21 @@ def program_name(words: Sequence[str]) -> str:
     return Path(program).stem or program
 
 
-def resolve_bot(argument: str, game: str, *, named_by_hello: bool = False) -> BotSpec:
+def resolve_bot(argument: str, game: str, *, named_by_hello: bool = False, terminal: str | None = None) -> BotSpec:
     """The BotSpec of one BOT argument, or UnknownBot saying why there is none. With `named_by_hello` the bot
     will play under the name it sends in hello (BotSpec.named_by_hello); its program's name stands in until
-    then, and stays if it never says hello."""
-    spec = _resolve(argument, game)
+    then, and stays if it never says hello. `terminal` (a tty's path) is where a `human` seat is played; without
+    one there is no human seat."""
+    spec = _human_seat(terminal) if argument == HUMAN else _resolve(argument, game)
     return dataclasses.replace(spec, named_by_hello=True) if named_by_hello else spec
+
+
+def _human_seat(terminal: str | None) -> BotSpec:
+    """A person at `terminal` plays the seat through bots/python/human, without a clock (BotSpec.timed) and outside
+    the sandbox, which would hide the terminal (BotSpec.sandbox)."""
+    if terminal is None:
+        raise UnknownBot(f"{HUMAN!r} is a seat for a person at a terminal, which only `referee play` has")
+    return BotSpec(HUMAN, (sys.executable, "-m", HUMAN_MODULE, "--tty", terminal), timed=False, sandbox=False)
 
 
 def _resolve(argument: str, game: str) -> BotSpec:

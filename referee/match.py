@@ -87,8 +87,8 @@ class GameRunner:
         self.view = view
         self.seated: list[Participant] = [session.participants[index] for index in spec.seating]
         self.seat_of = {participant.index: seat for seat, participant in enumerate(self.seated)}
-        bank = self.match.limits.time_bank_ms
-        self.seats = [SeatStatus(seat, p.name, bank) for seat, p in enumerate(self.seated)]
+        banks = [self.match.limits.time_bank_ms if p.spec.timed else limits.UNTIMED_BANK_MS for p in self.seated]
+        self.seats = [SeatStatus(seat, p.name, banks[seat]) for seat, p in enumerate(self.seated)]
         self.book = FaultBook(self.match.limits.fault_policy, self.match.limits.fault_budget, self.seats, spec.seed)
         self.moves: list[replay.Move] = []
         self.fault_at: list[int] = []

@@ -42,6 +42,12 @@ class BotSpec:
     """Environment variables declared for this bot (by the league file): a sandboxed bot's environment is these
     and the few the referee sets (see referee.sandbox.bot_environment); an unsandboxed bot gets the referee's
     environment with these added."""
+    timed: bool = True
+    """False for a person at a terminal (the human seat): no decision of this bot times out (its seat's time
+    bank is limits.UNTIMED_BANK_MS in every game); the startup limit still holds."""
+    sandbox: bool = True
+    """False only for the referee's own programs that need what a sandbox hides (the human seat opens the
+    user's terminal): they run unsandboxed, and their games record sandboxed=False."""
 
 
 @dataclass(frozen=True)

@@ -87,9 +87,10 @@ class Participant:
 class Session:
     """Use as a context manager: every process is killed on the way out, whatever happened.
 
-    `sandboxed` says whether the bots run in the sandbox: the spec asks for it and the machine allows it
-    (sandbox.probe). Sandboxed bots connect through the match's socket bound into their sandbox, and see
-    nothing of the match's work folder, logs or replays."""
+    `sandboxed` says whether every bot runs in the sandbox: the spec asks for it, the machine allows it
+    (sandbox.probe), and no bot is one of the referee's own programs that needs what a sandbox hides
+    (BotSpec.sandbox: the human seat's terminal). Sandboxed bots connect through the match's socket bound into
+    their sandbox, and see nothing of the match's work folder, logs or replays."""
 
     def __init__(self, spec: MatchSpec, transport: Transport, workdir: Path) -> None:
         self.spec = spec
@@ -106,9 +107,10 @@ class Session:
         self.keeps_logs = self.log_dir != workdir
         self._chosen_logs = log_file_names([bot.name for bot in spec.bots if not bot.named_by_hello])
         chosen = iter(self._chosen_logs)
-        self.sandboxed = spec.sandbox and transport is Transport.IPC and sandbox.probe().usable
+        jails = spec.sandbox and transport is Transport.IPC and sandbox.probe().usable
+        self.sandboxed = jails and all(bot.sandbox for bot in spec.bots)
         self._sandbox_request = None
-        if self.sandboxed:
+        if jails:
             socket = Path(self.router.endpoint.removeprefix("ipc://"))
             sandbox.expose_socket(socket)
             masked = sandbox.masked_paths([workdir, self.log_dir, spec.replay_dir, *spec.private_paths])
@@ -205,7 +207,8 @@ class Session:
     def _spawn(self, participant: Participant) -> None:
         token = self.bindings.issue(participant.index)
         declared = participant.spec.env
-        if self.sandboxed:
+        jail = self._sandbox_request if participant.spec.sandbox else None
+        if jail is not None:
             env = sandbox.bot_environment(token, declared)
         else:
             env = {**os.environ, **dict(declared), limits.ENV_ENDPOINT: self.router.endpoint, limits.ENV_TOKEN: token}
@@ -223,7 +226,7 @@ class Session:
                 self.spec.limits.log_cap_bytes,
                 memory_mb=self.spec.limits.memory_mb,
                 cwd=participant.spec.cwd,
-                sandbox=self._sandbox_request,
+                sandbox=jail,
             )
         except BotStartError as error:
             participant.down = Downtime(FaultKind.CRASH, str(error))

@@ -5,7 +5,8 @@
     players = 4                    # seats per table
     seed = 1                       # the schedule (tables) derives from it; the deals do not (see below)
     deals_per_match = 6            # a multiple of the balanced design's deals; games = deals x players
-    schedule = "round-robin"       # or "gauntlet" (then: challenger = "bot name")
+    schedule = "round-robin"       # or "gauntlet" (then: challenger = "bot name"), or "baselines" (then:
+                                   # baselines = ["random", "heuristic"]: every other bot meets those)
     max_tables = 40                # optional: a balanced sample when there are more tables than this
     fault_policy = "forfeit"       # or "substitute" (then fault_budget faults before a forfeit)
     replay_dir = "replays"         # optional, relative to this file: one replay per game
@@ -26,6 +27,11 @@
     version = "2.1"                # optional: identifies the program instead of its file's digest
     env = { LEVEL = "3" }          # optional environment variables for this bot (see BotSpec.env)
 
+    [[bots]]
+    each = "submissions/*"         # one bot per folder that matches (relative to this file), named after it
+    command = "python3 bot.py"     # optional, run in the folder; default: bot.py, ./bot or bot.js found there
+                                   # (tournaments/submissions.py)
+
 Relative paths in a bot's command are relative to its cwd if it has one, else to the league file's folder.
 
 The store keeps each bot's command and program digest (tournaments.identity: the file the command names, or
@@ -37,6 +43,10 @@ every bot plays right after every other equally often (referee/seating.py). That
 refused with the nearest ones that balance. The deals are the same at every table, and come from a secret
 key the league's store draws when it is first used (so a bot cannot deal them from the seed); a rerun of the
 league uses the stored key, so resumed games are the same deals.
+
+A baselines schedule grades a class: each bot that is not a baseline (a student) plays one match against every
+(players - 1) baselines, never against another student, and the baselines play their own round robin; a
+ladder such as random < heuristic then separates the students even when none beats the strongest baseline.
 
 Every mistake is a LeagueFileError naming the file, the key, what is wrong and what to do.
 """
@@ -60,6 +70,7 @@ from referee.records import BotSpec, FaultPolicy, Limits
 from referee.seating import design_deals
 
 from .identity import ProgramUnreadable, program_digest
+from .submissions import Submission, cannot_run, submissions
 
 
 class LeagueFileError(ValueError):
@@ -78,6 +89,8 @@ class ScheduleKind(enum.StrEnum):
     """Every table of `players` bots from the pool (or a balanced sample of them)."""
     GAUNTLET = "gauntlet"
     """The challenger at every table, the other seats filled from the rest of the pool."""
+    BASELINES = "baselines"
+    """Every other bot at a table with each (players - 1)-subset of the baselines; the baselines' round robin."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +120,8 @@ class League:
     schedule: ScheduleKind = ScheduleKind.ROUND_ROBIN
     challenger: str | None = None
     max_tables: int | None = None
+    baselines: tuple[str, ...] = ()
+    """The bots every other bot meets in a baselines schedule (empty in the others)."""
     limits: Limits = Limits()
     config: Mapping[str, Any] = field(default_factory=dict)
     """The game's options, every default filled in."""
@@ -133,6 +148,7 @@ _TOP_KEYS = frozenset(
         "deals_per_match",
         "schedule",
         "challenger",
+        "baselines",
         "max_tables",
         "fault_policy",
         "fault_budget",
@@ -145,6 +161,7 @@ _TOP_KEYS = frozenset(
 )
 _LIMIT_KEYS = ("move_time_ms", "startup_time_s", "time_bank_ms", "memory_mb")
 _BOT_KEYS = frozenset({"name", "command", "cwd", "version", "env"})
+_EACH_KEYS = frozenset({"each", "command"})
 
 
 def load_league(path: Path | str) -> League:
@@ -176,6 +193,7 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
     seed = reader.integer(data, "seed", required=True, minimum=0, maximum=MAX_SEED)
     bots = reader.bots(data.get("bots"), game_name)
     schedule, challenger = reader.schedule(data, {bot.name for bot in bots})
+    baselines = reader.baselines(data, schedule, [bot.name for bot in bots], players)
     _check_pool_size(reader, bots, players)
     config = reader.table(data, "config")
     try:
@@ -193,6 +211,7 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
         schedule=schedule,
         challenger=challenger,
         max_tables=reader.optional_integer(data, "max_tables", minimum=1),
+        baselines=baselines,
         limits=reader.limits(data),
         config=resolved_config,
         replay_dir=reader.directory(data, "replay_dir"),
@@ -207,6 +226,18 @@ def _check_pool_size(reader: _Reader, bots: tuple[LeagueBot, ...], players: int)
             f"{len(bots)} bot(s) cannot fill a table of {players} seats",
             f"list at least {players} bots (the same command may appear under several names)",
         )
+
+
+def _submission_spec(submission: Submission, game: str) -> BotSpec:
+    """What runs a submission in its folder: its command, or a program that says why there is none it can run."""
+    cwd = str(submission.folder)
+    if submission.command is None:
+        return BotSpec(submission.name, cannot_run(submission.missing_program()), cwd)
+    try:
+        resolved = resolve_bot(_anchored(submission.command, submission.folder), game)
+    except UnknownBot as error:
+        return BotSpec(submission.name, cannot_run(f"cannot run {submission.command!r} in {cwd}: {error}"), cwd)
+    return BotSpec(submission.name, resolved.command, cwd)
 
 
 def _anchored(command: str, base: Path) -> str:
@@ -327,6 +358,29 @@ class _Reader:
             raise self.error("challenger", "is only for a gauntlet", 'set schedule = "gauntlet" or remove challenger')
         return kind, challenger
 
+    def baselines(
+        self, data: Mapping[str, Any], schedule: ScheduleKind, names: list[str], players: int
+    ) -> tuple[str, ...]:
+        raw = data.get("baselines")
+        if schedule is not ScheduleKind.BASELINES:
+            if raw is not None:
+                raise self.error("baselines", "is only for a baselines schedule", 'set schedule = "baselines"')
+            return ()
+        if data.get("max_tables") is not None:
+            raise self.error("max_tables", "is not for a baselines schedule", "every bot meets every baseline")
+        if not isinstance(raw, list) or not raw or not all(isinstance(name, str) for name in raw):
+            raise self.error("baselines", f"must be a list of bot names, not {raw!r}", 'baselines = ["random", ...]')
+        unknown = [name for name in raw if name not in names]
+        if unknown:
+            raise self.error("baselines", f"names no bot ({unknown[0]!r})", f"use names of [[bots]]: {names}")
+        if len(set(raw)) < players - 1:
+            raise self.error(
+                "baselines", f"{len(set(raw))} baseline(s) cannot fill the {players - 1} other seats of a table"
+            )
+        if len(set(raw)) == len(names):
+            raise self.error("baselines", "names every bot: nobody is left to meet them", "add the bots to grade")
+        return tuple(name for name in names if name in raw)
+
     def limits(self, data: Mapping[str, Any]) -> Limits:
         table = self.table(data, "limits")
         self.no_unknown_keys(table, frozenset(_LIMIT_KEYS), "limits.", "the known limits are " + ", ".join(_LIMIT_KEYS))
@@ -366,21 +420,44 @@ class _Reader:
         bots: list[LeagueBot] = []
         for position, entry in enumerate(raw):
             prefix = f"bots[{position}]."
-            self.no_unknown_keys(
-                entry, _BOT_KEYS, prefix, "a bot has name, command and optionally cwd, version and env"
-            )
-            name = self.required_string(entry, "name", prefix)
-            if any(bot.name == name for bot in bots):
-                raise self.error(prefix + "name", f"{name!r} is used twice", "give each bot a unique name")
-            relative_cwd = self.string(entry, "cwd", prefix)
-            cwd = None if relative_cwd is None else str(self.path.parent / relative_cwd)
-            command = self._command(entry.get("command"), prefix + "command")
-            spec = self._spec(name, command, cwd, game, prefix + "command")
-            spec = replace(spec, env=self._environment(entry.get("env", {}), prefix + "env"))
-            version = self.string(entry, "version", prefix)
-            digest = self._digest(spec, version, prefix + "command")
-            bots.append(LeagueBot(name=name, command=command, spec=spec, digest=digest, cwd=cwd, version=version))
+            added = self._submissions(entry, game, prefix) if "each" in entry else [self._bot(entry, game, prefix)]
+            for bot in added:
+                if any(known.name == bot.name for known in bots):
+                    raise self.error(prefix + "name", f"{bot.name!r} is used twice", "give each bot a unique name")
+                bots.append(bot)
         return tuple(bots)
+
+    def _bot(self, entry: Mapping[str, Any], game: str, prefix: str) -> LeagueBot:
+        self.no_unknown_keys(
+            entry,
+            _BOT_KEYS,
+            prefix,
+            "a bot has name, command and optionally cwd, version and env (a folder of bots: each, command)",
+        )
+        name = self.required_string(entry, "name", prefix)
+        relative_cwd = self.string(entry, "cwd", prefix)
+        cwd = None if relative_cwd is None else str(self.path.parent / relative_cwd)
+        command = self._command(entry.get("command"), prefix + "command")
+        spec = self._spec(name, command, cwd, game, prefix + "command")
+        spec = replace(spec, env=self._environment(entry.get("env", {}), prefix + "env"))
+        version = self.string(entry, "version", prefix)
+        digest = self._digest(spec, version, prefix + "command")
+        return LeagueBot(name=name, command=command, spec=spec, digest=digest, cwd=cwd, version=version)
+
+    def _submissions(self, entry: Mapping[str, Any], game: str, prefix: str) -> list[LeagueBot]:
+        """One bot per folder of an `each` entry (tournaments.submissions); one that cannot run plays and fails."""
+        self.no_unknown_keys(entry, _EACH_KEYS, prefix, "an each entry has each and optionally command")
+        pattern = self.required_string(entry, "each", prefix)
+        given = self._command(entry["command"], prefix + "command") if "command" in entry else None
+        found = submissions(pattern, self.path.parent, given)
+        if not found:
+            raise self.error(prefix + "each", f"{pattern!r} matches no folder beside the league file")
+        bots = []
+        for sub in found:
+            spec = _submission_spec(sub, game)
+            digest = self._digest(spec, None, prefix + "each")
+            bots.append(LeagueBot(sub.name, sub.command or "", spec, digest, str(sub.folder)))
+        return bots
 
     def _digest(self, spec: BotSpec, version: str | None, key: str) -> str:
         try:

@@ -1,9 +1,10 @@
 """A league's schedule: which tables meet, and the games each match plays. Deterministic from the league.
 
 Tables: a round robin meets every `players`-subset of the pool; a gauntlet puts the challenger at every
-table and fills the other seats with every subset of the rest. When a league sets `max_tables` and there are
-more tables than that, a balanced sample is drawn instead, in which every pair of bots meets about equally
-often (and every bot plays about equally often).
+table and fills the other seats with every subset of the rest; a baselines schedule seats every other bot
+with every (players - 1)-subset of the baselines, and the baselines among themselves as a round robin. When a
+round robin or a gauntlet sets `max_tables` and there are more tables than that, a balanced sample is drawn
+instead, in which every pair of bots meets about equally often (and every bot plays about equally often).
 
 Games: every table plays the same deals (one seed per deal, shared by all tables, like duplicate bridge),
 seated by the balanced design of referee.seating: each deal once in every rotation of a cyclic order, the
@@ -53,11 +54,24 @@ def league_tables(league: League) -> list[Table]:
     """The tables of the league, in a stable order."""
     names = [bot.name for bot in league.bots]
     rng = random.Random(derive_seed("tables", league.seed))
+    if league.schedule is ScheduleKind.BASELINES:
+        return baseline_tables(names, league.baselines, league.players)
     if league.schedule is ScheduleKind.GAUNTLET:
         assert league.challenger is not None
         pool = [name for name in names if name != league.challenger]
         return [tuple(sorted((league.challenger, *rest))) for rest in _subsets(pool, league.players - 1, league, rng)]
     return _subsets(names, league.players, league, rng)
+
+
+def baseline_tables(names: Sequence[str], baselines: Sequence[str], players: int) -> list[Table]:
+    """The baselines' own round robin, then each other bot with every (players - 1)-subset of the baselines."""
+    ladder = sorted(baselines)
+    students = [name for name in names if name not in baselines]
+    others = list(itertools.combinations(ladder, players - 1))
+    return [
+        *itertools.combinations(ladder, players),
+        *(tuple(sorted((student, *rest))) for student in students for rest in others),
+    ]
 
 
 def _subsets(names: Sequence[str], size: int, league: League, rng: random.Random) -> list[Table]:

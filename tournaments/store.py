@@ -314,6 +314,11 @@ class LeagueStore:
                 [(match.match_id, json.dumps(list(match.table)), len(match.games)) for match in matches],
             )
 
+    def match_tables(self) -> dict[str, tuple[str, ...]]:
+        """match_id -> the bot names of its table, in table order (as the match seats them), for every match."""
+        rows = self._db.execute("SELECT match_id, bots FROM matches ORDER BY match_id")
+        return {match_id: tuple(json.loads(bots)) for match_id, bots in rows}
+
     def played(self) -> set[tuple[str, int]]:
         """(match_id, game_index) of every stored game."""
         return {(match_id, index) for match_id, index in self._db.execute("SELECT match_id, game_index FROM games")}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -41,3 +42,15 @@ def test_simultaneous_decisions_are_requested_from_every_seat_at_once(
     record = run_match(match_spec(game, [fixture_bot("barrier")] * players, games=2, limits=limits, sandbox=False))
     assert all(not game_record.faults for game_record in record.games)
     assert list(tmp_path.iterdir()), "no simultaneous decision was played"
+
+
+def test_an_untimed_seat_never_times_out_while_a_timed_one_does() -> None:
+    """BotSpec.timed false (the human seat): the same slow bot keeps its seat where a timed copy of it times out."""
+    thinker = fixture_bot("thinks_a_while")
+    untimed = dataclasses.replace(thinker, name="untimed", timed=False)
+    timed = dataclasses.replace(thinker, name="timed")
+    limits = Limits(move_time_ms=150, time_bank_ms=0, startup_time_s=10.0)
+    (game,) = run_match(match_spec("scout", [untimed, timed], limits=limits)).games
+    assert [(game.seats[fault.seat], fault.kind) for fault in game.faults] == [("timed", FaultKind.TIMEOUT)]
+    untimed_seat = game.seats.index("untimed")
+    assert game.timings[untimed_seat].max_ms >= 1500

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any
 import click
 from tabulate import tabulate
 
-from referee.botspec import UnknownBot, resolve_bot, unique_names
+from referee.botspec import HUMAN, UnknownBot, resolve_bot, unique_names
 from referee.connection import Transport
 from referee.deals import DealKey
 from referee.games import GameError, list_games, load_game
@@ -93,6 +94,18 @@ def _balance_note(players: int, games: int) -> str | None:
         f"note: {games} game(s) at {players} seats are not a balanced match: {'; '.join(short)}. "
         f"For a balanced match use {nearest}"
     )
+
+
+def _human_terminal(bots: tuple[str, ...]) -> str | None:
+    """The terminal a `human` seat is played at: the one standard input is (None without a human seat)."""
+    humans = bots.count(HUMAN)
+    if not humans:
+        return None
+    if humans > 1:
+        raise click.UsageError(f"one {HUMAN} seat per match: {humans} would share one terminal")
+    if not sys.stdin.isatty():
+        raise click.UsageError(f"the {HUMAN} seat is played at a terminal: run referee play in one (stdin is not)")
+    return os.ttyname(sys.stdin.fileno())
 
 
 def _print_game(record: GameRecord, played: int, total: int, tablefmt: str) -> None:
@@ -189,24 +202,26 @@ def play(
 ) -> None:
     """Play a match of GAME between the BOTs, one seat each, and print every game.
 
-    A BOT is a built-in name (random, heuristic, scout-heuristic, scauver-heuristic), a path to a program
-    or a .py script, a command line in quotes ("node bots/js/random_bot.js"), or stdio:BOT for a bot that
-    speaks JSON lines on stdin/stdout (protocol/PROTOCOL.md). A bot plays under the name it sends in its
-    hello (repeated names get #1, #2, ...). Its output goes to NAME.log in the log folder. Each deal is played
-    once from every seat, in turn orders chosen so that every bot plays right after every other equally often
-    (referee/seating.py); the games are played rotation by rotation, with fresh bot processes for each
-    rotation, so that no bot process sees a deal twice. Bot faults are reported, not fatal: the exit status is
-    0 whenever the match was played. A faulty seat ranks last in its game; a bot that crashed is restarted
-    for the next game, one that never completed its handshake forfeits every game. Ctrl-C or SIGTERM stops
-    the bots and exits 130 or 143. Games are numbered from 0, as in their replays.
+    A BOT is a built-in name (random, heuristic, scout-heuristic, scauver-heuristic), a path to a program or a
+    .py script, a command line in quotes ("node bots/js/random_bot.js"), stdio:BOT for a bot that speaks JSON
+    lines on stdin/stdout (protocol/PROTOCOL.md), or human: you play that seat in this terminal (your hand, the
+    table and the numbered legal moves are shown, you type a move's number; no clock). A bot plays under the
+    name it sends in its hello (repeated names get #1, #2, ...). Its output goes to NAME.log in the log folder.
+    Each deal is played once from every seat, in turn orders chosen so that every bot plays right after every
+    other equally often (referee/seating.py); the games are played rotation by rotation, with fresh bot
+    processes for each rotation, so that no bot process sees a deal twice. Bot faults are reported, not fatal:
+    the exit status is 0 whenever the match was played. A faulty seat ranks last in its game; a bot that crashed
+    is restarted for the next game, one that never completed its handshake forfeits every game. Ctrl-C or
+    SIGTERM stops the bots and exits 130 or 143. Games are numbered from 0, as in their replays.
     """
     info = load_game(game).info
     if not info.min_players <= len(bots) <= info.max_players:
         raise click.UsageError(f"{game} is for {info.min_players} to {info.max_players} players, not {len(bots)} bots")
     if replay_format is not ReplayFormat.JSON and replay_dir is None:
         raise click.UsageError(f"--replay-format {replay_format} writes into --replay-dir: give one")
+    terminal = _human_terminal(bots)
     try:
-        specs = unique_names([resolve_bot(bot, game, named_by_hello=True) for bot in bots])
+        specs = unique_names([resolve_bot(bot, game, named_by_hello=True, terminal=terminal) for bot in bots])
     except UnknownBot as error:
         raise click.ClickException(str(error)) from error
     logs = Path(log_dir) if log_dir else new_run_dir("play", game)

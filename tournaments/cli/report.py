@@ -1,7 +1,9 @@
-"""`referee tournament report LEAGUE [--format html] [-o FILE]`: a league's report from its store.
+"""`referee tournament report [LEAGUE.toml] [--db FILE] [--format html|csv|json] [-o FILE]`: a league's report
+from its store.
 
-The formats share one LeagueReport (tournaments/league_report.py); each is a function of it and of the folder
-the report goes to (links to replay pages are relative to it), registered in REPORT_FORMATS.
+html is one self-contained page built from a LeagueReport (tournaments/league_report.py; links to replay pages
+are relative to the folder the page goes to); csv and json grade the bots, one row each, from a GradeReport
+(tournaments/grading.py). Each format is a function registered in PAGE_FORMATS or ROW_FORMATS.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from pathlib import Path
 
 import click
 
-from ..league import LeagueFileError, load_league
+from ..grade_formats import grades_csv, grades_json
+from ..grading import GradeReport, grade_league
+from ..league import League, LeagueFileError, load_league
 from ..league_report import LeagueReport, league_report
 from ..pages.html import AssetError
 from ..pages.report_page import render_report_page
@@ -20,7 +24,8 @@ from ..store import LeagueStore, StoreError
 from .options import bootstrap_option
 
 ReportFormat = Callable[[LeagueReport, Path], str]
-REPORT_FORMATS: dict[str, ReportFormat] = {"html": render_report_page}
+PAGE_FORMATS: dict[str, ReportFormat] = {"html": render_report_page}
+ROW_FORMATS: dict[str, Callable[[GradeReport], str]] = {"csv": grades_csv, "json": grades_json}
 
 
 @click.command(name="report")
@@ -31,10 +36,11 @@ REPORT_FORMATS: dict[str, ReportFormat] = {"html": render_report_page}
 @click.option(
     "--format",
     "report_format",
-    type=click.Choice(sorted(REPORT_FORMATS)),
+    type=click.Choice([*PAGE_FORMATS, *ROW_FORMATS]),
     default="html",
     show_default=True,
-    help="html: one self-contained page (no server, no network) to open in any browser.",
+    help="html: one self-contained page (no server, no network) to open in any browser; csv: one row per bot, "
+    "for a spreadsheet or a grader; json: the same rows with every fault detail whole.",
 )
 @click.option(
     "--output", "-o", metavar="FILE", default="-", show_default=True, help="The file to write (-: standard output)."
@@ -44,29 +50,44 @@ REPORT_FORMATS: dict[str, ReportFormat] = {"html": render_report_page}
 def report_command(
     league: str | None, db: str | None, report_format: str, output: str, bootstrap: int, seed: int
 ) -> None:
-    """Write the report of a league's store (give LEAGUE.toml, or --db FILE).
+    """Write the report of a league's store (give LEAGUE.toml, --db FILE, or both).
 
-    The html page holds the Elo table with each bot's 95% interval drawn as a bar, the crosstable as a heatmap,
-    games, faults and decision times per bot, every fault, and every game with a link to its replay page where
-    one exists (written by `tournament run --replay-format html`). Links are relative to the folder of
-    --output (to the current folder for standard output).
+    html: the Elo table with each bot's 95% interval drawn as a bar, the crosstable as a heatmap, games, faults
+    and decision times per bot, every fault, and every game with a link to its replay page where one exists
+    (written by `tournament run --replay-format html`); links are relative to the folder of --output.
+
+    csv and json, to grade a class: one row per bot, in the order of the Elo table: place, Elo and its 95%
+    interval, games, mean rank, mean score, faults by kind and the first one's detail, decisions with their mean
+    and longest time in ms, and the paths of the bot's logs (only with LEAGUE.toml, whose log folder they are
+    in). Bots of a baselines schedule's ladder are marked.
     """
-    if (league is None) == (db is None):
-        raise click.UsageError("give either LEAGUE.toml or --db FILE")
-    store_path = Path(db) if db else _default_db(league)  # type: ignore[arg-type]
+    if league is None and db is None:
+        raise click.UsageError("give either LEAGUE.toml or --db FILE (give LEAGUE.toml, --db FILE, or both)")
+    loaded = None if league is None else _load(league)
+    store_path = Path(db) if db is not None else loaded.default_db  # type: ignore[union-attr]
     try:
         with LeagueStore(store_path, create=False) as store:
-            report = league_report(store, bootstrap=bootstrap, seed=seed)
+            if report_format in PAGE_FORMATS:
+                page = league_report(store, bootstrap=bootstrap, seed=seed)
+            else:
+                rows = grade_league(store, loaded, bootstrap=bootstrap, seed=seed)
     except StoreError as error:
         raise click.ClickException(str(error)) from error
-    write_report(REPORT_FORMATS[report_format], report, output)
+    if report_format in PAGE_FORMATS:
+        write_report(PAGE_FORMATS[report_format], page, output)
+    else:
+        _write(lambda: ROW_FORMATS[report_format](rows), output)
 
 
 def write_report(render: ReportFormat, report: LeagueReport, output: str) -> None:
     """Render `report` into the file `output` (- for standard output); errors become ClickExceptions."""
     base = Path.cwd() if output == "-" else Path(output).parent
+    _write(lambda: render(report, base), output)
+
+
+def _write(render: Callable[[], str], output: str) -> None:
     try:
-        text = render(report, base)
+        text = render()
         if output == "-":
             sys.stdout.write(text)
             sys.stdout.flush()
@@ -78,8 +99,8 @@ def write_report(render: ReportFormat, report: LeagueReport, output: str) -> Non
         raise click.ClickException(f"cannot write {output}: {error.strerror or error}") from error
 
 
-def _default_db(path: str) -> Path:
+def _load(path: str) -> League:
     try:
-        return load_league(path).default_db
+        return load_league(path)
     except LeagueFileError as error:
         raise click.ClickException(str(error)) from error

@@ -1,0 +1,115 @@
+"""A GradeReport (tournaments.grading) as JSON or CSV: one place that decides what a grading file holds.
+
+CSV: one row per bot, columns CSV_COLUMNS; a bot's logs in one cell, separated by LOG_SEPARATOR; the first
+fault's detail in one line (`one_line`; the JSON keeps it whole). Numbers are rounded for people, not for
+further computation: Elo to 0.1, means to 0.001.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from referee.records import FaultKind
+
+from .grading import BotGrade, FirstFault, GradeReport
+
+LOG_SEPARATOR = ";"
+CSV_COLUMNS = (
+    "place",
+    "bot",
+    "baseline",
+    "elo",
+    "elo_low",
+    "elo_high",
+    "games",
+    "mean_rank",
+    "mean_score",
+    "faults",
+    *(kind.value for kind in FaultKind),
+    "first_fault_kind",
+    "first_fault",
+    "decisions",
+    "mean_ms",
+    "max_ms",
+    "logs",
+)
+
+
+def _rounded(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def one_line(detail: str) -> str:
+    """A fault's detail in one line: its first line, and the last line of the bot's output that it quotes (the
+    cause of a crash is usually there: 'SyntaxError: ...', 'FileNotFoundError: ...')."""
+    lines = detail.splitlines()
+    if len(lines) <= 1:
+        return detail
+    return f"{lines[0]} {lines[-1].removeprefix('| ')}"
+
+
+def _first_fault_json(first: FirstFault) -> dict[str, Any]:
+    where = {"match_id": first.match_id, "game_index": first.game_index}
+    return {"kind": first.kind.value, "detail": first.detail, **where}
+
+
+def _bot_json(grade: BotGrade) -> dict[str, Any]:
+    first = grade.first_fault
+    return {
+        "place": grade.place,
+        "bot": grade.bot,
+        "baseline": grade.baseline,
+        "elo": _rounded(grade.elo, 1),
+        "elo_95": None if grade.elo_low is None else [_rounded(grade.elo_low, 1), _rounded(grade.elo_high, 1)],
+        "games": grade.games,
+        "mean_rank": _rounded(grade.mean_rank, 3),
+        "mean_score": _rounded(grade.mean_score, 3),
+        "faults": {kind.value: count for kind, count in grade.faults.items()},
+        "first_fault": None if first is None else _first_fault_json(first),
+        "decisions": grade.decisions,
+        "mean_ms": round(grade.mean_ms, 3),
+        "max_ms": round(grade.max_ms, 3),
+        "logs": list(grade.logs),
+    }
+
+
+def grades_json(report: GradeReport) -> str:
+    document = {
+        "league": report.league,
+        "game": report.game,
+        "games": report.games,
+        "bootstrap": report.bootstrap,
+        "bots": [_bot_json(grade) for grade in report.bots],
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def _csv_row(grade: BotGrade) -> dict[str, Any]:
+    row = _bot_json(grade)
+    first = grade.first_fault
+    interval = row.pop("elo_95") or [None, None]
+    same = ("place", "bot", "games", "mean_rank", "mean_score", "decisions", "mean_ms", "max_ms")
+    return {
+        **{key: row[key] for key in same},
+        "baseline": "yes" if grade.baseline else "",
+        "elo": row["elo"],
+        "elo_low": interval[0],
+        "elo_high": interval[1],
+        "faults": grade.fault_count,
+        **{kind.value: count for kind, count in grade.faults.items()},
+        "first_fault_kind": first.kind.value if first else "",
+        "first_fault": one_line(first.detail) if first else "",
+        "logs": LOG_SEPARATOR.join(grade.logs),
+    }
+
+
+def grades_csv(report: GradeReport) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for grade in report.bots:
+        writer.writerow(_csv_row(grade))
+    return buffer.getvalue()
