@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol import limits as protocol_limits
-from referee.botspec import BUILT_IN_MODULES, GAME_HEURISTIC, UnknownBot, resolve_bot
+from referee.botspec import BUILT_IN_MODULES, GAME_HEURISTIC, GAME_SEARCH, UnknownBot, resolve_bot
 from referee.games import GameError, load_game
 from referee.games.base import MAX_SEED
 from referee.records import BotSpec, FaultPolicy, Limits
@@ -200,7 +200,7 @@ def _check_pool_size(reader: _Reader, bots: tuple[LeagueBot, ...], players: int)
 
 def _anchored(command: str, base: Path) -> str:
     """`command` with a relative program path made absolute against `base` (built-in names stay as they are)."""
-    if command in BUILT_IN_MODULES or command == GAME_HEURISTIC:
+    if command in BUILT_IN_MODULES or command in (GAME_HEURISTIC, GAME_SEARCH):
         return command
     if (base / command).exists():
         return str(base / command)
