@@ -40,6 +40,9 @@ MAX_DETERMINIZATIONS = 24
 NEW_DETERMINIZATION_EVERY iterations up to MAX_DETERMINIZATIONS."""
 
 
+MIN_TRUSTED_ITERATIONS = 16
+
+
 @dataclass(frozen=True)
 class SearchBudget:
     """Either a fixed number of iterations (reproducible) or a time in seconds (wall clock)."""
@@ -117,11 +120,15 @@ def search(
     ranked_actions: Sequence[Action],
     budget: SearchBudget,
     rng: random.Random,
+    started: float | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> SearchResult:
     """The most visited root action after the budget; `ranked_actions` are the seat's legal actions, best
-    first by a prior (the root widens along that order). With no iteration done, the prior's first."""
-    started = clock()
+    first by a prior (the root widens along that order). A time budget counts from `started` (by `clock`;
+    default: now), so that the work before the search (the prior, the determinizer) is counted too. With
+    fewer than MIN_TRUSTED_ITERATIONS done, the visit counts say little: the prior's first is played."""
+    if started is None:
+        started = clock()
     root = Node()
     keys = [game.key(action) for action in ranked_actions]
     pool: list[GameState] = []
@@ -137,7 +144,7 @@ def search(
         state = pool[iterations % len(pool)].clone()
         _iterate(game, root, state, seat, ranked_actions, keys, rng)
         iterations += 1
-    if not root.edges:
+    if not root.edges or iterations < MIN_TRUSTED_ITERATIONS:
         return SearchResult(dict(ranked_actions[0]), iterations, {})
     best = max(keys, key=lambda key: (root.edges[key].visits, root.edges[key].value) if key in root.edges else (-1, 0))
     visits = {key: edge.visits for key, edge in root.edges.items()}

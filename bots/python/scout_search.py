@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import time
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -192,12 +193,14 @@ class ScoutSearchBot:
         self.config: dict[str, Any] = {}
         self.budget = ismcts.SearchBudget(seconds=0.0) if iterations is None else ismcts.SearchBudget(iterations)
         self.last: ismcts.SearchResult | None = None
+        self.received: float | None = None
 
     def on_game_start(self, info: Any) -> None:
         self.config = dict(info.config)
 
     def on_clock(self, time_left_ms: int, bank_left_ms: int) -> None:
         if self.iterations is None:
+            self.received = time.perf_counter()
             self.budget = ismcts.budget_from_clock(time_left_ms, bank_left_ms)
 
     def act(self, observation: dict[str, Any], legal_actions: list[Action]) -> Action:
@@ -208,7 +211,10 @@ class ScoutSearchBot:
             self.seed, observation["seat"], observation["round"], observation["scores"], len(observation["history"])
         )
         determinizer = ScoutDeterminizer(observation, self.config)
-        self.last = ismcts.search(ScoutSearchGame(), determinizer, observation["seat"], ranked, self.budget, rng)
+        self.last = ismcts.search(
+            ScoutSearchGame(), determinizer, observation["seat"], ranked, self.budget, rng, started=self.received
+        )
+        self.received = None
         return self.last.action
 
 

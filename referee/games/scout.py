@@ -330,19 +330,18 @@ def parse_deal(table: Table, deal: Any) -> Deal:
 def _parse_hand(
     table: Table, deck: set[tuple[int, int]], seen: set[tuple[int, int]], hand: Any, number: int, seat: int
 ) -> Hand:
-    where = f"round {number}, seat {seat}"
     if not isinstance(hand, list | tuple) or len(hand) != table.hand_size:
-        raise ConfigError(f"{where}: a hand is a list of {table.hand_size} cards [top, bottom]")
+        raise ConfigError(f"round {number}, seat {seat}: a hand is a list of {table.hand_size} cards [top, bottom]")
     codes = []
     for card in hand:
-        if not isinstance(card, list | tuple) or len(card) != 2 or any(type(number) is not int for number in card):
-            raise ConfigError(f"{where}: a card is [top, bottom], two ints, not {card!r:.50}")
+        if not isinstance(card, list | tuple) or len(card) != 2 or type(card[0]) is not int or type(card[1]) is not int:
+            raise ConfigError(f"round {number}, seat {seat}: a card is [top, bottom], two ints, not {card!r:.50}")
         top, bottom = card
-        pair = (min(top, bottom), max(top, bottom))
+        pair = (top, bottom) if top < bottom else (bottom, top)
         if pair not in deck:
-            raise ConfigError(f"{where}: {card!r} is not a card of the {table.players}-player deck")
+            raise ConfigError(f"round {number}, seat {seat}: {card!r} is not a card of the {table.players}-player deck")
         if pair in seen:
-            raise ConfigError(f"{where}: the card {list(pair)} is dealt twice")
+            raise ConfigError(f"round {number}, seat {seat}: the card {list(pair)} is dealt twice")
         seen.add(pair)
         codes.append(card_code(top, bottom))
     return tuple(codes)
