@@ -30,6 +30,10 @@ Action = dict[str, Any]
 EXPLORATION = 0.7
 """The UCB constant, for rewards of about -1 to 1."""
 
+PRIOR_BIAS = 2.0
+"""The weight of the progressive bias: an edge's prior (1 / (1 + its rank) at the root, 1 for the rollout
+policy's choice inside) over its visits + 1, added to its UCB score."""
+
 WIDENING_BASE = 2
 WIDENING_FACTOR = 1.5
 """A node with n visits considers its first WIDENING_BASE + WIDENING_FACTOR * sqrt(n) actions."""
@@ -92,6 +96,7 @@ class Determinizer(Protocol):
 @dataclass
 class Edge:
     action: Action
+    prior: float = 0.0
     visits: int = 0
     value: float = 0.0
     available: int = 0
@@ -156,18 +161,22 @@ def _widening(visits: int) -> int:
 
 
 def _select(node: Node, candidates: list[tuple[Hashable, Action]]) -> tuple[Hashable, Action, bool]:
-    """The candidate to follow: the first not yet tried (expansion), else the best by UCB; True if new."""
+    """The candidate to follow: the first not yet tried (expansion), else the best by UCB plus a progressive
+    bias towards the prior's choices that fades with visits; True if new."""
     edges = node.edges
     for key, action in candidates:
         if key not in edges:
             return key, action, True
-    log_term = 0.0
     best_key, best_action, best_score = candidates[0][0], candidates[0][1], -math.inf
     for key, action in candidates:
         edge = edges[key]
         edge.available += 1
-        log_term = math.log(edge.available)
-        score = edge.value / edge.visits + EXPLORATION * math.sqrt(log_term / edge.visits)
+        visits = edge.visits
+        score = (
+            edge.value / visits
+            + EXPLORATION * math.sqrt(math.log(edge.available) / visits)
+            + PRIOR_BIAS * edge.prior / (visits + 1)
+        )
         if score > best_score:
             best_key, best_action, best_score = key, action, score
     return best_key, best_action, False
@@ -194,15 +203,18 @@ def _iterate(
             mover = seat
             allowed = _widening(root.visits)
             candidates = list(zip(keys[:allowed], ranked[:allowed], strict=True))
+            priors = [1 / (1 + rank) for rank in range(len(candidates))]
         elif len(movers) > 1:
             break
         else:
             mover = movers[0]
             candidates = _interior_candidates(game, node, state, mover, rng)
+            priors = [1.0] + [0.0] * (len(candidates) - 1)
         key, action, is_new = _select(node, candidates)
         edge = node.edges.get(key)
         if edge is None:
-            edge = node.edges[key] = Edge(action, available=1)
+            rank = next(index for index, (candidate, _) in enumerate(candidates) if candidate == key)
+            edge = node.edges[key] = Edge(action, prior=priors[rank], available=1)
         node.visits += 1
         state.apply(mover, action)
         path.append((edge, mover))
