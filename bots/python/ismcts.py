@@ -46,6 +46,10 @@ NEW_DETERMINIZATION_EVERY iterations up to MAX_DETERMINIZATIONS."""
 
 MIN_TRUSTED_ITERATIONS = 16
 
+ITERATION_MARGIN = 2.0
+"""A timed search stops when the time spent plus this many mean iterations (prior included) would pass its
+budget: on a loaded machine one iteration can take many times its CPU time in wall-clock time."""
+
 
 @dataclass(frozen=True)
 class SearchBudget:
@@ -59,7 +63,7 @@ class SearchBudget:
             raise ValueError("a search budget is a number of iterations or a time, not both or neither")
 
 
-MOVE_TIME_SHARE = 0.3
+MOVE_TIME_SHARE = 0.25
 """The share of the per-move limit a decision spends: the rest is the margin for a loaded machine."""
 
 BANK_SHARE = 0.02
@@ -138,12 +142,15 @@ def search(
     keys = [game.key(action) for action in ranked_actions]
     pool: list[GameState] = []
     iterations = 0
+    limit = budget.seconds or 0.0
     while True:
         if budget.iterations is not None:
             if iterations >= budget.iterations:
                 break
-        elif clock() - started >= (budget.seconds or 0.0):
-            break
+        else:
+            elapsed = clock() - started
+            if elapsed + ITERATION_MARGIN * (elapsed / iterations if iterations else 0.0) >= limit:
+                break
         if len(pool) < MAX_DETERMINIZATIONS and len(pool) <= iterations // NEW_DETERMINIZATION_EVERY:
             pool.append(determinizer.sample(rng))
         state = pool[iterations % len(pool)].clone()
