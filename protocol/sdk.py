@@ -9,7 +9,9 @@
         raise SystemExit(run_bot(choose, name="first"))
 
 An object bot has `act(observation, legal_actions) -> action` and, optionally, `on_game_start(info)`
-(a `GameStart`) and `on_game_over(result)` (the result map: {"scores": [...], "ranks": [...]}).
+(a `GameStart`), `on_game_over(result)` (the result map: {"scores": [...], "ranks": [...]}) and
+`on_clock(time_left_ms, bank_left_ms)`, called with each request's clock just before its `act` (a search bot
+sizes its thinking by it).
 
 `run_bot` reads REFEREE_ENDPOINT and REFEREE_TOKEN, connects one DEALER socket and hands it to `run_session`,
 which says hello, answers every request with the same id (rebuilding the observation's logs from their deltas,
@@ -100,6 +102,7 @@ class _Hooks:
     act: DecisionFunction
     on_game_start: Callable[[GameStart], object] | None
     on_game_over: Callable[[dict[str, Any]], object] | None
+    on_clock: Callable[[int, int], object] | None = None
 
 
 def _hooks_of(bot: Bot | DecisionFunction) -> _Hooks:
@@ -108,7 +111,9 @@ def _hooks_of(bot: Bot | DecisionFunction) -> _Hooks:
         if not callable(bot):
             raise TypeError(f"a bot is a function (observation, legal_actions) -> action or has .act, not {bot!r}")
         act = bot
-    return _Hooks(act, getattr(bot, "on_game_start", None), getattr(bot, "on_game_over", None))
+    return _Hooks(
+        act, getattr(bot, "on_game_start", None), getattr(bot, "on_game_over", None), getattr(bot, "on_clock", None)
+    )
 
 
 def _silence_after_welcome(welcome_limits: Mapping[str, Any]) -> float:
@@ -158,13 +163,14 @@ class _Session:
         self.logs = LogReceiver()
 
     def run(self) -> SessionEnd:
-        recv, decode, send, encode, act, restore = (
+        recv, decode, send, encode, act, restore, on_clock = (
             self.socket.recv,
             self.decode,
             self.socket.send,
             _encode,
             self.hooks.act,
             self.logs.restore,
+            self.hooks.on_clock,
         )
         while True:
             try:
@@ -183,6 +189,8 @@ class _Session:
                 log_from = message.get(LOG_FROM)
                 if log_from is not None:
                     restore(observation, log_from)
+                if on_clock is not None:
+                    on_clock(message.get("time_left_ms", 0), message.get("bank_left_ms", 0))
                 action = act(observation, message["legal_actions"])
                 send(encode({"type": "action", "id": message["id"], "action": action}))
             else:

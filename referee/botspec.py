@@ -1,7 +1,8 @@
 """Turning a BOT argument into a command line: a built-in name, a path to a program or script, or shell words.
 
 random, scout-heuristic, scauver-heuristic  -> sys.executable -m bots.python.<module>
-heuristic                                   -> the heuristic bot of the game being played
+scout-search                                -> the same, for the search bot (bots/python/scout_search.py)
+heuristic, search                           -> the heuristic (search) bot of the game being played
 path/to/bot.py                              -> sys.executable path/to/bot.py
 path/to/bot (executable)                    -> path/to/bot
 "node bots/js/random.js --fast"             -> the shell words, whose program must exist
@@ -39,8 +40,10 @@ BUILT_IN_MODULES = {
     "random": "bots.python.random_bot",
     "scout-heuristic": "bots.python.scout_heuristic",
     "scauver-heuristic": "bots.python.scauver_heuristic",
+    "scout-search": "bots.python.scout_search",
 }
 GAME_HEURISTIC = "heuristic"
+GAME_SEARCH = "search"
 HUMAN = "human"
 HUMAN_MODULE = "bots.python.human"
 STDIO_PREFIX = "stdio:"
@@ -114,10 +117,11 @@ def _resolve(argument: str, game: str) -> BotSpec:
         return BotSpec(inner.name, (sys.executable, "-m", STDIO_BRIDGE_MODULE, "--", *inner.command), inner.cwd)
     if not argument.strip():
         raise UnknownBot("an empty bot command")
-    if argument == GAME_HEURISTIC:
-        argument = f"{game}-heuristic"
+    if argument in (GAME_HEURISTIC, GAME_SEARCH):
+        kind = argument
+        argument = f"{game}-{kind}"
         if argument not in BUILT_IN_MODULES:
-            raise UnknownBot(f"there is no built-in heuristic bot for {game!r}")
+            raise UnknownBot(f"there is no built-in {kind} bot for {game!r}")
     if argument in BUILT_IN_MODULES:
         return _built_in(argument)
     path = Path(argument)
@@ -133,7 +137,7 @@ def _resolve(argument: str, game: str) -> BotSpec:
             raise UnknownBot(f"no such bot program: {program!r}")
         command = _program(_absolute(Path(program)), words[1:])
     elif shutil.which(program) is None:
-        known = ", ".join([*BUILT_IN_MODULES, GAME_HEURISTIC])
+        known = ", ".join([*BUILT_IN_MODULES, GAME_HEURISTIC, GAME_SEARCH])
         raise UnknownBot(f"no bot {argument!r}: not a built-in ({known}), not a file, and {program!r} is not on PATH")
     else:
         command = tuple(words)

@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol import limits as protocol_limits
-from referee.botspec import BUILT_IN_MODULES, GAME_HEURISTIC, STDIO_PREFIX, UnknownBot, resolve_bot
+from referee.botspec import BUILT_IN_MODULES, GAME_HEURISTIC, GAME_SEARCH, STDIO_PREFIX, UnknownBot, resolve_bot
 from referee.games import GameError, load_game
 from referee.games.base import MAX_SEED
 from referee.records import BotSpec, FaultPolicy, Limits
@@ -245,7 +245,7 @@ def _anchored(command: str, base: Path) -> str:
     stdio:BOT is BOT anchored)."""
     if command.startswith(STDIO_PREFIX):
         return STDIO_PREFIX + _anchored(command[len(STDIO_PREFIX) :], base)
-    if command in BUILT_IN_MODULES or command == GAME_HEURISTIC:
+    if command in BUILT_IN_MODULES or command in (GAME_HEURISTIC, GAME_SEARCH):
         return command
     if (base / command).exists():
         return str(base / command)

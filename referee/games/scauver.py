@@ -645,25 +645,25 @@ class ScauverState(GameState):
             self.answering = [s for s in order[at + 1 :] + order[:at] if self.in_round[s]]
 
     def clone(self) -> ScauverState:
+        """Every list the state changes is copied (per-seat card lists too); the rest (config, the deal, log
+        entries and outcomes) is never changed after it is made, so the twin shares it."""
         twin = object.__new__(ScauverState)
         twin.__dict__.update(self.__dict__)
-        twin.history = list(self.history)
-        for name in (
-            "chips",
-            "eliminated_before",
-            "in_round",
-            "put",
-            "betting",
-            "choices",
-            "waiting",
-            "exchange_put",
-            "answering",
-            "deck",
-            "order",
-        ):
-            setattr(twin, name, list(getattr(self, name)))
-        for name in ("hands", "left", "right"):
-            setattr(twin, name, [list(cards) for cards in getattr(self, name)])
+        twin.history = self.history.copy()
+        twin.chips = self.chips.copy()
+        twin.eliminated_before = self.eliminated_before.copy()
+        twin.in_round = self.in_round.copy()
+        twin.put = self.put.copy()
+        twin.betting = self.betting.copy()
+        twin.choices = self.choices.copy()
+        twin.waiting = self.waiting.copy()
+        twin.exchange_put = self.exchange_put.copy()
+        twin.answering = self.answering.copy()
+        twin.deck = self.deck.copy()
+        twin.order = self.order.copy()
+        twin.hands = [cards.copy() for cards in self.hands]
+        twin.left = [cards.copy() for cards in self.left]
+        twin.right = [cards.copy() for cards in self.right]
         twin._cache = {}
         return twin
 

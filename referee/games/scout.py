@@ -155,17 +155,39 @@ def _strength_at(tops: Sequence[int], start: int, length: int) -> int:
 
 def show_ranges(tops: Sequence[int], to_beat: int) -> list[tuple[int, int, int]]:
     """The Shows in `tops` stronger than `to_beat`, as (start, shortest, longest): every length from shortest
-    to longest at that start beats it (length dominates strength, so the beating lengths are contiguous)."""
+    to longest at that start beats it (length dominates strength, so the beating lengths are contiguous).
+
+    One pass from the right end finds the longest set at each start (as _longest_sets does) and, where it is
+    long enough, the strength of its shortest candidate, without a call per start: this runs at every turn."""
     ranges = []
     shortest = to_beat // LENGTH_WEIGHT or 1
-    for start, longest in enumerate(_longest_sets(tops)):
+    base = shortest * LENGTH_WEIGHT
+    longest, previous_step = 0, 2
+    next_top = NO_NEIGHBOUR
+    for start in range(len(tops) - 1, -1, -1):
+        first = tops[start]
+        step = next_top - first
+        if -1 <= step <= 1:
+            longest = longest + 1 if step == previous_step else 2
+            previous_step = step
+        else:
+            longest, previous_step = 1, 2
+        next_top = first
         if longest < shortest:
             continue
-        if to_beat and _strength_at(tops, start, shortest) <= to_beat:
-            if longest > shortest:
-                ranges.append((start, shortest + 1, longest))
-        else:
-            ranges.append((start, shortest, longest))
+        if to_beat:
+            if shortest == 1:
+                strength = SINGLE_BASE + first
+            elif step == 0:
+                strength = base + MATCH_BONUS + first
+            else:
+                strength = base + (first if step == 1 else first - shortest + 1)
+            if strength <= to_beat:
+                if longest > shortest:
+                    ranges.append((start, shortest + 1, longest))
+                continue
+        ranges.append((start, shortest, longest))
+    ranges.reverse()
     return ranges
 
 
@@ -308,19 +330,18 @@ def parse_deal(table: Table, deal: Any) -> Deal:
 def _parse_hand(
     table: Table, deck: set[tuple[int, int]], seen: set[tuple[int, int]], hand: Any, number: int, seat: int
 ) -> Hand:
-    where = f"round {number}, seat {seat}"
     if not isinstance(hand, list | tuple) or len(hand) != table.hand_size:
-        raise ConfigError(f"{where}: a hand is a list of {table.hand_size} cards [top, bottom]")
+        raise ConfigError(f"round {number}, seat {seat}: a hand is a list of {table.hand_size} cards [top, bottom]")
     codes = []
     for card in hand:
-        if not isinstance(card, list | tuple) or len(card) != 2 or any(type(number) is not int for number in card):
-            raise ConfigError(f"{where}: a card is [top, bottom], two ints, not {card!r:.50}")
+        if not isinstance(card, list | tuple) or len(card) != 2 or type(card[0]) is not int or type(card[1]) is not int:
+            raise ConfigError(f"round {number}, seat {seat}: a card is [top, bottom], two ints, not {card!r:.50}")
         top, bottom = card
-        pair = (min(top, bottom), max(top, bottom))
+        pair = (top, bottom) if top < bottom else (bottom, top)
         if pair not in deck:
-            raise ConfigError(f"{where}: {card!r} is not a card of the {table.players}-player deck")
+            raise ConfigError(f"round {number}, seat {seat}: {card!r} is not a card of the {table.players}-player deck")
         if pair in seen:
-            raise ConfigError(f"{where}: the card {list(pair)} is dealt twice")
+            raise ConfigError(f"round {number}, seat {seat}: the card {list(pair)} is dealt twice")
         seen.add(pair)
         codes.append(card_code(top, bottom))
     return tuple(codes)

@@ -11,6 +11,9 @@ seat cannot see (HIDDEN_REDEALERS), used by the leak test.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import enum
 import json
 import random
 from collections.abc import Callable, Iterator
@@ -239,6 +242,67 @@ def test_a_clone_is_independent(name: str, players: int, seed: int) -> None:
             pass
         assert observations(state) == before and state.history == history
         assert twin.is_over()
+
+
+def mutable_parts(state: GameState) -> dict[int, Any]:
+    """Every list, dict, set and non-frozen object reachable from the state's attributes (not its Game), by id."""
+    found: dict[int, Any] = {}
+    seen: set[int] = set()
+    pending: list[Any] = [value for key, value in vars(state).items() if key != "game"]
+    while pending:
+        value = pending.pop()
+        if id(value) in seen or isinstance(value, str | bytes | int | float | enum.Enum | type | Game):
+            continue
+        seen.add(id(value))
+        if isinstance(value, dict):
+            found[id(value)] = value
+            pending += [*value.keys(), *value.values()]
+        elif isinstance(value, list | set | bytearray):
+            found[id(value)] = value
+            pending += list(value)
+        elif isinstance(value, tuple | frozenset):
+            pending += list(value)
+        elif hasattr(value, "__dict__"):
+            frozen = dataclasses.is_dataclass(value) and type(value).__dataclass_params__.frozen  # type: ignore[attr-defined]
+            if not frozen:
+                found[id(value)] = value
+            pending += list(vars(value).values())
+    return found
+
+
+def internals(state: GameState) -> dict[str, Any]:
+    return {key: value for key, value in vars(state).items() if key != "game"}
+
+
+@pytest.mark.parametrize(("name", "players"), TABLES)
+@EXAMPLES
+@given(seed=SEEDS)
+def test_a_clone_and_its_original_diverge_without_sharing_mutable_state(name: str, players: int, seed: int) -> None:
+    """A clone may share only what neither state ever changes: from a sample of decisions, the original and its
+    clone play on to their ends along different random choices; then each is, attribute by attribute, the
+    state a fresh replay of its own history reaches, and every mutable object they shared is as it was."""
+    game = load_game(name)
+    chooser = random.Random(seed)
+    check = checked(game_length(game, players, seed), chooser)
+    state = game.new_game(players, seed=seed, config={})
+    diverged = 0
+    for decision, _ in enumerate(decisions(state, random.Random(seed))):
+        if not check(decision):
+            continue
+        original = state.clone()
+        twin = original.clone()
+        shared = mutable_parts(original).keys() & mutable_parts(twin).keys()
+        parts = mutable_parts(original)
+        before = {key: copy.deepcopy(parts[key]) for key in shared}
+        for played, rng in ((original, random.Random(seed + 1)), (twin, random.Random(seed + 2))):
+            for _ in decisions(played, rng):
+                pass
+        for played in (original, twin):
+            replayed = game.replay(players, seed, played.history, config=played.config, deal=played.deal)
+            assert internals(played) == internals(replayed)
+        assert all(parts[key] == before[key] for key in shared), "a shared object was changed"
+        diverged += original.history != twin.history
+    assert diverged or game_length(game, players, seed) < 3
 
 
 @pytest.mark.parametrize(("name", "players"), TABLES)

@@ -591,6 +591,20 @@ def test_insert_profile_agrees_with_brute_force(hand: list[int], top: int, to_be
         assert profile.can_show_after_insert(top, gap, to_beat) == expected
 
 
+@settings(max_examples=400, deadline=None)
+@given(
+    hand=st.lists(st.integers(1, 10), max_size=14),
+    table=st.lists(st.integers(1, 10), max_size=6),
+    to_beat=st.integers(0, 15 * 32),
+)
+def test_show_spans_agree_with_brute_force(hand: list[int], table: list[int], to_beat: int) -> None:
+    """Against any number and against every real Active Set's strength (the engine only ever asks those)."""
+    assert set(show_spans(hand, to_beat)) == _brute_force_shows(hand, to_beat)
+    assert show_spans(hand, to_beat) == sorted(show_spans(hand, to_beat))
+    real = set_strength(table)
+    assert set(show_spans(hand, real)) == _brute_force_shows(hand, real)
+
+
 @settings(max_examples=12, deadline=None)
 @given(players=st.sampled_from(sorted(TABLES)), seed=st.integers(0, 2**32))
 def test_random_games_conserve_cards_and_score_by_the_rules(players: int, seed: int) -> None:

@@ -91,6 +91,25 @@ def test_object_bot_hooks_see_game_start_observations_and_result() -> None:
     assert bot.events[1 + len(REQUESTS)][1] == {"scores": [3, 1, 2], "ranks": [1, 3, 2]}
 
 
+class ClockedBot(RecordingBot):
+    def on_clock(self, time_left_ms: int, bank_left_ms: int) -> None:
+        self.events.append(("clock", (time_left_ms, bank_left_ms)))
+
+
+def test_on_clock_gets_each_requests_clock_just_before_act() -> None:
+    bot = ClockedBot()
+    (observation, legal), (second, second_legal) = REQUESTS[0], REQUESTS[1]
+    script: list[ScriptItem] = [
+        welcome(),
+        game_start("scout", 0, 3),
+        request(observation, legal, time_left_ms=100, bank_left_ms=2000),
+        request(second, second_legal, time_left_ms=250, bank_left_ms=1500),
+    ]
+    assert ScriptedReferee(script).run(bot) is SessionEnd.BYE
+    assert [kind for kind, _ in bot.events] == ["start", "clock", "act", "clock", "act"]
+    assert [value for kind, value in bot.events if kind == "clock"] == [(100, 2000), (250, 1500)]
+
+
 def test_unknown_and_undecodable_messages_are_ignored(capsys: pytest.CaptureFixture) -> None:
     script: list[ScriptItem] = [welcome(), b"\xc1\xc1", {"type": "from_the_future", "x": 1}, request(*REQUESTS[0])]
     referee = ScriptedReferee(script)

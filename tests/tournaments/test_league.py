@@ -19,7 +19,7 @@ EXAMPLES = sorted((Path(__file__).parents[2] / "tournaments" / "examples").glob(
 def test_every_example_league_loads(path: Path) -> None:
     league = load_league(path)
     assert len(league.bots) >= league.players
-    assert {bot.command for bot in league.bots} <= {"random", "heuristic"}
+    assert {bot.command for bot in league.bots} <= {"random", "heuristic", "search"}
 
 
 def test_examples_cover_both_games_and_every_table_size() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from tournaments.bench.protocol import prepared_round_trips_us, seated_requests
@@ -48,3 +49,13 @@ def test_prepared_requests_reach_their_seats_bots_in_order_and_are_all_answered(
     samples = prepared_round_trips_us("scout", 3, games=2, seed=5)
     expected = len(seated_requests("scout", 3, 5)) + len(seated_requests("scout", 3, 6))
     assert len(samples) == expected and all(sample > 0 for sample in samples)
+
+
+@pytest.mark.parametrize(("game", "players"), [("scout", 4), ("scauver", 2)])
+def test_bench_engine_prints_search_figures(game: str, players: int) -> None:
+    result = CliRunner().invoke(main, ["bench", "engine", game, "-p", str(players), "--seconds", "0.3", "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output)
+    assert figures["clones_per_s"] > 0 and figures["playouts_per_s"] > 0 and figures["playout_decisions"] >= 1
+    text = CliRunner().invoke(main, ["bench", "engine", game, "-p", str(players), "--seconds", "0.3"])
+    assert "clones/s" in text.output and "playouts/s" in text.output

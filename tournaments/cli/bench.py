@@ -7,7 +7,7 @@ from tabulate import tabulate
 
 from referee.games import GameError, list_games
 
-from ..bench.engine import bench_engine
+from ..bench.engine import bench_engine, bench_search
 from ..bench.protocol import bench_protocol, bench_reuse, reuse_tables
 from ..placement import CpuSet, kept_on, usable_cpus
 from .bench_league import league_bench
@@ -46,10 +46,12 @@ def bench() -> None:
 def engine(game: str, players: int, seconds: float, seed: int, as_json: bool) -> None:
     """Random self-play of GAME in this process (legal actions listed in full at every decision).
 
-    Prints decisions/s, rounds/s and games/s on one core.
+    Prints decisions/s, rounds/s and games/s on one core; then what a search bot needs (a third of --seconds
+    each): clones/s of positions from such games, and playouts/s (a clone played at random to its round's end).
     """
     try:
         result = bench_engine(game, players, seconds, seed)
+        search = bench_search(game, players, seconds / 3, seed)
     except GameError as error:
         raise click.ClickException(str(error)) from error
     figures = {
@@ -61,6 +63,9 @@ def engine(game: str, players: int, seconds: float, seed: int, as_json: bool) ->
         "decisions_per_s": round(result.decisions_per_second),
         "rounds_per_s": round(result.rounds_per_second, 1),
         "games_per_s": round(result.games_per_second, 1),
+        "clones_per_s": round(search.clones_per_second),
+        "playouts_per_s": round(search.playouts_per_second, 1),
+        "playout_decisions": round(search.playout_decisions / search.playouts, 1),
     }
     if as_json:
         echo_json(figures)
@@ -69,6 +74,10 @@ def engine(game: str, players: int, seconds: float, seed: int, as_json: bool) ->
         f"{game}, {players} players: {figures['decisions_per_s']:,} decisions/s, "
         f"{figures['rounds_per_s']:,} rounds/s, {figures['games_per_s']:,} games/s "
         f"({result.games} games, {result.decisions:,} decisions in {result.seconds:.2f} s)"
+    )
+    click.echo(
+        f"  search: {figures['clones_per_s']:,} clones/s, {figures['playouts_per_s']:,} playouts/s "
+        f"(random to the round's end, {figures['playout_decisions']} decisions each)"
     )
 
 

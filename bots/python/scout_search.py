@@ -1,0 +1,232 @@
+"""A SCOUT bot that searches: information-set MCTS (bots/python/ismcts.py) over deals consistent with what its
+seat has seen, with the heuristic's ranking as the root's prior and short greedy rollouts.
+
+Determinization: the public history of the round says where every seen card went (a Show takes cards out of
+a hand into the Active Set and the previous Active Set into the shower's pile; a Scout puts a known card, as
+turned, at a known place of a hand). The cards nobody has seen are the round's deck less all of those, dealt at
+random (with random turns) into the unseen places of the other hands. The round is then dealt again as it
+was dealt (undoing the history on the hands) into a new game that starts at this round's starter, and the
+round's history is replayed on it through `apply`, so every rule is the engine's own.
+
+A playout stops at the end of the round or after ROLLOUT_DEPTH moves; a seat's reward is its round score then
+(captured cards + chips - cards in hand, as if the round ended) less the mean of the others', over SCORE_SCALE.
+
+    python -m bots.python.scout_search [--seed N] [--iterations N]
+
+Without --iterations each decision spends a share of its request's time (ismcts.budget_from_clock).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import time
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+from bots.python import ismcts, scout_heuristic
+from protocol.sdk import run_bot
+from referee.games import GameState, load_game
+from referee.games.scout import ROTATED, TABLES, card_code, card_pair
+
+Action = dict[str, Any]
+
+GAME = load_game("scout")
+ROLLOUT_DEPTH = 12
+SCORE_SCALE = 8.0
+ENV_SEED = "SEARCH_SEED"
+ENV_ITERATIONS = "SEARCH_ITERATIONS"
+
+
+def _code(card: Sequence[int]) -> int:
+    return card_code(card[0], card[1])
+
+
+def _unordered(code: int) -> int:
+    return min(code, ROTATED[code])
+
+
+class ScoutDeterminizer:
+    """Samples states at the decision of `observation`'s seat."""
+
+    def __init__(self, observation: dict[str, Any], config: dict[str, Any]) -> None:
+        self.observation = observation
+        self.players = players = observation["players"]
+        self.table = TABLES[players]
+        self.config = dict(config, first_player=observation["round_starter"])
+        self.seat = seat = observation["seat"]
+        history = observation["history"]
+        places: list[list[int | None]] = [[None] * self.table.hand_size for _ in range(players)]
+        active: list[int] = []
+        seen: list[int] = []
+        for entry in history:
+            kind, who = entry["kind"], entry["seat"]
+            if kind == "show":
+                seen += active
+                start, length = entry["start"], entry["length"]
+                del places[who][start : start + length]
+                active = [_code(card) for card in entry["cards"]]
+            elif kind == "scout":
+                code = _code(entry["card"])
+                taken = active.pop(0) if entry["end"] == "left" else active.pop()
+                assert _unordered(taken) == _unordered(code)
+                places[who].insert(entry["insert"], code)
+        places[seat] = [_code(card) for card in observation["hand"]]
+        self.places = places
+        known = {_unordered(code) for hand in places for code in hand if code is not None}
+        known |= {_unordered(code) for code in active + seen}
+        self.unseen = [card_code(low, high) for low, high in self.table.deck if card_code(low, high) not in known]
+        self.actions = [_as_action(entry) for entry in history]
+
+    def sample(self, rng: random.Random) -> GameState:
+        hands = self._current_hands(rng)
+        dealt = self._undo_history(hands)
+        state = GAME.new_game(self.players, seed=0, config=self.config, deal=self._deal(dealt, rng))
+        for who, action in self.actions:
+            state.apply(who, action)
+        return state
+
+    def _current_hands(self, rng: random.Random) -> list[list[int]]:
+        holes = sum(code is None for hand in self.places for code in hand)
+        drawn = rng.sample(self.unseen, holes)
+        cards = iter(ROTATED[code] if rng.getrandbits(1) else code for code in drawn)
+        return [[next(cards) if code is None else code for code in hand] for hand in self.places]
+
+    def _undo_history(self, hands: list[list[int]]) -> list[list[int]]:
+        for entry in reversed(self.observation["history"]):
+            kind, who = entry["kind"], entry["seat"]
+            if kind == "show":
+                start = entry["start"]
+                hands[who][start:start] = [_code(card) for card in entry["cards"]]
+            elif kind == "scout":
+                del hands[who][entry["insert"]]
+            elif entry["flip"]:
+                hands[who] = [ROTATED[code] for code in reversed(hands[who])]
+        return hands
+
+    def _deal(self, dealt: list[list[int]], rng: random.Random) -> dict[str, Any]:
+        """This round as dealt first; the later rounds (never reached by a playout) are any valid deal."""
+        table = self.table
+        first = [[card_pair(code) for code in hand] for hand in dealt]
+        if table.two_players:
+            used = {_unordered(code) for hand in dealt for code in hand}
+            rest = [card_code(low, high) for low, high in table.deck if card_code(low, high) not in used]
+            size = table.hand_size
+            later = [[card_pair(code) for code in rest[seat * size : (seat + 1) * size]] for seat in range(2)]
+            return {"rounds": [first, later]}
+        return {"rounds": [first] * table.rounds}
+
+
+def _as_action(entry: dict[str, Any]) -> tuple[int, Action]:
+    kind = entry["kind"]
+    if kind == "orient":
+        return entry["seat"], {"kind": "orient", "flip": entry["flip"]}
+    if kind == "show":
+        return entry["seat"], {"kind": "show", "start": entry["start"], "length": entry["length"]}
+    fields = ("end", "flip", "insert", "and_show")
+    return entry["seat"], {"kind": "scout", **{name: entry[name] for name in fields}}
+
+
+class ScoutSearchGame:
+    """The search's view of SCOUT: action keys, the greedy rollout policy and the playout's end."""
+
+    def key(self, action: Action) -> Hashable:
+        return tuple(action.values())
+
+    def rollout_action(self, state: GameState, seat: int, rng: random.Random) -> Action:
+        """The first of the longest Shows (a single only half the time); else a plain Scout at random."""
+        legal = state.legal_actions_view(seat)
+        best: Action | None = None
+        for action in legal:
+            kind = action["kind"]
+            if kind == "show":
+                if best is None or action["length"] > best["length"]:
+                    best = action
+            elif kind == "orient":
+                return legal[rng.getrandbits(1)]
+        if best is not None and (best["length"] > 1 or rng.random() < 0.5):
+            return best
+        scouts = [action for action in legal if action["kind"] == "scout" and not action["and_show"]]
+        if not scouts:
+            return best if best is not None else legal[rng.randrange(len(legal))]
+        return scouts[rng.randrange(len(scouts))]
+
+    def rewards(self, state: GameState, depth: int) -> list[float] | None:
+        if state.round > 1 or state.is_over():
+            scores = state.result()["scores"]
+        elif depth >= ROLLOUT_DEPTH:
+            view = state.observation(0)
+            scores = [
+                captured + chips - in_hand
+                for captured, chips, in_hand in zip(view["captured"], view["chips"], view["hand_sizes"], strict=True)
+            ]
+        else:
+            return None
+        total, players = sum(scores), len(scores)
+        return [(score - (total - score) / (players - 1)) / SCORE_SCALE for score in scores]
+
+
+def ranked_by_heuristic(observation: dict[str, Any], legal_actions: list[Action]) -> list[Action]:
+    """The legal actions, best first by the heuristic's own values (bots/python/scout_heuristic.py)."""
+    if observation["phase"] == "orient":
+        first = scout_heuristic.choose_orientation(observation["hand"], legal_actions)
+        return [first, *(action for action in legal_actions if action is not first)]
+    tops = [top for top, _ in observation["hand"]]
+    active = observation["active_set"]
+
+    def value(action: Action) -> float:
+        if action["kind"] == "show":
+            return scout_heuristic.show_value(tops, action, len(active))
+        scouted = scout_heuristic.scout_value(tops, active, action)
+        return scouted + (scout_heuristic.SCOUT_SHOW_BONUS if action["and_show"] else 0.0)
+
+    return sorted(legal_actions, key=value, reverse=True)
+
+
+class ScoutSearchBot:
+    """The SDK bot: `on_clock` sets the next decision's budget, `act` searches."""
+
+    def __init__(self, seed: int, iterations: int | None = None) -> None:
+        self.seed = seed
+        self.iterations = iterations
+        self.config: dict[str, Any] = {}
+        self.budget = ismcts.SearchBudget(seconds=0.0) if iterations is None else ismcts.SearchBudget(iterations)
+        self.last: ismcts.SearchResult | None = None
+        self.received: float | None = None
+
+    def on_game_start(self, info: Any) -> None:
+        self.config = dict(info.config)
+
+    def on_clock(self, time_left_ms: int, bank_left_ms: int) -> None:
+        if self.iterations is None:
+            self.received = time.perf_counter()
+            self.budget = ismcts.budget_from_clock(time_left_ms, bank_left_ms)
+
+    def act(self, observation: dict[str, Any], legal_actions: list[Action]) -> Action:
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        ranked = ranked_by_heuristic(observation, legal_actions)
+        rng = ismcts.decision_rng(
+            self.seed, observation["seat"], observation["round"], observation["scores"], len(observation["history"])
+        )
+        determinizer = ScoutDeterminizer(observation, self.config)
+        self.last = ismcts.search(
+            ScoutSearchGame(), determinizer, observation["seat"], ranked, self.budget, rng, started=self.received
+        )
+        self.received = None
+        return self.last.action
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="SCOUT information-set MCTS bot")
+    parser.add_argument("--seed", type=int, default=int(os.environ.get(ENV_SEED, "0")))
+    iterations = os.environ.get(ENV_ITERATIONS)
+    parser.add_argument("--iterations", type=int, default=int(iterations) if iterations else None)
+    options = parser.parse_args(argv)
+    bot = ScoutSearchBot(options.seed, options.iterations)
+    return int(run_bot(bot, name="scout-search", version="1"))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,126 @@
+"""The SCOUT search bot: its determinizations agree with what its seat sees, it is deterministic given its seed
+(iteration mode), it beats random seats, and in real matches at 100 ms a move it never runs out of time."""
+
+from __future__ import annotations
+
+import random
+import sys
+from typing import Any
+
+import pytest
+from policy_duel import play, random_policy
+
+from bots.python import ismcts, scout_search
+from referee.botspec import resolve_bot
+from referee.games import load_game
+from referee.match import run_match
+from referee.records import BotSpec, FaultPolicy, GameSpec, Limits, MatchSpec
+
+GAME = load_game("scout")
+
+
+def random_positions(players: int, seed: int, count: int) -> list[Any]:
+    """States along a random game, at decisions of the seat to move."""
+    state = GAME.new_game(players, seed=seed)
+    chooser = random.Random(seed)
+    positions = []
+    while not state.is_over():
+        seat = chooser.choice(state.to_move())
+        if chooser.random() < count / 60:
+            positions.append((state.clone(), seat))
+        state.apply(seat, chooser.choice(state.legal_actions(seat)))
+    return positions
+
+
+def without_past(observation: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in observation.items() if key not in ("round", "scores", "finished_rounds")}
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_a_determinization_shows_the_seat_what_it_sees(players: int) -> None:
+    """The sampled state gives the searching seat the very observation (but the round's number and the scores,
+    which the sample restarts) and the same legal actions; the other hands keep their sizes and seen cards."""
+    for state, seat in random_positions(players, seed=players, count=6):
+        observation = state.observation(seat)
+        determinizer = scout_search.ScoutDeterminizer(observation, state.config)
+        for sample_seed in range(3):
+            sample = determinizer.sample(random.Random(sample_seed))
+            seen = sample.observation(seat)
+            if observation["phase"] == "orient":  # the others' hidden orient choices are the sample's to make
+                assert seat in seen["to_move"] and set(observation["to_move"]) <= set(seen["to_move"])
+                seen["to_move"] = observation["to_move"]
+            assert without_past(seen) == without_past(observation)
+            assert sample.legal_actions(seat) == state.legal_actions(seat)
+
+
+def test_the_same_seed_makes_the_same_moves_and_another_seed_may_not() -> None:
+    positions = random_positions(4, seed=11, count=8)
+    plays = []
+    for seed in (5, 5, 6):
+        bot = scout_search.ScoutSearchBot(seed, iterations=40)
+        plays.append([bot.act(state.observation(seat), state.legal_actions(seat)) for state, seat in positions])
+    assert plays[0] == plays[1]
+    assert plays[0] != plays[2]
+
+
+def test_iterations_are_counted_and_the_answer_is_legal() -> None:
+    state, seat = random_positions(3, seed=2, count=10)[-1]
+    bot = scout_search.ScoutSearchBot(1, iterations=25)
+    action = bot.act(state.observation(seat), state.legal_actions(seat))
+    assert action in state.legal_actions(seat)
+    assert bot.last is not None and (bot.last.iterations == 25 or len(state.legal_actions(seat)) == 1)
+
+
+def test_a_budget_is_iterations_or_time() -> None:
+    with pytest.raises(ValueError, match="not both"):
+        ismcts.SearchBudget(iterations=3, seconds=1.0)
+    assert ismcts.budget_from_clock(100, 0).seconds == pytest.approx(0.01)
+    assert ismcts.budget_from_clock(1000, 10_000).seconds == pytest.approx(0.435)
+    assert ismcts.budget_from_clock(0, 0).seconds == 0.0
+
+
+def test_a_spent_clock_still_answers_with_the_prior_first() -> None:
+    state, seat = random_positions(4, seed=3, count=10)[-1]
+    bot = scout_search.ScoutSearchBot(1)
+    bot.on_clock(0, 0)
+    observation, legal = state.observation(seat), state.legal_actions(seat)
+    assert bot.act(observation, legal) == scout_search.ranked_by_heuristic(observation, legal)[0] or len(legal) == 1
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_it_beats_random_seats(players: int) -> None:
+    """Deterministic (fixed seeds, iteration mode): the bot wins most of 6 games against random seats. Random
+    seats win about 1 in `players`, so 5 of 6 is far beyond chance; the result cannot vary between runs."""
+    wins = 0
+    for seed in range(6):
+        bot = scout_search.ScoutSearchBot(seed, iterations=20)
+        seat = seed % players
+        policies = [bot.act if other == seat else random_policy(random.Random(seed)) for other in range(players)]
+        wins += play("scout", policies, seed)["ranks"][seat] == 1
+    assert wins >= 5
+
+
+def test_search_resolves_per_game() -> None:
+    assert resolve_bot("search", "scout").command[-1] == "bots.python.scout_search"
+    assert resolve_bot("scout-search", "scauver").command[-1] == "bots.python.scout_search"
+
+
+def test_real_matches_at_100_ms_a_move_never_time_out() -> None:
+    """Two 4-seat games against random bots at move_time_ms=100 with a 2 s bank: no timeout nor any other
+    fault, and decisions were made (the bot aims at a quarter of the move time, a margin for a loaded machine)."""
+    search = BotSpec("scout-search", (sys.executable, "-m", "bots.python.scout_search", "--seed", "7"))
+    randoms = [BotSpec(f"random{index}", (sys.executable, "-m", "bots.python.random_bot")) for index in range(3)]
+    seatings = [(0, 1, 2, 3), (1, 2, 0, 3)]
+    spec = MatchSpec(
+        match_id="search-clock",
+        game="scout",
+        bots=(search, *randoms),
+        games=tuple(GameSpec(index, 100 + index, seating) for index, seating in enumerate(seatings)),
+        limits=Limits(move_time_ms=100, time_bank_ms=2000, fault_policy=FaultPolicy.FORFEIT),
+    )
+    record = run_match(spec)
+    for game, seating in zip(record.games, seatings, strict=True):
+        assert game.faults == ()
+        timing = game.timings[seating.index(0)]
+        assert timing.decisions > 20
+        assert timing.max_ms < 100 + 2000
