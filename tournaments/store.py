@@ -34,6 +34,9 @@ from referee.records import GameRecord, Limits
 from .league import League, LeagueBot
 from .schedule import ScheduledMatch
 
+SCHEMA_VERSION = 2
+"""The store's layout (PRAGMA user_version): 2 added bot identities, forfeits, sandboxing and the deal key."""
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS league (
     id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -197,9 +200,22 @@ class LeagueStore:
             self._db.execute("PRAGMA synchronous = NORMAL")
             self._db.execute("PRAGMA foreign_keys = ON")
             self._db.execute("PRAGMA busy_timeout = 10000")
+            self._check_version()
             self._db.executescript(SCHEMA)
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.Error as error:
             raise StoreError(f"{self.path}: cannot be used as a league store ({error}){_advice(error)}") from None
+
+    def _check_version(self) -> None:
+        """StoreError for a store an older card-referee wrote: its tables lack what this one records."""
+        (version,) = self._db.execute("PRAGMA user_version").fetchone()
+        (tables,) = self._db.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'").fetchone()
+        if tables and version != SCHEMA_VERSION:
+            self._db.close()
+            raise StoreError(
+                f"{self.path}: a store of schema {version}, written by another version of card-referee (this one "
+                f"reads schema {SCHEMA_VERSION}); give a new store (--db NEW.sqlite) and run the league again"
+            )
 
     def close(self) -> None:
         self._db.close()

@@ -11,7 +11,7 @@ import pytest
 from referee.records import Fault, FaultKind, GameRecord, GameSpec, SeatTiming
 from tournaments.league import load_league
 from tournaments.schedule import ScheduledMatch, league_schedule
-from tournaments.store import BotChanged, LeagueStore, StoreError, StoreMismatch
+from tournaments.store import SCHEMA_VERSION, BotChanged, LeagueStore, StoreError, StoreMismatch
 
 
 def record_of(match: ScheduledMatch, spec: GameSpec, faults: tuple[Fault, ...] = ()) -> GameRecord:
@@ -157,3 +157,16 @@ def test_reading_a_store_that_does_not_exist(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="no league store"):
         LeagueStore(tmp_path / "absent.sqlite", create=False)
     assert not (tmp_path / "absent.sqlite").exists()
+
+
+def test_a_store_of_another_schema_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    old = tmp_path / "old.sqlite"
+    with sqlite3.connect(old) as db:
+        db.execute("CREATE TABLE games (match_id TEXT, game_index INTEGER)")
+    with pytest.raises(StoreError, match=r"a store of schema 0, .* give a new store \(--db NEW.sqlite\)"):
+        LeagueStore(old)
+    fresh = tmp_path / "new.sqlite"
+    LeagueStore(fresh).close()
+    LeagueStore(fresh).close()
+    with sqlite3.connect(fresh) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
