@@ -103,7 +103,8 @@ def test_every_command_of_the_tutorial_runs(tmp_path: Path) -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(block.text)
     assert "verdict: mybot conforms" in outputs["referee check-bot scout mybot/bot.py"]
-    assert re.search(r"Game over: you ranked \d of 2\.", outputs["referee play scout human mybot/bot.py --seed 1"])
+    human_game = outputs["referee play scout human mybot/bot.py --seed 1 --games 1"]
+    assert re.search(r"Game over: you ranked \d of 2\.", human_game)
     with (tmp_path / "report.csv").open(newline="") as handle:
         report = {row["bot"]: row for row in csv.DictReader(handle)}
     assert set(report) == {"mybot", "random", "heuristic"}

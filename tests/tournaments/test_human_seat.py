@@ -27,7 +27,8 @@ needs_tmux = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
 
 
 def _play_command(game: str, *options: str) -> str:
-    return shlex.join([REFEREE, "play", game, "human", "random", "--seed", "1", "--log-dir", "logs", *options])
+    one_game = ["--seed", "1", "--games", "1"]
+    return shlex.join([REFEREE, "play", game, "human", "random", *one_game, "--log-dir", "logs", *options])
 
 
 def _next_prompt(screen: TmuxScreen, after: int, timeout_s: float = 60.0) -> re.Match[str] | None:
