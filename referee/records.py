@@ -157,3 +157,9 @@ class MatchRecord:
     bots: tuple[BotRun, ...] = ()
     bot_starts: int = 0
     """Bot processes started: one per bot and rotation, plus the restarts of crashed bots."""
+
+    def seat_of(self, game: GameRecord, bot: int) -> int:
+        """The seat that `bot` (an index into spec.bots) had in `game`, one of this match's games. The games are
+        kept in the order played, which is not the order of spec.games: the seating is found by the game's index."""
+        seating = next(spec.seating for spec in self.spec.games if spec.index == game.index)
+        return seating.index(bot)

@@ -197,8 +197,8 @@ def _match_spec(plan: CheckPlan, opponent: BotSpec, players: int) -> MatchSpec:
 def _table_check(record: MatchRecord, players: int, replay_dir: Path, times: list[float]) -> TableCheck:
     faults = []
     decisions = fallback = opponent_faults = 0
-    for game, game_spec in zip(record.games, record.spec.games, strict=True):
-        seat = game_spec.seating.index(0)
+    for game in record.games:
+        seat = record.seat_of(game, 0)
         decisions += game.timings[seat].decisions
         faults += [SeenFault(players, game.index, f.kind, f.detail) for f in game.faults if f.seat == seat]
         opponent_faults += sum(f.seat != seat for f in game.faults)

@@ -199,3 +199,28 @@ def test_play_json_names_each_bot_with_its_hello_and_log(tmp_path: Path) -> None
     assert [bot["name"] for bot in bots] == ["random#1", "random#2"]
     assert bots[0]["hello"] == {"name": "random", "version": "1", "protocol": 1}
     assert bots[1]["log"] == str(tmp_path / "random#2.log")
+
+
+def _table_rows(block: str) -> list[list[str]]:
+    return [line.split() for line in block.splitlines()[2:] if line.strip()]
+
+
+def test_the_match_summary_credits_each_bot_with_its_own_games() -> None:
+    """Games are played rotation by rotation (0, 2, 4, 1, 3, 5 for three deals at two seats), not in index order:
+    the summary must follow each game's own seating."""
+    result = invoke("play", "scauver", "heuristic", "random", "--games", "6", "--seed", "3", *FAST)
+    assert result.exit_code == 0, result.output
+    games_text, summary_text = result.output.split("\nmatch\n")
+    wins: dict[str, int] = {}
+    ranks: dict[str, list[int]] = {}
+    for block in games_text.split("\n\n")[1:]:
+        for row in _table_rows(block.split("\n", 1)[1]):
+            bot, rank = row[1], int(row[2])
+            wins[bot] = wins.get(bot, 0) + (rank == 1)
+            ranks.setdefault(bot, []).append(rank)
+    summary = {row[0]: row for row in _table_rows(summary_text.split("\nbot logs")[0])}
+    assert set(summary) == set(wins) == {"scauver-heuristic", "random"}
+    for bot, row in summary.items():
+        assert int(row[1]) == len(ranks[bot]) == 6
+        assert int(row[2]) == wins[bot], result.output
+        assert float(row[3]) == pytest.approx(sum(ranks[bot]) / 6, abs=0.01)

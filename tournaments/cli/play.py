@@ -130,7 +130,7 @@ def _print_summary(record: MatchRecord, tablefmt: str) -> None:
     """Per bot over the whole match: games, wins, mean rank, faults, decision times."""
     rows = []
     for index, bot in enumerate(record.bots):
-        seats = [(game, spec.seating.index(index)) for game, spec in zip(record.games, record.spec.games, strict=False)]
+        seats = [(game, record.seat_of(game, index)) for game in record.games]
         timings = [game.timings[seat] for game, seat in seats]
         decisions = sum(t.decisions for t in timings)
         mean_ms = sum(t.mean_ms * t.decisions for t in timings) / decisions if decisions else 0.0
