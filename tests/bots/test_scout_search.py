@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from policy_duel import play, random_policy
 
-from bots.python import ismcts, scout_search
+from bots.python import ismcts, scout_heuristic, scout_search
 from referee.botspec import resolve_bot
 from referee.games import load_game
 from referee.match import run_match
@@ -124,3 +124,33 @@ def test_real_matches_at_100_ms_a_move_never_time_out() -> None:
         timing = game.timings[seating.index(0)]
         assert timing.decisions > 20
         assert timing.max_ms < 100 + 2000
+
+
+def test_the_opponent_model_tells_a_random_seat_from_a_shedding_one() -> None:
+    """Seat 1 plays at random, seats 0 and 2 the heuristic; over a game, as seat 0 has seen it, the model plays
+    seat 1's rollout moves mostly at random and seat 2's greedily."""
+    state = GAME.new_game(3, seed=11)
+    model = scout_search.OpponentModel(3)
+    chooser = random.Random(11)
+    while not state.is_over():
+        for seat in state.to_move():
+            observation, legal = state.observation(seat), state.legal_actions(seat)
+            if seat == 0:
+                model.observe(observation)
+            action = chooser.choice(legal) if seat == 1 else scout_heuristic.choose(observation, legal)
+            state.apply(seat, action)
+    assert model.randomness(1) > 0.5
+    assert model.randomness(2) < 0.2
+    assert scout_search.OpponentModel(3).randomness(1) == 0.0
+
+
+def test_a_rollout_plays_a_random_seat_at_random_and_a_strong_one_greedily() -> None:
+    state = GAME.new_game(3, seed=5)
+    for seat in state.to_move():
+        state.apply(seat, state.legal_actions(seat)[0])
+    mover = state.to_move()[0]
+    game = scout_search.ScoutSearchGame([1.0 if seat == mover else 0.0 for seat in range(3)])
+    greedy = scout_search.ScoutSearchGame([0.0] * 3)
+    random_keys = {game.key(game.rollout_action(state, mover, random.Random(seed))) for seed in range(40)}
+    greedy_keys = {greedy.key(greedy.rollout_action(state, mover, random.Random(seed))) for seed in range(40)}
+    assert len(random_keys) > 2 * len(greedy_keys)
