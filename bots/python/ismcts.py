@@ -63,7 +63,7 @@ class SearchBudget:
             raise ValueError("a search budget is a number of iterations or a time, not both or neither")
 
 
-MOVE_TIME_SHARE = 0.25
+MOVE_TIME_SHARE = 0.4
 """The share of the per-move limit a decision spends: the rest is the margin for a loaded machine."""
 
 BANK_SHARE = 0.02
