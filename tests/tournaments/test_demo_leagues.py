@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tournaments.league import load_league
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "tournaments" / "examples"
 DEMO_LEAGUES = ("scout-4.toml", "scauver-2.toml")
 
@@ -57,3 +59,13 @@ def test_a_rerun_finds_every_game_stored(played: Path) -> None:
     for line in scheduled:
         count = line.split("; ")[1].split(" games scheduled")[0]
         assert f"{count} already in" in line, line
+
+
+@pytest.mark.parametrize("league", sorted(path.name for path in EXAMPLES.glob("*.toml")))
+def test_every_example_league_file_loads_and_resolves_its_bots(league: str) -> None:
+    """The files the README and bots/README.md tell people to run: each is a valid, balanced league whose bots
+    are all built in (no file may name a bot the game has none of)."""
+    loaded = load_league(EXAMPLES / league)
+    assert len(loaded.bots) >= loaded.players
+    for bot in loaded.bots:
+        assert bot.spec.command, bot
