@@ -292,6 +292,21 @@ def sandbox_command(
     ]
 
 
+def options_through_fd(argv: Sequence[str]) -> tuple[int, list[str]]:
+    """`argv` (a sandbox_command) with bwrap's options moved into a file descriptor for `bwrap --args FD`, as
+    Flatpak passes them: bwrap is the sandbox's pid 1, and any process inside can read its command line in
+    /proc/1/cmdline, which would list every folder shown and every path hidden. Only the command after `--`
+    stays on the line. The fd is not inherited by default (Popen's pass_fds hands it to bwrap alone)."""
+    split = argv.index("--")
+    fd = os.memfd_create("referee-bwrap-options", os.MFD_CLOEXEC)
+    options = b"".join(os.fsencode(option) + b"\0" for option in argv[1:split])
+    if os.write(fd, options) != len(options):
+        os.close(fd)
+        raise SandboxError("the sandbox's options could not be written for bwrap")
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd, [argv[0], "--args", str(fd), *argv[split:]]
+
+
 # What a bot's program needs to see.
 
 
@@ -528,12 +543,13 @@ class Jail:
         self.cgroup = cgroup
         self.limits = bot_limits
         self.seccomp_fd = seccomp_fd
+        self.options_fd: int | None = None
         self._lease = lease
 
     @property
     def inherited_fds(self) -> tuple[int, ...]:
         """The file descriptors the bwrap process must inherit (Popen's pass_fds)."""
-        return () if self.seccomp_fd is None else (self.seccomp_fd,)
+        return tuple(fd for fd in (self.seccomp_fd, self.options_fd) if fd is not None)
 
     def enter(self) -> None:
         """Runs in the child between fork and exec: join the bot's cgroups, take its rlimits."""
@@ -542,10 +558,10 @@ class Jail:
         self.limits.apply()
 
     def started(self) -> None:
-        """Once bwrap is started (it has its own copy of the filter's fd)."""
-        if self.seccomp_fd is not None:
-            os.close(self.seccomp_fd)
-            self.seccomp_fd = None
+        """Once bwrap is started (it has its own copies of the filter's and the options' fds)."""
+        for fd in self.inherited_fds:
+            os.close(fd)
+        self.seccomp_fd = self.options_fd = None
 
     def release(self) -> None:
         """Once every process of the bot is gone: remove its cgroups (killing what they still hold), free its
@@ -573,7 +589,7 @@ def confine(command: Sequence[str], cwd: str | None, request: SandboxRequest, me
             jail.cgroup = _cgroup(found.cgroups, name, memory_bytes)
         program = seccomp.filter_program() if found.seccomp else None
         jail.seccomp_fd = None if program is None else seccomp.filter_fd(program)
-        jail.argv = sandbox_command(
+        argv = sandbox_command(
             found.bwrap,
             command,
             folders=program_folders(command, cwd),
@@ -584,6 +600,7 @@ def confine(command: Sequence[str], cwd: str | None, request: SandboxRequest, me
             masked=request.masked,
             seccomp_fd=jail.seccomp_fd,
         )
+        jail.options_fd, jail.argv = options_through_fd(argv)
     except BaseException:
         jail.release()
         raise

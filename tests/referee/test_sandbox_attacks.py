@@ -152,6 +152,8 @@ class ProcRead(Attack):
     def check_sandboxed(self, scene: Scene, run: AttackRun) -> None:
         inherited = [claim["inherited_fds"] for claim in run.reports("proc_read") if claim["inherited_fds"]]
         assert not inherited, f"the bot was started with files open besides stdin, stdout and stderr: {inherited}"
+        commands = [claim["commands"] for claim in run.reports("proc_read")]
+        assert commands and "--ro-bind" not in run.attacker_log, f"bwrap's options were readable: {commands}"
 
 
 class ProcWrite(Attack):
