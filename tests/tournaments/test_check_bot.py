@@ -214,3 +214,16 @@ def test_the_command_prints_the_json_report(tmp_path: Path) -> None:
 def test_a_check_that_cannot_run_is_an_error(args: list[str], message: str) -> None:
     result = invoke(*args)
     assert result.exit_code == 1 and message in result.stderr
+
+
+def test_the_counts_of_each_table_are_the_checked_bots_own(tmp_path: Path) -> None:
+    """Six games at two seats are played rotation by rotation (0, 2, 4, then 1, 3, 5): the decisions counted for
+    the bot must be its own in every game, as its replays show them, never its opponent's."""
+    report = _check("scauver", "heuristic", tmp_path, games=6)
+    (table,) = report.tables
+    own = 0
+    for path in (tmp_path / "2p" / "replays").glob("*.json"):
+        played = json.loads(path.read_text())
+        seat = next(entry["seat"] for entry in played["seats"] if entry["bot"] == "scauver-heuristic")
+        own += sum(move["seat"] == seat and move["by"] == "bot" for move in played["actions"])
+    assert table.games == 6 and table.decisions == own
