@@ -107,7 +107,7 @@ def test_search_resolves_per_game() -> None:
 
 def test_real_matches_at_100_ms_a_move_never_time_out() -> None:
     """Two 4-seat games against random bots at move_time_ms=100 with a 2 s bank: no timeout nor any other
-    fault, and decisions were made (the bot aims at 40% of the move time, the rest a margin for a loaded machine)."""
+    fault, and decisions were made (the bot aims at 30% of the move time, the rest a margin for a loaded machine)."""
     search = BotSpec("scout-search", (sys.executable, "-m", "bots.python.scout_search", "--seed", "7"))
     randoms = [BotSpec(f"random{index}", (sys.executable, "-m", "bots.python.random_bot")) for index in range(3)]
     seatings = [(0, 1, 2, 3), (1, 2, 0, 3)]
