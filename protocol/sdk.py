@@ -48,10 +48,12 @@ DecisionFunction = Callable[[Observation, list[Action]], Action]
 TICK_MS = 1000
 """How often a waiting bot wakes to check that its parent (the referee) is still alive."""
 
-MIN_SILENCE_S = 120.0
-"""The shortest silence after which the SDK decides the referee is gone. Generous on purpose: between two
-requests a seat may wait for every other seat's decisions; the actual bound also grows with the limits
-announced in welcome (see `_silence_after_welcome`)."""
+MIN_SILENCE_S = 3600.0
+"""The shortest silence after which the SDK decides the referee is gone, an hour: a seat may wait that long
+with nothing to do (a Scauver seat out of chips hears nothing until the game ends, which at the round cap with
+searching bots took more than two minutes). The referee's death is noticed at once through the parent process;
+the silence bound is only for a referee that vanished some other way. It also grows with the limits announced in
+welcome (see `_silence_after_welcome`)."""
 
 SILENCE_PER_DECISION = 10
 """After welcome, the silence bound is MIN_SILENCE_S plus this many worst-case decisions of other seats."""

@@ -19,7 +19,7 @@
 
 #define PROTOCOL_VERSION 1
 #define TICK_MS 1000
-#define SILENCE_TICKS 600
+#define SILENCE_TICKS 3600
 #define LINGER_MS 200
 #define MAX_FRAME_BYTES (1 << 20)
 

@@ -9,7 +9,7 @@ import { Dealer } from "zeromq";
 
 const PROTOCOL_VERSION = 1;
 const TICK_MS = 1000;
-const SILENCE_TICKS = 600;
+const SILENCE_TICKS = 3600;
 const EXIT = { bye: 0, refused: 2, refereeGone: 3, noEndpoint: 4 };
 
 // 64-bit integers stay exact (as BigInt), so a chosen action is echoed back unchanged.
