@@ -92,6 +92,10 @@ class Phase(Enum):
     OVER = "over"
 
 
+# Module names for the members: reading an Enum member through its class costs a Python-level lookup.
+ORIENT, PLAY, OVER = Phase.ORIENT, Phase.PLAY, Phase.OVER
+
+
 class RoundEnd(Enum):
     HAND_EMPTIED = "hand_emptied"  # condition I: a Show emptied the shower's hand
     ALL_SCOUTED = "all_scouted"  # condition II: every other seat only Scouted since the owner's Show
@@ -387,6 +391,12 @@ class ScoutGame(Game):
 
 # The state ---------------------------------------------------------------------------------------------
 
+# A hand, the Active Set and a captured pile are bytes of card codes in order: slicing, joining, rotating
+# them and reading off their numbers in use (translate through TOPS) are each one call.
+TOPS = bytes(code >> 4 for code in range(256))
+ROTATIONS = bytes(ROTATED)
+CARD_BYTES = tuple(bytes((code,)) for code in range(256))
+
 # Every action once, as templates: legal_actions hands out copies (copying a dict is twice as fast as
 # building it), so a caller that mutates an action cannot change the tables.
 _MAX_HAND = max(len(table.deck) for table in TABLES.values())
@@ -403,22 +413,51 @@ _SCOUTS = {
     for flip in (False, True)
     for and_show in (False, True)
 }
+# The plain Scouts of a hand, by the number of ends of the Active Set (1 or 2), then of gaps in the hand.
+_PLAIN_SCOUTS = tuple(
+    tuple(
+        tuple(scout for end in ENDS[:ends] for flip in (False, True) for scout in _SCOUTS[end, flip, False][:gaps])
+        for gaps in range(_MAX_HAND + 2)
+    )
+    for ends in range(3)
+)
+
+
+def _scout_show_templates(tops: bytes, active: bytes, ends: int, gaps: int) -> list[Action]:
+    """The Scouts with and_show of a hand (its numbers in use `tops`, `gaps` insert positions) from `active`
+    (`ends` of it to take from): those after which some Show beats what remains of the Active Set."""
+    offered: list[Action] = []
+    profile = None
+    for end in ENDS[:ends]:
+        card, remaining = (active[0], active[1:]) if end == "left" else (active[-1], active[:-1])
+        to_beat = set_strength(remaining.translate(TOPS))
+        for flip in (False, True):
+            top = (card & 15) if flip else card >> 4
+            scout_shows = _SCOUTS[end, flip, True]
+            if SINGLE_BASE + top > to_beat:
+                offered += scout_shows[:gaps]
+                continue
+            if profile is None:
+                profile = InsertProfile.of(tops)
+            offered += [scout_shows[gap] for gap in range(gaps) if profile.can_show_after_insert(top, gap, to_beat)]
+    return offered
 
 
 class ScoutState(GameState):
     """One game of SCOUT. Seats act only through `apply`; everything else reads."""
 
     _table: Table
+    _two_players: bool
     _dealt: Deal
     _round_index: int
     _phase: Phase
     _starter: int
     _current: int
-    _hands: list[Hand]
-    _active: Hand
+    _hands: list[bytes]
+    _active: bytes
     _active_strength: int
     _owner: int | None
-    _captured: list[Hand]
+    _captured: list[bytes]
     _chips: list[int]
     _scout_show_used: list[bool]
     _must_show: bool
@@ -431,6 +470,7 @@ class ScoutState(GameState):
 
     def _start(self, table: Table, dealt: Deal) -> None:
         self._table = table
+        self._two_players = table.two_players
         self._dealt = dealt
         self._totals = [0] * table.players
         self._finished_rounds = []
@@ -438,16 +478,16 @@ class ScoutState(GameState):
         self._deal_round()
 
     def _deal_round(self) -> None:
-        table, players = self._table, self._table.players
-        self._phase = Phase.ORIENT
+        players = self._table.players
+        self._phase = ORIENT
         self._starter = (self.config["first_player"] + self._round_index) % players
         self._current = self._starter
-        self._hands = list(self._dealt[self._round_index])
-        self._active = ()
+        self._hands = [bytes(hand) for hand in self._dealt[self._round_index]]
+        self._active = b""
         self._active_strength = NOTHING
         self._owner = None
-        self._captured = [()] * players
-        self._chips = [TWO_PLAYER_CHIPS if table.two_players else 0] * players
+        self._captured = [b""] * players
+        self._chips = [TWO_PLAYER_CHIPS if self._two_players else 0] * players
         self._scout_show_used = [False] * players
         self._must_show = False
         self._scouts_in_row = 0
@@ -467,13 +507,13 @@ class ScoutState(GameState):
         return deal_as_data(self._dealt)
 
     def is_over(self) -> bool:
-        return self._phase is Phase.OVER
+        return self._phase is OVER
 
     def to_move(self) -> list[int]:
         phase = self._phase
-        if phase is Phase.PLAY:
+        if phase is PLAY:
             return [self._current]
-        if phase is Phase.ORIENT:
+        if phase is ORIENT:
             return [seat for seat, choice in enumerate(self._orient_choices) if choice is None]
         return []
 
@@ -487,52 +527,43 @@ class ScoutState(GameState):
     def legal_actions_view(self, seat: int) -> Sequence[Action]:
         """The shared action templates themselves (legal_actions copies them)."""
         phase = self._phase
-        if phase is Phase.PLAY:
+        if phase is PLAY:
             if seat != self._current:
                 return ()
             templates = self._legal_cache
             if templates is None:
                 templates = self._legal_cache = self._play_templates(seat)
             return templates
-        if phase is Phase.ORIENT and self._orient_choices[seat] is None:
+        if phase is ORIENT and self._orient_choices[seat] is None:
             return _ORIENTS
         return ()
 
     def _play_templates(self, seat: int) -> list[Action]:
         """The legal actions of the seat to move, as shared templates: Shows, Scouts, then Scout & Shows."""
         hand = self._hands[seat]
-        tops = [code >> 4 for code in hand]
+        tops = hand.translate(TOPS)
         actions: list[Action] = []
         for start, shortest, longest in show_ranges(tops, self._active_strength):
             actions += _SHOWS[start][shortest : longest + 1]
         active = self._active
-        if self._must_show or not active or (self._table.two_players and not self._chips[seat]):
+        if self._must_show or not active:
             return actions
-        offer_scout_show = not self._table.two_players and not self._scout_show_used[seat]
-        profile = InsertProfile.of(tops) if offer_scout_show else None
+        ends = 1 if len(active) == 1 else 2
         gaps = len(hand) + 1
-        ends = ENDS[: 1 if len(active) == 1 else 2]
-        for end in ends:
-            for flip in (False, True):
-                actions += _SCOUTS[end, flip, False][:gaps]
-        if profile is None:
+        if self._two_players:
+            if self._chips[seat]:
+                actions += _PLAIN_SCOUTS[ends][gaps]
             return actions
-        for end in ends:
-            card = active[0] if end == "left" else active[-1]
-            remaining = set_strength([code >> 4 for code in (active[1:] if end == "left" else active[:-1])])
-            for flip in (False, True):
-                top = (ROTATED[card] if flip else card) >> 4
-                scout_shows = _SCOUTS[end, flip, True]
-                actions += [
-                    scout_shows[gap] for gap in range(gaps) if profile.can_show_after_insert(top, gap, remaining)
-                ]
+        actions += _PLAIN_SCOUTS[ends][gaps]
+        if not self._scout_show_used[seat]:
+            actions += _scout_show_templates(tops, active, ends, gaps)
         return actions
 
     # Checking an action (the seat is known to be to move).
 
     def _illegal_reason(self, seat: int, action: Action) -> str | None:
         kind = action["kind"]
-        if self._phase is Phase.ORIENT:
+        if self._phase is ORIENT:
             if kind != "orient" or len(action) != 2 or type(action.get("flip")) is not bool:
                 return 'at the start of a round every seat orients its hand: {"kind": "orient", "flip": bool}'
             return None
@@ -549,7 +580,7 @@ class ScoutState(GameState):
         hand = self._hands[seat]
         if start < 0 or length < 1 or start + length > len(hand):
             return f"cards {start}..{start + length - 1} are not in a hand of {len(hand)} cards"
-        strength = set_strength([code >> 4 for code in hand[start : start + length]])
+        strength = set_strength(hand[start : start + length].translate(TOPS))
         if strength == NOTHING:
             return "those cards are neither a match nor a run"
         if strength <= self._active_strength:
@@ -571,7 +602,7 @@ class ScoutState(GameState):
             return 'the Active Set has one card: it is taken with end "left"'
         if not 0 <= gap <= len(hand):
             return f"insert is a position from 0 to {len(hand)}"
-        if self._table.two_players:
+        if self._two_players:
             if not self._chips[seat]:
                 return "no Scout chip left to pay with"
             if and_show:
@@ -585,11 +616,14 @@ class ScoutState(GameState):
         if self._scout_show_used[seat]:
             return "Scout & Show is once per round, and this seat has used it"
         active = self._active
-        card = active[0] if end == "left" else active[-1]
-        remaining = active[1:] if end == "left" else active[:-1]
+        card, remaining = (active[0], active[1:]) if end == "left" else (active[-1], active[:-1])
+        if flip:
+            card = ROTATED[card]
+        to_beat = set_strength(remaining.translate(TOPS))
+        if SINGLE_BASE + (card >> 4) > to_beat:
+            return None
         hand = self._hands[seat]
-        new_hand = hand[:gap] + (ROTATED[card] if flip else card,) + hand[gap:]
-        if best_strength([code >> 4 for code in new_hand]) <= set_strength([code >> 4 for code in remaining]):
+        if best_strength((hand[:gap] + CARD_BYTES[card] + hand[gap:]).translate(TOPS)) <= to_beat:
             return "no Show could follow that Scout, so Scout & Show is not offered"
         return None
 
@@ -612,19 +646,19 @@ class ScoutState(GameState):
             return
         for who, flipped in enumerate(choices):
             if flipped:
-                self._hands[who] = tuple(ROTATED[code] for code in reversed(self._hands[who]))
+                self._hands[who] = self._hands[who][::-1].translate(ROTATIONS)
             self._public.append({"seat": who, "kind": "orient", "flip": flipped})
-        self._phase = Phase.PLAY
+        self._phase = PLAY
 
     def _show(self, seat: int, start: int, length: int) -> None:
         hand = self._hands[seat]
         shown = hand[start : start + length]
-        captured = len(self._active)
-        if captured:
-            self._captured[seat] += self._active
-        self._hands[seat] = hand[:start] + hand[start + length :]
+        active = self._active
+        if active:
+            self._captured[seat] += active
+        rest = self._hands[seat] = hand[:start] + hand[start + length :]
         self._active = shown
-        self._active_strength = set_strength([code >> 4 for code in shown])
+        self._active_strength = set_strength(shown.translate(TOPS))
         self._owner = seat
         self._must_show = False
         self._scouts_in_row = 0
@@ -634,27 +668,25 @@ class ScoutState(GameState):
                 "kind": "show",
                 "start": start,
                 "length": length,
-                "cards": [card_pair(code) for code in shown],
-                "captured": captured,
+                "cards": [[code >> 4, code & 15] for code in shown],
+                "captured": len(active),
             }
         )
-        if not self._hands[seat]:
+        if not rest:
             self._end_round(RoundEnd.HAND_EMPTIED, None)
             return
         self._current = (seat + 1) % self.players
-        self._check_cannot_act()
+        if self._two_players:
+            self._check_cannot_act()
 
     def _scout(self, seat: int, end: str, flip: bool, gap: int, and_show: bool) -> None:
         active = self._active
-        if end == "left":
-            card, self._active = active[0], active[1:]
-        else:
-            card, self._active = active[-1], active[:-1]
-        self._active_strength = set_strength([code >> 4 for code in self._active])
+        card, self._active = (active[0], active[1:]) if end == "left" else (active[-1], active[:-1])
+        self._active_strength = set_strength(self._active.translate(TOPS))
         if flip:
             card = ROTATED[card]
         hand = self._hands[seat]
-        self._hands[seat] = hand[:gap] + (card,) + hand[gap:]
+        self._hands[seat] = hand[:gap] + CARD_BYTES[card] + hand[gap:]
         self._public.append(
             {
                 "seat": seat,
@@ -663,10 +695,10 @@ class ScoutState(GameState):
                 "flip": flip,
                 "insert": gap,
                 "and_show": and_show,
-                "card": card_pair(card),
+                "card": [card >> 4, card & 15],
             }
         )
-        if self._table.two_players:
+        if self._two_players:
             self._chips[seat] -= 1
             self._check_cannot_act()
             return
@@ -684,9 +716,9 @@ class ScoutState(GameState):
 
     def _check_cannot_act(self) -> None:
         """Two players: the round ends when the seat to move has no chip and no Show beats the Active Set."""
-        if not self._table.two_players or self._chips[self._current] or not self._active:
+        if self._chips[self._current] or not self._active:
             return
-        if best_strength([code >> 4 for code in self._hands[self._current]]) <= self._active_strength:
+        if best_strength(self._hands[self._current].translate(TOPS)) <= self._active_strength:
             self._end_round(RoundEnd.CANNOT_ACT, self._owner)
 
     def _end_round(self, how: RoundEnd, exempt: int | None) -> None:
@@ -709,7 +741,7 @@ class ScoutState(GameState):
             }
         )
         if self._round_index + 1 == self._table.rounds:
-            self._phase = Phase.OVER
+            self._phase = OVER
             return
         self._round_index += 1
         self._deal_round()
@@ -739,7 +771,7 @@ class ScoutState(GameState):
             "round": self._round_index + 1,
             "rounds": self._table.rounds,
             "round_starter": self._starter,
-            "phase": self._phase.value,
+            "phase": self._phase._value_,
             "to_move": self.to_move(),
             "must_show": self._must_show,
             "hand": [[code >> 4, code & 15] for code in self._hands[seat]],
