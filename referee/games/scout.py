@@ -157,13 +157,23 @@ def _strength_at(tops: Sequence[int], start: int, length: int) -> int:
     return length * LENGTH_WEIGHT + (first if step == 1 else first - length + 1)
 
 
-def show_ranges(tops: Sequence[int], to_beat: int) -> list[tuple[int, int, int]]:
-    """The Shows in `tops` stronger than `to_beat`, as (start, shortest, longest): every length from shortest
-    to longest at that start beats it (length dominates strength, so the beating lengths are contiguous).
+# Every action once, as templates: legal_actions hands out copies (copying a dict is twice as fast as
+# building it), so a caller that mutates an action cannot change the tables.
+_MAX_HAND = max(len(table.deck) for table in TABLES.values())
+_SHOWS = tuple(
+    tuple({"kind": "show", "start": start, "length": length} for length in range(_MAX_HAND + 1))
+    for start in range(_MAX_HAND)
+)
+_SHOWS_LONGEST_FIRST = tuple(shows[::-1] for shows in _SHOWS)  # [start][_MAX_HAND - length]
 
-    One pass from the right end finds the longest set at each start (as _longest_sets does) and, where it is
-    long enough, the strength of its shortest candidate, without a call per start: this runs at every turn."""
-    ranges = []
+
+def show_templates(tops: Sequence[int], to_beat: int) -> list[Action]:
+    """The Shows in `tops` stronger than `to_beat`, by start then length, as shared templates.
+
+    At each start every length from the shortest that beats `to_beat` to the longest valid set there beats
+    it (length dominates strength). One pass from the right end finds both, appending each start's Shows
+    longest first, so that reversing the list at the end orders them."""
+    shows: list[Action] = []
     shortest = to_beat // LENGTH_WEIGHT or 1
     base = shortest * LENGTH_WEIGHT
     longest, previous_step = 0, 2
@@ -179,6 +189,7 @@ def show_ranges(tops: Sequence[int], to_beat: int) -> list[tuple[int, int, int]]
         next_top = first
         if longest < shortest:
             continue
+        least = shortest
         if to_beat:
             if shortest == 1:
                 strength = SINGLE_BASE + first
@@ -187,17 +198,17 @@ def show_ranges(tops: Sequence[int], to_beat: int) -> list[tuple[int, int, int]]
             else:
                 strength = base + (first if step == 1 else first - shortest + 1)
             if strength <= to_beat:
-                if longest > shortest:
-                    ranges.append((start, shortest + 1, longest))
-                continue
-        ranges.append((start, shortest, longest))
-    ranges.reverse()
-    return ranges
+                if longest == shortest:
+                    continue
+                least += 1
+        shows += _SHOWS_LONGEST_FIRST[start][_MAX_HAND - longest : _MAX_HAND + 1 - least]
+    shows.reverse()
+    return shows
 
 
 def show_spans(tops: Sequence[int], to_beat: int) -> list[tuple[int, int]]:
     """Every (start, length) of a set in `tops` stronger than `to_beat`, by start then length."""
-    return [(start, length) for start, low, high in show_ranges(tops, to_beat) for length in range(low, high + 1)]
+    return [(show["start"], show["length"]) for show in show_templates(tops, to_beat)]
 
 
 def best_strength(tops: Sequence[int]) -> int:
@@ -397,14 +408,7 @@ TOPS = bytes(code >> 4 for code in range(256))
 ROTATIONS = bytes(ROTATED)
 CARD_BYTES = tuple(bytes((code,)) for code in range(256))
 
-# Every action once, as templates: legal_actions hands out copies (copying a dict is twice as fast as
-# building it), so a caller that mutates an action cannot change the tables.
-_MAX_HAND = max(len(table.deck) for table in TABLES.values())
 _ORIENTS = tuple({"kind": "orient", "flip": flip} for flip in (False, True))
-_SHOWS = tuple(
-    tuple({"kind": "show", "start": start, "length": length} for length in range(_MAX_HAND + 1))
-    for start in range(_MAX_HAND)
-)
 _SCOUTS = {
     (end, flip, and_show): tuple(
         {"kind": "scout", "end": end, "flip": flip, "insert": gap, "and_show": and_show} for gap in range(_MAX_HAND + 1)
@@ -542,9 +546,7 @@ class ScoutState(GameState):
         """The legal actions of the seat to move, as shared templates: Shows, Scouts, then Scout & Shows."""
         hand = self._hands[seat]
         tops = hand.translate(TOPS)
-        actions: list[Action] = []
-        for start, shortest, longest in show_ranges(tops, self._active_strength):
-            actions += _SHOWS[start][shortest : longest + 1]
+        actions = show_templates(tops, self._active_strength)
         active = self._active
         if self._must_show or not active:
             return actions
