@@ -165,6 +165,8 @@ _SHOWS = tuple(
     for start in range(_MAX_HAND)
 )
 _SHOWS_LONGEST_FIRST = tuple(shows[::-1] for shows in _SHOWS)  # [start][_MAX_HAND - length]
+_SINGLE_SHOWS = tuple(shows[1] for shows in _SHOWS)
+_SET_STEPS = (0, 1, -1)  # from a card's number to the next one's, in a match or a run
 
 
 def show_templates(tops: Sequence[int], to_beat: int) -> list[Action]:
@@ -173,34 +175,53 @@ def show_templates(tops: Sequence[int], to_beat: int) -> list[Action]:
     At each start every length from the shortest that beats `to_beat` to the longest valid set there beats
     it (length dominates strength). One pass from the right end finds both, appending each start's Shows
     longest first, so that reversing the list at the end orders them."""
+    if to_beat >= 2 * LENGTH_WEIGHT:
+        return _shows_beating_a_set(tops, to_beat)
     shows: list[Action] = []
-    shortest = to_beat // LENGTH_WEIGHT or 1
+    add_single = shows.append
+    single_beats = to_beat - SINGLE_BASE
+    longest_first, one_card = _SHOWS_LONGEST_FIRST, _MAX_HAND - 1
+    longest, previous_step = 0, 2
+    next_top = NO_NEIGHBOUR
+    for start in range(len(tops) - 1, -1, -1):
+        first = tops[start]
+        step = next_top - first
+        next_top = first
+        if step in _SET_STEPS:
+            longest = longest + 1 if step == previous_step else 2
+            previous_step = step
+            shows += longest_first[start][_MAX_HAND - longest : one_card + (first > single_beats)]
+        else:
+            previous_step = 2
+            if first > single_beats:
+                add_single(_SINGLE_SHOWS[start])
+    shows.reverse()
+    return shows
+
+
+def _shows_beating_a_set(tops: Sequence[int], to_beat: int) -> list[Action]:
+    """show_templates where `to_beat` is a set of two or more cards (so no single beats it)."""
+    shows: list[Action] = []
+    shortest = to_beat // LENGTH_WEIGHT
     base = shortest * LENGTH_WEIGHT
     longest, previous_step = 0, 2
     next_top = NO_NEIGHBOUR
     for start in range(len(tops) - 1, -1, -1):
         first = tops[start]
         step = next_top - first
-        if -1 <= step <= 1:
-            longest = longest + 1 if step == previous_step else 2
-            previous_step = step
-        else:
-            longest, previous_step = 1, 2
         next_top = first
+        if step not in _SET_STEPS:
+            previous_step = 2
+            continue
+        longest = longest + 1 if step == previous_step else 2
+        previous_step = step
         if longest < shortest:
             continue
-        least = shortest
-        if to_beat:
-            if shortest == 1:
-                strength = SINGLE_BASE + first
-            elif step == 0:
-                strength = base + MATCH_BONUS + first
-            else:
-                strength = base + (first if step == 1 else first - shortest + 1)
-            if strength <= to_beat:
-                if longest == shortest:
-                    continue
-                least += 1
+        if step == 0:
+            strength = base + MATCH_BONUS + first
+        else:
+            strength = base + (first if step == 1 else first - shortest + 1)
+        least = shortest if strength > to_beat else shortest + 1
         shows += _SHOWS_LONGEST_FIRST[start][_MAX_HAND - longest : _MAX_HAND + 1 - least]
     shows.reverse()
     return shows
