@@ -164,7 +164,7 @@ class GameState(ABC):
 
     def apply(self, seat: int, action: Action) -> None:
         """Apply `action` for `seat`, or raise IllegalAction saying why it is not legal now."""
-        if seat not in self.to_move():
+        if not self._is_to_move(seat):
             if self.is_over():
                 raise IllegalAction("the game is over")
             raise IllegalAction(f"seat {seat!r} is not to move (to move: {self.to_move()})")
@@ -218,6 +218,10 @@ class GameState(ABC):
         `new_game(players, seed, config, deal=state.dealt)` deals the same cards again."""
 
     # Hooks.
+
+    def _is_to_move(self, seat: Any) -> bool:
+        """Whether `seat` is in to_move(); games may answer without building the list."""
+        return seat in self.to_move()
 
     def _illegal_reason(self, seat: int, action: Action) -> str | None:
         """Why `action` is not legal for `seat` (which is to move), or None. Games override this with

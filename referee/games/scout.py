@@ -429,6 +429,13 @@ TOPS = bytes(code >> 4 for code in range(256))
 ROTATIONS = bytes(ROTATED)
 CARD_BYTES = tuple(bytes((code,)) for code in range(256))
 
+
+def _strength_of_cards(cards: bytes) -> int:
+    """set_strength of cards given as codes; a single card or none without a pass over the numbers."""
+    if len(cards) > 1:
+        return set_strength(cards.translate(TOPS))
+    return SINGLE_BASE + (cards[0] >> 4) if cards else NOTHING
+
 _ORIENTS = tuple({"kind": "orient", "flip": flip} for flip in (False, True))
 _SCOUTS = {
     (end, flip, and_show): tuple(
@@ -455,7 +462,7 @@ def _scout_show_templates(tops: bytes, active: bytes, ends: int, gaps: int) -> l
     profile = None
     for end in ENDS[:ends]:
         card, remaining = (active[0], active[1:]) if end == "left" else (active[-1], active[:-1])
-        to_beat = set_strength(remaining.translate(TOPS))
+        to_beat = _strength_of_cards(remaining)
         for flip in (False, True):
             top = (card & 15) if flip else card >> 4
             scout_shows = _SCOUTS[end, flip, True]
@@ -542,6 +549,11 @@ class ScoutState(GameState):
             return [seat for seat, choice in enumerate(self._orient_choices) if choice is None]
         return []
 
+    def _is_to_move(self, seat: Any) -> bool:
+        if self._phase is PLAY:
+            return bool(seat == self._current)
+        return seat in self.to_move()
+
     def result(self) -> dict[str, list[int]]:
         """Totals and shared ranks (of the rounds finished so far, if the game is not over)."""
         return {"scores": list(self._totals), "ranks": shared_ranks(self._totals)}
@@ -603,7 +615,7 @@ class ScoutState(GameState):
         hand = self._hands[seat]
         if start < 0 or length < 1 or start + length > len(hand):
             return f"cards {start}..{start + length - 1} are not in a hand of {len(hand)} cards"
-        strength = set_strength(hand[start : start + length].translate(TOPS))
+        strength = _strength_of_cards(hand[start : start + length])
         if strength == NOTHING:
             return "those cards are neither a match nor a run"
         if strength <= self._active_strength:
@@ -642,7 +654,7 @@ class ScoutState(GameState):
         card, remaining = (active[0], active[1:]) if end == "left" else (active[-1], active[:-1])
         if flip:
             card = ROTATED[card]
-        to_beat = set_strength(remaining.translate(TOPS))
+        to_beat = _strength_of_cards(remaining)
         if SINGLE_BASE + (card >> 4) > to_beat:
             return None
         hand = self._hands[seat]
@@ -681,7 +693,7 @@ class ScoutState(GameState):
             self._captured[seat] += active
         rest = self._hands[seat] = hand[:start] + hand[start + length :]
         self._active = shown
-        self._active_strength = set_strength(shown.translate(TOPS))
+        self._active_strength = _strength_of_cards(shown)
         self._owner = seat
         self._must_show = False
         self._scouts_in_row = 0
@@ -691,7 +703,7 @@ class ScoutState(GameState):
                 "kind": "show",
                 "start": start,
                 "length": length,
-                "cards": [[code >> 4, code & 15] for code in shown],
+                "cards": [[code >> 4, code & 15] for code in shown] if length > 1 else [[shown[0] >> 4, shown[0] & 15]],
                 "captured": len(active),
             }
         )
@@ -705,7 +717,7 @@ class ScoutState(GameState):
     def _scout(self, seat: int, end: str, flip: bool, gap: int, and_show: bool) -> None:
         active = self._active
         card, self._active = (active[0], active[1:]) if end == "left" else (active[-1], active[:-1])
-        self._active_strength = set_strength(self._active.translate(TOPS))
+        self._active_strength = _strength_of_cards(self._active)
         if flip:
             card = ROTATED[card]
         hand = self._hands[seat]
