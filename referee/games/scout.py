@@ -166,7 +166,6 @@ _SHOWS = tuple(
 )
 _SHOWS_LONGEST_FIRST = tuple(shows[::-1] for shows in _SHOWS)  # [start][_MAX_HAND - length]
 _SINGLE_SHOWS = tuple(shows[1] for shows in _SHOWS)
-_SET_STEPS = (0, 1, -1)  # from a card's number to the next one's, in a match or a run
 
 
 def show_templates(tops: Sequence[int], to_beat: int) -> list[Action]:
@@ -187,7 +186,7 @@ def show_templates(tops: Sequence[int], to_beat: int) -> list[Action]:
         first = tops[start]
         step = next_top - first
         next_top = first
-        if step in _SET_STEPS:
+        if -1 <= step <= 1:
             longest = longest + 1 if step == previous_step else 2
             previous_step = step
             shows += longest_first[start][_MAX_HAND - longest : one_card + (first > single_beats)]
@@ -210,7 +209,7 @@ def _shows_beating_a_set(tops: Sequence[int], to_beat: int) -> list[Action]:
         first = tops[start]
         step = next_top - first
         next_top = first
-        if step not in _SET_STEPS:
+        if not -1 <= step <= 1:
             previous_step = 2
             continue
         longest = longest + 1 if step == previous_step else 2
