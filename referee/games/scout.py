@@ -216,10 +216,8 @@ def _shows_beating_a_set(tops: Sequence[int], to_beat: int) -> list[Action]:
         previous_step = step
         if longest < shortest:
             continue
-        if step == 0:
-            strength = base + MATCH_BONUS + first
-        else:
-            strength = base + (first if step == 1 else first - shortest + 1)
+        lowest = first - shortest + 1 if step == -1 else first
+        strength = base + (MATCH_BONUS if step == 0 else 0) + lowest
         least = shortest if strength > to_beat else shortest + 1
         shows += _SHOWS_LONGEST_FIRST[start][_MAX_HAND - longest : _MAX_HAND + 1 - least]
     shows.reverse()
@@ -435,6 +433,7 @@ def _strength_of_cards(cards: bytes) -> int:
         return set_strength(cards.translate(TOPS))
     return SINGLE_BASE + (cards[0] >> 4) if cards else NOTHING
 
+
 _ORIENTS = tuple({"kind": "orient", "flip": flip} for flip in (False, True))
 _SCOUTS = {
     (end, flip, and_show): tuple(
@@ -474,6 +473,32 @@ def _scout_show_templates(tops: bytes, active: bytes, ends: int, gaps: int) -> l
     return offered
 
 
+# A round's public history is kept as records, ("orient", seat, flip), ("show", seat, start, length, cards,
+# captured) and ("scout", seat, end, flip, insert, and_show, card), and made into maps when first observed.
+PublicRecord = tuple[Any, ...]
+
+
+def history_entry(record: PublicRecord) -> dict[str, Any]:
+    """A public record as the observation's history shows it."""
+    kind, seat = record[0], record[1]
+    if kind == "orient":
+        return {"seat": seat, "kind": "orient", "flip": record[2]}
+    if kind == "show":
+        _, _, start, length, cards, captured = record
+        pairs = [[code >> 4, code & 15] for code in cards]
+        return {"seat": seat, "kind": "show", "start": start, "length": length, "cards": pairs, "captured": captured}
+    _, _, end, flip, gap, and_show, card = record
+    return {
+        "seat": seat,
+        "kind": "scout",
+        "end": end,
+        "flip": flip,
+        "insert": gap,
+        "and_show": and_show,
+        "card": [card >> 4, card & 15],
+    }
+
+
 class ScoutState(GameState):
     """One game of SCOUT. Seats act only through `apply`; everything else reads."""
 
@@ -494,7 +519,8 @@ class ScoutState(GameState):
     _must_show: bool
     _scouts_in_row: int
     _orient_choices: list[bool | None]
-    _public: list[dict[str, Any]]
+    _public: list[PublicRecord]
+    _history: list[dict[str, Any]]
     _totals: list[int]
     _finished_rounds: list[dict[str, Any]]
     _legal_cache: list[Action] | None
@@ -524,6 +550,7 @@ class ScoutState(GameState):
         self._scouts_in_row = 0
         self._orient_choices = [None] * players
         self._public = []
+        self._history = []
         self._legal_cache = None
 
     # Reading the state.
@@ -550,7 +577,7 @@ class ScoutState(GameState):
 
     def _is_to_move(self, seat: Any) -> bool:
         if self._phase is PLAY:
-            return bool(seat == self._current)
+            return self._current == seat
         return seat in self.to_move()
 
     def result(self) -> dict[str, list[int]]:
@@ -614,7 +641,8 @@ class ScoutState(GameState):
         hand = self._hands[seat]
         if start < 0 or length < 1 or start + length > len(hand):
             return f"cards {start}..{start + length - 1} are not in a hand of {len(hand)} cards"
-        strength = _strength_of_cards(hand[start : start + length])
+        cards = hand[start : start + length]
+        strength = SINGLE_BASE + (cards[0] >> 4) if length == 1 else set_strength(cards.translate(TOPS))
         if strength == NOTHING:
             return "those cards are neither a match nor a run"
         if strength <= self._active_strength:
@@ -630,7 +658,7 @@ class ScoutState(GameState):
             return "after a Scout & Show's Scout the same seat must Show"
         if not active:
             return "there is no Active Set to scout from"
-        if end not in ENDS:
+        if end != "left" and end != "right":
             return 'end is "left" or "right"'
         if end == "right" and len(active) == 1:
             return 'the Active Set has one card: it is taken with end "left"'
@@ -681,7 +709,7 @@ class ScoutState(GameState):
         for who, flipped in enumerate(choices):
             if flipped:
                 self._hands[who] = self._hands[who][::-1].translate(ROTATIONS)
-            self._public.append({"seat": who, "kind": "orient", "flip": flipped})
+            self._public.append(("orient", who, flipped))
         self._phase = PLAY
 
     def _show(self, seat: int, start: int, length: int) -> None:
@@ -692,20 +720,11 @@ class ScoutState(GameState):
             self._captured[seat] += active
         rest = self._hands[seat] = hand[:start] + hand[start + length :]
         self._active = shown
-        self._active_strength = _strength_of_cards(shown)
+        self._active_strength = SINGLE_BASE + (shown[0] >> 4) if length == 1 else set_strength(shown.translate(TOPS))
         self._owner = seat
         self._must_show = False
         self._scouts_in_row = 0
-        self._public.append(
-            {
-                "seat": seat,
-                "kind": "show",
-                "start": start,
-                "length": length,
-                "cards": [[code >> 4, code & 15] for code in shown] if length > 1 else [[shown[0] >> 4, shown[0] & 15]],
-                "captured": len(active),
-            }
-        )
+        self._public.append(("show", seat, start, length, shown, len(active)))
         if not rest:
             self._end_round(RoundEnd.HAND_EMPTIED, None)
             return
@@ -721,17 +740,7 @@ class ScoutState(GameState):
             card = ROTATED[card]
         hand = self._hands[seat]
         self._hands[seat] = hand[:gap] + CARD_BYTES[card] + hand[gap:]
-        self._public.append(
-            {
-                "seat": seat,
-                "kind": "scout",
-                "end": end,
-                "flip": flip,
-                "insert": gap,
-                "and_show": and_show,
-                "card": [card >> 4, card & 15],
-            }
-        )
+        self._public.append(("scout", seat, end, flip, gap, and_show, card))
         if self._two_players:
             self._chips[seat] -= 1
             self._check_cannot_act()
@@ -790,11 +799,19 @@ class ScoutState(GameState):
         copy._scout_show_used = list(self._scout_show_used)
         copy._orient_choices = list(self._orient_choices)
         copy._public = list(self._public)
+        copy._history = list(self._history)
         copy._totals = list(self._totals)
         copy._finished_rounds = list(self._finished_rounds)
         return copy
 
     # The observation.
+
+    def _public_history(self) -> list[dict[str, Any]]:
+        """The round's public history as observations show it; each record becomes its entry once."""
+        history = self._history
+        if len(history) < len(self._public):
+            history += map(history_entry, self._public[len(history) :])
+        return list(history)
 
     def observation(self, seat: int) -> Observation:
         """All that `seat` may know: its own hand (both numbers of each card), the table, every seat's counts,
@@ -817,7 +834,7 @@ class ScoutState(GameState):
             "scout_show_used": list(self._scout_show_used),
             "scores": list(self._totals),
             "finished_rounds": list(self._finished_rounds),
-            "history": list(self._public),
+            "history": self._public_history(),
         }
 
 

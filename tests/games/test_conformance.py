@@ -45,7 +45,7 @@ def _redeal_scout(state: Any, seat: int, rng: random.Random) -> None:
     does not name (a scouted card is public), keeping every hand's size and its public cards in place."""
     scouted = {
         frozenset((top, bottom))
-        for entry in state._public
+        for entry in state.observation(seat)["history"]
         if entry["kind"] == "scout"
         for top, bottom in [entry["card"]]
     }
