@@ -641,8 +641,10 @@ class ScoutState(GameState):
         hand = self._hands[seat]
         if start < 0 or length < 1 or start + length > len(hand):
             return f"cards {start}..{start + length - 1} are not in a hand of {len(hand)} cards"
-        cards = hand[start : start + length]
-        strength = SINGLE_BASE + (cards[0] >> 4) if length == 1 else set_strength(cards.translate(TOPS))
+        if length == 1:
+            strength = SINGLE_BASE + (hand[start] >> 4)
+        else:
+            strength = set_strength(hand[start : start + length].translate(TOPS))
         if strength == NOTHING:
             return "those cards are neither a match nor a run"
         if strength <= self._active_strength:
