@@ -736,8 +736,12 @@ class ScoutState(GameState):
 
     def _scout(self, seat: int, end: str, flip: bool, gap: int, and_show: bool) -> None:
         active = self._active
-        card, self._active = (active[0], active[1:]) if end == "left" else (active[-1], active[:-1])
-        self._active_strength = _strength_of_cards(self._active)
+        card, remaining = (active[0], active[1:]) if end == "left" else (active[-1], active[:-1])
+        self._active = remaining
+        if len(remaining) > 1:
+            self._active_strength = set_strength(remaining.translate(TOPS))
+        else:
+            self._active_strength = SINGLE_BASE + (remaining[0] >> 4) if remaining else NOTHING
         if flip:
             card = ROTATED[card]
         hand = self._hands[seat]
