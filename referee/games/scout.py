@@ -620,18 +620,26 @@ class ScoutState(GameState):
             actions += _scout_show_templates(tops, active, ends, gaps)
         return actions
 
-    # Checking an action (the seat is known to be to move).
+    # Checking an action, and applying it if legal.
 
-    def _illegal_reason(self, seat: int, action: Action) -> str | None:
+    def _apply_if_legal(self, seat: int, action: Action) -> str | None:
+        """Check the action (the seat is known to be to move) and apply it if legal: one look at its kind."""
         kind = action["kind"]
         if self._phase is ORIENT:
             if kind != "orient" or len(action) != 2 or type(action.get("flip")) is not bool:
                 return 'at the start of a round every seat orients its hand: {"kind": "orient", "flip": bool}'
+            self._orient(seat, action["flip"])
             return None
         if kind == "show":
-            return self._show_problem(seat, action)
+            reason = self._show_problem(seat, action)
+            if reason is None:
+                self._show(seat, action["start"], action["length"])
+            return reason
         if kind == "scout":
-            return self._scout_problem(seat, action)
+            reason = self._scout_problem(seat, action)
+            if reason is None:
+                self._scout(seat, action["end"], action["flip"], action["insert"], action["and_show"])
+            return reason
         return f"{kind!r} is not an action now: a seat shows or scouts"
 
     def _show_problem(self, seat: int, action: Action) -> str | None:
@@ -694,16 +702,11 @@ class ScoutState(GameState):
     # Applying a legal action.
 
     def _apply(self, seat: int, action: Action) -> None:
-        self._legal_cache = None
-        kind = action["kind"]
-        if kind == "show":
-            self._show(seat, action["start"], action["length"])
-        elif kind == "scout":
-            self._scout(seat, action["end"], action["flip"], action["insert"], action["and_show"])
-        else:
-            self._orient(seat, action["flip"])
+        reason = self._apply_if_legal(seat, action)
+        assert reason is None, reason
 
     def _orient(self, seat: int, flip: bool) -> None:
+        self._legal_cache = None
         choices = self._orient_choices
         choices[seat] = flip
         if None in choices:
@@ -715,6 +718,7 @@ class ScoutState(GameState):
         self._phase = PLAY
 
     def _show(self, seat: int, start: int, length: int) -> None:
+        self._legal_cache = None
         hand = self._hands[seat]
         shown = hand[start : start + length]
         active = self._active
@@ -735,6 +739,7 @@ class ScoutState(GameState):
             self._check_cannot_act()
 
     def _scout(self, seat: int, end: str, flip: bool, gap: int, and_show: bool) -> None:
+        self._legal_cache = None
         active = self._active
         card, remaining = (active[0], active[1:]) if end == "left" else (active[-1], active[:-1])
         self._active = remaining
