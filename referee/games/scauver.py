@@ -395,15 +395,15 @@ class ScauverState(GameState):
 
     def _headroom(self) -> int:
         """The highest exchange level every player still in could match within the table-stakes cap."""
-        cap, put, exchange_put, in_round = self.cap, self.put, self.exchange_put, self.in_round
-        return min(cap - put[seat] + exchange_put[seat] for seat in self.order if in_round[seat])
+        put, exchange_put, in_round = self.put, self.exchange_put, self.in_round
+        return self.cap - max(put[seat] - exchange_put[seat] for seat in self.order if in_round[seat])
 
     def _sizes(self, base: int) -> list[int]:
         """The bet (base 0) or raise (base = current level) amounts in chips that the cap allows."""
         amphora = self.amphora
-        headroom = self._headroom() - base
         low, high = self.config["bet_min_amphoras"], self.config["bet_max_amphoras"]
-        return [k * amphora for k in range(low, high + 1) if k * amphora <= headroom]
+        most = min(high, (self._headroom() - base) // amphora)
+        return list(range(low * amphora, most * amphora + 1, amphora))
 
     # The interface.
 
@@ -420,6 +420,14 @@ class ScauverState(GameState):
 
     def is_over(self) -> bool:
         return self.phase is OVER
+
+    def _is_to_move(self, seat: Any) -> bool:
+        phase = self.phase
+        if phase is ANSWER:
+            return self.answering[0] == seat
+        if phase is SETUP or phase is SHOWDOWN:
+            return seat in self.waiting
+        return phase is not OVER and self.turn == seat
 
     def to_move(self) -> list[int]:
         phase = self.phase
@@ -438,7 +446,7 @@ class ScauverState(GameState):
         """The cached list itself (legal_actions copies it)."""
         cached = self._cache.get(seat)
         if cached is None:
-            if seat not in self.to_move():
+            if not self._is_to_move(seat):
                 return ()
             cached = self._cache[seat] = self._list_actions(seat)
         return cached
@@ -699,7 +707,7 @@ class ScauverState(GameState):
             "seat": seat,
             "players": self.players,
             "round": self.round_number,
-            "phase": self.phase.value,
+            "phase": self.phase._value_,
             "to_move": self.to_move(),
             "dealer": self.dealer,
             "amphora": self.amphora,
@@ -740,6 +748,8 @@ def _round_as_deal(hands: tuple[tuple[str, ...], ...], pile: tuple[str, ...]) ->
 
 
 def _extra_keys(action: Action, allowed: tuple[str, ...]) -> str | None:
+    if len(action) == 1 + len(allowed) and all(map(action.__contains__, allowed)):
+        return None
     extra = set(action) - {"kind", *allowed}
     return f"unexpected keys {sorted(extra)} in a {action['kind']!r} action" if extra else None
 
