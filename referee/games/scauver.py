@@ -48,6 +48,19 @@ SETUP_PATTERNS: tuple[tuple[int, int], ...] = tuple(
 positions in FLANK_SUBSETS, so that the 80 setup actions share 26 card lists instead of building 160."""
 
 
+def flank_choices(hand: list[str]) -> list[list[str]]:
+    """What each of FLANK_SUBSETS takes from a 5-card hand, in that order, written out."""
+    a, b, c, d, e = hand
+    # fmt: off
+    return [
+        [],
+        [a], [b], [c], [d], [e],
+        [a, b], [a, c], [a, d], [a, e], [b, c], [b, d], [b, e], [c, d], [c, e], [d, e],
+        [a, b, c], [a, b, d], [a, b, e], [a, c, d], [a, c, e], [a, d, e], [b, c, d], [b, c, e], [b, d, e], [c, d, e],
+    ]
+    # fmt: on
+
+
 class Phase(Enum):
     SETUP = "setup"
     BET = "bet"
@@ -455,7 +468,7 @@ class ScauverState(GameState):
         phase = self.phase
         if phase is SETUP:
             hand = self.hands[seat]
-            flank_cards = [[hand[i] for i in indices] for indices in FLANK_SUBSETS]
+            flank_cards = flank_choices(hand)
             return [
                 {"kind": "setup", "left": flank_cards[left], "right": flank_cards[right]}
                 for left, right in SETUP_PATTERNS
