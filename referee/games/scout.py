@@ -801,6 +801,8 @@ class ScoutState(GameState):
         self._deal_round()
 
     def clone(self) -> ScoutState:
+        """The lists the state changes in place are copied; the rest (the totals and the history entries are
+        replaced, never changed) is shared."""
         copy = object.__new__(ScoutState)
         copy.__dict__.update(self.__dict__)
         copy.history = list(self.history)
@@ -810,18 +812,17 @@ class ScoutState(GameState):
         copy._scout_show_used = list(self._scout_show_used)
         copy._orient_choices = list(self._orient_choices)
         copy._public = list(self._public)
-        copy._history = list(self._history)
-        copy._totals = list(self._totals)
         copy._finished_rounds = list(self._finished_rounds)
         return copy
 
     # The observation.
 
     def _public_history(self) -> list[dict[str, Any]]:
-        """The round's public history as observations show it; each record becomes its entry once."""
+        """The round's public history as observations show it; each record becomes its entry once. The list
+        of entries is replaced, never changed, so that clones share it."""
         history = self._history
         if len(history) < len(self._public):
-            history += map(history_entry, self._public[len(history) :])
+            history = self._history = history + list(map(history_entry, self._public[len(history) :]))
         return list(history)
 
     def observation(self, seat: int) -> Observation:
