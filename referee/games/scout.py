@@ -3,9 +3,10 @@
 Read top to bottom: constants and the deck per table, the strength of a set, the deal (seeded or
 explicit), the game, the state (turns, round ends, scoring) and the observation.
 
-Speed matters here (every search bot and league runs this loop), so the state is compact: a card is one
-int `top << 4 | bottom`, a hand and the Active Set are tuples of such ints, and a set's strength is one
-int that orders sets exactly as the rulebook does.
+The state is compact: a card is one int `top << 4 | bottom`, a hand, the Active Set and a captured pile
+are bytes of such ints (a deal keeps them as tuples), a set's strength is one int that orders sets exactly
+as the rulebook does, every action is a shared template (legal_actions hands out copies), and the public
+history is kept as records that become the observation's maps when first observed.
 """
 
 from __future__ import annotations
