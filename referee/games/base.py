@@ -164,16 +164,15 @@ class GameState(ABC):
 
     def apply(self, seat: int, action: Action) -> None:
         """Apply `action` for `seat`, or raise IllegalAction saying why it is not legal now."""
-        if seat not in self.to_move():
+        if not self._is_to_move(seat):
             if self.is_over():
                 raise IllegalAction("the game is over")
             raise IllegalAction(f"seat {seat!r} is not to move (to move: {self.to_move()})")
         if type(action) is not dict or type(action.get("kind")) is not str:
             raise IllegalAction(f"an action is a map with a string 'kind', not {action!r:.200}")
-        reason = self._illegal_reason(seat, action)
+        reason = self._apply_if_legal(seat, action)
         if reason is not None:
             raise IllegalAction(reason)
-        self._apply(seat, action)
         self.history.append((seat, action))
 
     def clone(self) -> GameState:
@@ -218,6 +217,18 @@ class GameState(ABC):
         `new_game(players, seed, config, deal=state.dealt)` deals the same cards again."""
 
     # Hooks.
+
+    def _is_to_move(self, seat: Any) -> bool:
+        """Whether `seat` is in to_move(); games may answer without building the list."""
+        return seat in self.to_move()
+
+    def _apply_if_legal(self, seat: int, action: Action) -> str | None:
+        """Apply `action` if it is legal for `seat` (which is to move) and return None, or return why it is
+        not (changing nothing). Games may override this to look at the action once for both."""
+        reason = self._illegal_reason(seat, action)
+        if reason is None:
+            self._apply(seat, action)
+        return reason
 
     def _illegal_reason(self, seat: int, action: Action) -> str | None:
         """Why `action` is not legal for `seat` (which is to move), or None. Games override this with

@@ -48,6 +48,19 @@ SETUP_PATTERNS: tuple[tuple[int, int], ...] = tuple(
 positions in FLANK_SUBSETS, so that the 80 setup actions share 26 card lists instead of building 160."""
 
 
+def flank_choices(hand: list[str]) -> list[list[str]]:
+    """What each of FLANK_SUBSETS takes from a 5-card hand, in that order, written out."""
+    a, b, c, d, e = hand
+    # fmt: off
+    return [
+        [],
+        [a], [b], [c], [d], [e],
+        [a, b], [a, c], [a, d], [a, e], [b, c], [b, d], [b, e], [c, d], [c, e], [d, e],
+        [a, b, c], [a, b, d], [a, b, e], [a, c, d], [a, c, e], [a, d, e], [b, c, d], [b, c, e], [b, d, e], [c, d, e],
+    ]
+    # fmt: on
+
+
 class Phase(Enum):
     SETUP = "setup"
     BET = "bet"
@@ -67,7 +80,18 @@ class Stage(int, Enum):
     SHOWDOWN = 6
 
 
-SIMULTANEOUS = frozenset({Phase.SETUP, Phase.SHOWDOWN})
+# Module names for the members: reading an Enum member through its class costs a Python-level lookup.
+SETUP, BET, ANSWER, PLACE, FINAL, FINAL_BET, SHOWDOWN, OVER = (
+    Phase.SETUP,
+    Phase.BET,
+    Phase.ANSWER,
+    Phase.PLACE,
+    Phase.FINAL,
+    Phase.FINAL_BET,
+    Phase.SHOWDOWN,
+    Phase.OVER,
+)
+FINAL_PLACEMENT_STAGE, FINAL_BET_STAGE, SHOWDOWN_STAGE = Stage.FINAL_PLACEMENT, Stage.FINAL_BET, Stage.SHOWDOWN
 
 
 @dataclass(frozen=True)
@@ -195,7 +219,7 @@ class ScauverState(GameState):
         self.dealer = first if first >= 0 else random.Random(seed).randrange(players)
         self.round_number = 0
         self.last_outcome: RoundOutcome | None = None
-        self.phase = Phase.OVER
+        self.phase = OVER
         self._cache: dict[int, list[Action]] = {}
         self._start_round(first_round=True)
 
@@ -215,7 +239,7 @@ class ScauverState(GameState):
                 self.eliminated_before[seat] = number
         active = [seat for seat in range(players) if self.eliminated_before[seat] is None]
         if len(active) <= 1:
-            self.phase = Phase.OVER
+            self.phase = OVER
             return
         self.round_number = number
         if not first_round:
@@ -245,7 +269,7 @@ class ScauverState(GameState):
         self.raises = 0
         self.bettor: int | None = None
         self.answering: list[int] = []
-        self.phase = Phase.SETUP
+        self.phase = SETUP
 
     def _next_active(self, seat: int) -> int:
         for step in range(1, self.players + 1):
@@ -293,7 +317,7 @@ class ScauverState(GameState):
             if index >= len(order):
                 index = 0
                 self.stage += 1
-                if self.stage == Stage.SHOWDOWN:
+                if self.stage == SHOWDOWN_STAGE:
                     self._begin_showdown()
                     return
             if self.in_round[order[index]]:
@@ -303,27 +327,27 @@ class ScauverState(GameState):
         if self.stage <= LAPS:
             self.hands[seat].append(self.deck.pop())
             self.hands[seat].sort(key=CARD_ORDER.__getitem__)
-            self.phase = Phase.BET
-        elif self.stage == Stage.FINAL_PLACEMENT:
-            self.phase = Phase.FINAL
+            self.phase = BET
+        elif self.stage == FINAL_PLACEMENT_STAGE:
+            self.phase = FINAL
         else:
-            self.phase = Phase.FINAL_BET
+            self.phase = FINAL_BET
 
     def _begin_showdown(self) -> None:
-        self.stage = Stage.SHOWDOWN
+        self.stage = SHOWDOWN_STAGE
         self.turn = -1
         self.waiting = sorted(self._players_in())
-        self.phase = Phase.SHOWDOWN
+        self.phase = SHOWDOWN
 
     def _after_exchange(self) -> None:
         self.answering = []
         self.bettor = None
         self.level = 0
         self.exchange_put = [0] * self.players
-        if self.stage == Stage.FINAL_BET:
+        if self.stage == FINAL_BET_STAGE:
             self._begin_showdown()
         elif self.in_round[self.turn]:
-            self.phase = Phase.PLACE
+            self.phase = PLACE
         else:
             self._next_turn()
 
@@ -358,7 +382,7 @@ class ScauverState(GameState):
             scores=tuple(scores),
         )
         if self.round_number >= self.config["round_cap"]:
-            self.phase = Phase.OVER
+            self.phase = OVER
         else:
             self._start_round()
 
@@ -384,15 +408,15 @@ class ScauverState(GameState):
 
     def _headroom(self) -> int:
         """The highest exchange level every player still in could match within the table-stakes cap."""
-        cap, put, exchange_put, in_round = self.cap, self.put, self.exchange_put, self.in_round
-        return min(cap - put[seat] + exchange_put[seat] for seat in self.order if in_round[seat])
+        put, exchange_put, in_round = self.put, self.exchange_put, self.in_round
+        return self.cap - max(put[seat] - exchange_put[seat] for seat in self.order if in_round[seat])
 
     def _sizes(self, base: int) -> list[int]:
         """The bet (base 0) or raise (base = current level) amounts in chips that the cap allows."""
         amphora = self.amphora
-        headroom = self._headroom() - base
         low, high = self.config["bet_min_amphoras"], self.config["bet_max_amphoras"]
-        return [k * amphora for k in range(low, high + 1) if k * amphora <= headroom]
+        most = min(high, (self._headroom() - base) // amphora)
+        return list(range(low * amphora, most * amphora + 1, amphora))
 
     # The interface.
 
@@ -408,15 +432,23 @@ class ScauverState(GameState):
         return self.round_number
 
     def is_over(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is OVER
+
+    def _is_to_move(self, seat: Any) -> bool:
+        phase = self.phase
+        if phase is ANSWER:
+            return self.answering[0] == seat
+        if phase is SETUP or phase is SHOWDOWN:
+            return seat in self.waiting
+        return phase is not OVER and self.turn == seat
 
     def to_move(self) -> list[int]:
         phase = self.phase
-        if phase is Phase.ANSWER:
+        if phase is ANSWER:
             return [self.answering[0]]
-        if phase in SIMULTANEOUS:
+        if phase is SETUP or phase is SHOWDOWN:
             return list(self.waiting)
-        if phase is Phase.OVER:
+        if phase is OVER:
             return []
         return [self.turn]
 
@@ -427,38 +459,38 @@ class ScauverState(GameState):
         """The cached list itself (legal_actions copies it)."""
         cached = self._cache.get(seat)
         if cached is None:
-            if seat not in self.to_move():
+            if not self._is_to_move(seat):
                 return ()
             cached = self._cache[seat] = self._list_actions(seat)
         return cached
 
     def _list_actions(self, seat: int) -> list[Action]:
         phase = self.phase
-        if phase is Phase.SETUP:
+        if phase is SETUP:
             hand = self.hands[seat]
-            flank_cards = [[hand[i] for i in indices] for indices in FLANK_SUBSETS]
+            flank_cards = flank_choices(hand)
             return [
                 {"kind": "setup", "left": flank_cards[left], "right": flank_cards[right]}
                 for left, right in SETUP_PATTERNS
             ]
-        if phase is Phase.BET or phase is Phase.FINAL_BET:
+        if phase is BET or phase is FINAL_BET:
             actions: list[Action] = [{"kind": "check"}]
             actions += [{"kind": "bet", "amount": amount} for amount in self._sizes(0)]
             actions.append({"kind": "fold"})
             return actions
-        if phase is Phase.ANSWER:
+        if phase is ANSWER:
             actions = [{"kind": "call"}, {"kind": "fold"}]
             if self.raises < self.config["max_raises"]:
                 actions += [{"kind": "raise", "amount": amount} for amount in self._sizes(self.level)]
             return actions
-        if phase is Phase.PLACE:
+        if phase is PLACE:
             flanks = [
                 flank
                 for flank, cards in zip(FLANKS, (self.left[seat], self.right[seat]), strict=True)
                 if len(cards) < FLANK_LIMIT
             ]
             return [{"kind": "place", "card": card, "flank": flank} for card in self.hands[seat] for flank in flanks]
-        if phase is Phase.FINAL:
+        if phase is FINAL:
             first, second = self.hands[seat]
             return [
                 {"kind": "final", "left": first, "right": second},
@@ -472,15 +504,15 @@ class ScauverState(GameState):
     def _illegal_reason(self, seat: int, action: Action) -> str | None:
         kind = action["kind"]
         phase = self.phase
-        if phase is Phase.SETUP:
+        if phase is SETUP:
             return self._setup_problem(seat, action) if kind == "setup" else f"now is the setup, not {kind!r}"
-        if phase is Phase.SHOWDOWN:
+        if phase is SHOWDOWN:
             return self._showdown_problem(seat, action)
-        if phase is Phase.PLACE:
+        if phase is PLACE:
             return self._place_problem(seat, action) if kind == "place" else f"now is a placement, not {kind!r}"
-        if phase is Phase.FINAL:
+        if phase is FINAL:
             return self._final_problem(seat, action) if kind == "final" else f"now is the final placement, not {kind!r}"
-        if phase is Phase.ANSWER:
+        if phase is ANSWER:
             if kind in ("call", "fold"):
                 return _extra_keys(action, ())
             if kind == "raise":
@@ -567,9 +599,9 @@ class ScauverState(GameState):
         self._cache = {}
         kind = action["kind"]
         phase = self.phase
-        if phase is Phase.SETUP:
+        if phase is SETUP:
             self._apply_setup(seat, action)
-        elif phase is Phase.SHOWDOWN:
+        elif phase is SHOWDOWN:
             self.choices[seat] = _canonical_choice(action)
             self.waiting.remove(seat)
             if not self.waiting:
@@ -605,12 +637,12 @@ class ScauverState(GameState):
         entry: dict[str, Any] = {"seat": seat, "kind": kind}
         self.betting.append(entry)
         if kind == "check":
-            if self.phase is Phase.BET:
-                self.phase = Phase.PLACE
+            if self.phase is BET:
+                self.phase = PLACE
             else:
                 self._next_turn()
         elif kind == "fold":
-            answering = self.phase is Phase.ANSWER
+            answering = self.phase is ANSWER
             if answering:
                 self.answering.pop(0)
             if self._fold(seat):
@@ -634,7 +666,7 @@ class ScauverState(GameState):
                 self.exchange_put = [0] * self.players
                 self.raises = 0
                 self.bettor = seat
-                self.phase = Phase.ANSWER
+                self.phase = ANSWER
             else:
                 self.level += amount
                 self.raises += 1
@@ -677,7 +709,7 @@ class ScauverState(GameState):
 
     def observation(self, seat: int) -> Observation:
         players = range(self.players)
-        hidden_setup = self.phase is Phase.SETUP
+        hidden_setup = self.phase is SETUP
         fields: list[dict[str, list[str]]] = [
             {"left": [], "right": []}
             if hidden_setup and other != seat
@@ -688,7 +720,7 @@ class ScauverState(GameState):
             "seat": seat,
             "players": self.players,
             "round": self.round_number,
-            "phase": self.phase.value,
+            "phase": self.phase._value_,
             "to_move": self.to_move(),
             "dealer": self.dealer,
             "amphora": self.amphora,
@@ -699,14 +731,14 @@ class ScauverState(GameState):
             "chips": list(self.chips),
             "pot": self.pot,
             "put": list(self.put),
-            "bet": self._bet_view() if self.phase is Phase.ANSWER else None,
+            "bet": self._bet_view() if self.phase is ANSWER else None,
             "betting": [dict(entry) for entry in self.betting],
             "in_round": list(self.in_round),
             "eliminated": [self.eliminated_before[other] is not None for other in players],
             "lap": self.stage if 1 <= self.stage <= LAPS else 0,
             "turn": self.turn,
             "deck_left": len(self.deck),
-            "my_choice": self.choices[seat] if self.phase is Phase.SHOWDOWN else None,
+            "my_choice": self.choices[seat] if self.phase is SHOWDOWN else None,
             "last_round": self.last_outcome.as_dict() if self.last_outcome else None,
         }
 
@@ -729,6 +761,8 @@ def _round_as_deal(hands: tuple[tuple[str, ...], ...], pile: tuple[str, ...]) ->
 
 
 def _extra_keys(action: Action, allowed: tuple[str, ...]) -> str | None:
+    if len(action) == 1 + len(allowed) and all(map(action.__contains__, allowed)):
+        return None
     extra = set(action) - {"kind", *allowed}
     return f"unexpected keys {sorted(extra)} in a {action['kind']!r} action" if extra else None
 

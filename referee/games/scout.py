@@ -3,9 +3,10 @@
 Read top to bottom: constants and the deck per table, the strength of a set, the deal (seeded or
 explicit), the game, the state (turns, round ends, scoring) and the observation.
 
-Speed matters here (every search bot and league runs this loop), so the state is compact: a card is one
-int `top << 4 | bottom`, a hand and the Active Set are tuples of such ints, and a set's strength is one
-int that orders sets exactly as the rulebook does.
+The state is compact: a card is one int `top << 4 | bottom`, a hand, the Active Set and a captured pile
+are bytes of such ints (a deal keeps them as tuples), a set's strength is one int that orders sets exactly
+as the rulebook does, every action is a shared template (legal_actions hands out copies), and the public
+history is kept as records that become the observation's maps when first observed.
 """
 
 from __future__ import annotations
@@ -92,6 +93,10 @@ class Phase(Enum):
     OVER = "over"
 
 
+# Module names for the members: reading an Enum member through its class costs a Python-level lookup.
+ORIENT, PLAY, OVER = Phase.ORIENT, Phase.PLAY, Phase.OVER
+
+
 class RoundEnd(Enum):
     HAND_EMPTIED = "hand_emptied"  # condition I: a Show emptied the shower's hand
     ALL_SCOUTED = "all_scouted"  # condition II: every other seat only Scouted since the owner's Show
@@ -153,47 +158,76 @@ def _strength_at(tops: Sequence[int], start: int, length: int) -> int:
     return length * LENGTH_WEIGHT + (first if step == 1 else first - length + 1)
 
 
-def show_ranges(tops: Sequence[int], to_beat: int) -> list[tuple[int, int, int]]:
-    """The Shows in `tops` stronger than `to_beat`, as (start, shortest, longest): every length from shortest
-    to longest at that start beats it (length dominates strength, so the beating lengths are contiguous).
+# Every action once, as templates: legal_actions hands out copies (copying a dict is twice as fast as
+# building it), so a caller that mutates an action cannot change the tables.
+_MAX_HAND = max(len(table.deck) for table in TABLES.values())
+_SHOWS = tuple(
+    tuple({"kind": "show", "start": start, "length": length} for length in range(_MAX_HAND + 1))
+    for start in range(_MAX_HAND)
+)
+_SHOWS_LONGEST_FIRST = tuple(shows[::-1] for shows in _SHOWS)  # [start][_MAX_HAND - length]
+_SINGLE_SHOWS = tuple(shows[1] for shows in _SHOWS)
 
-    One pass from the right end finds the longest set at each start (as _longest_sets does) and, where it is
-    long enough, the strength of its shortest candidate, without a call per start: this runs at every turn."""
-    ranges = []
-    shortest = to_beat // LENGTH_WEIGHT or 1
+
+def show_templates(tops: Sequence[int], to_beat: int) -> list[Action]:
+    """The Shows in `tops` stronger than `to_beat`, by start then length, as shared templates.
+
+    At each start every length from the shortest that beats `to_beat` to the longest valid set there beats
+    it (length dominates strength). One pass from the right end finds both, appending each start's Shows
+    longest first, so that reversing the list at the end orders them."""
+    if to_beat >= 2 * LENGTH_WEIGHT:
+        return _shows_beating_a_set(tops, to_beat)
+    shows: list[Action] = []
+    add_single = shows.append
+    single_beats = to_beat - SINGLE_BASE
+    longest_first, one_card = _SHOWS_LONGEST_FIRST, _MAX_HAND - 1
+    longest, previous_step = 0, 2
+    next_top = NO_NEIGHBOUR
+    for start in range(len(tops) - 1, -1, -1):
+        first = tops[start]
+        step = next_top - first
+        next_top = first
+        if -1 <= step <= 1:
+            longest = longest + 1 if step == previous_step else 2
+            previous_step = step
+            shows += longest_first[start][_MAX_HAND - longest : one_card + (first > single_beats)]
+        else:
+            previous_step = 2
+            if first > single_beats:
+                add_single(_SINGLE_SHOWS[start])
+    shows.reverse()
+    return shows
+
+
+def _shows_beating_a_set(tops: Sequence[int], to_beat: int) -> list[Action]:
+    """show_templates where `to_beat` is a set of two or more cards (so no single beats it)."""
+    shows: list[Action] = []
+    shortest = to_beat // LENGTH_WEIGHT
     base = shortest * LENGTH_WEIGHT
     longest, previous_step = 0, 2
     next_top = NO_NEIGHBOUR
     for start in range(len(tops) - 1, -1, -1):
         first = tops[start]
         step = next_top - first
-        if -1 <= step <= 1:
-            longest = longest + 1 if step == previous_step else 2
-            previous_step = step
-        else:
-            longest, previous_step = 1, 2
         next_top = first
+        if not -1 <= step <= 1:
+            previous_step = 2
+            continue
+        longest = longest + 1 if step == previous_step else 2
+        previous_step = step
         if longest < shortest:
             continue
-        if to_beat:
-            if shortest == 1:
-                strength = SINGLE_BASE + first
-            elif step == 0:
-                strength = base + MATCH_BONUS + first
-            else:
-                strength = base + (first if step == 1 else first - shortest + 1)
-            if strength <= to_beat:
-                if longest > shortest:
-                    ranges.append((start, shortest + 1, longest))
-                continue
-        ranges.append((start, shortest, longest))
-    ranges.reverse()
-    return ranges
+        lowest = first - shortest + 1 if step == -1 else first
+        strength = base + (MATCH_BONUS if step == 0 else 0) + lowest
+        least = shortest if strength > to_beat else shortest + 1
+        shows += _SHOWS_LONGEST_FIRST[start][_MAX_HAND - longest : _MAX_HAND + 1 - least]
+    shows.reverse()
+    return shows
 
 
 def show_spans(tops: Sequence[int], to_beat: int) -> list[tuple[int, int]]:
     """Every (start, length) of a set in `tops` stronger than `to_beat`, by start then length."""
-    return [(start, length) for start, low, high in show_ranges(tops, to_beat) for length in range(low, high + 1)]
+    return [(show["start"], show["length"]) for show in show_templates(tops, to_beat)]
 
 
 def best_strength(tops: Sequence[int]) -> int:
@@ -387,14 +421,21 @@ class ScoutGame(Game):
 
 # The state ---------------------------------------------------------------------------------------------
 
-# Every action once, as templates: legal_actions hands out copies (copying a dict is twice as fast as
-# building it), so a caller that mutates an action cannot change the tables.
-_MAX_HAND = max(len(table.deck) for table in TABLES.values())
+# A hand, the Active Set and a captured pile are bytes of card codes in order: slicing, joining, rotating
+# them and reading off their numbers in use (translate through TOPS) are each one call.
+TOPS = bytes(code >> 4 for code in range(256))
+ROTATIONS = bytes(ROTATED)
+CARD_BYTES = tuple(bytes((code,)) for code in range(256))
+
+
+def _strength_of_cards(cards: bytes) -> int:
+    """set_strength of cards given as codes; a single card or none without a pass over the numbers."""
+    if len(cards) > 1:
+        return set_strength(cards.translate(TOPS))
+    return SINGLE_BASE + (cards[0] >> 4) if cards else NOTHING
+
+
 _ORIENTS = tuple({"kind": "orient", "flip": flip} for flip in (False, True))
-_SHOWS = tuple(
-    tuple({"kind": "show", "start": start, "length": length} for length in range(_MAX_HAND + 1))
-    for start in range(_MAX_HAND)
-)
 _SCOUTS = {
     (end, flip, and_show): tuple(
         {"kind": "scout", "end": end, "flip": flip, "insert": gap, "and_show": and_show} for gap in range(_MAX_HAND + 1)
@@ -403,34 +444,91 @@ _SCOUTS = {
     for flip in (False, True)
     for and_show in (False, True)
 }
+# The plain Scouts of a hand, by the number of ends of the Active Set (1 or 2), then of gaps in the hand.
+_PLAIN_SCOUTS = tuple(
+    tuple(
+        tuple(scout for end in ENDS[:ends] for flip in (False, True) for scout in _SCOUTS[end, flip, False][:gaps])
+        for gaps in range(_MAX_HAND + 2)
+    )
+    for ends in range(3)
+)
+
+
+def _scout_show_templates(tops: bytes, active: bytes, ends: int, gaps: int) -> list[Action]:
+    """The Scouts with and_show of a hand (its numbers in use `tops`, `gaps` insert positions) from `active`
+    (`ends` of it to take from): those after which some Show beats what remains of the Active Set."""
+    offered: list[Action] = []
+    profile = None
+    for end in ENDS[:ends]:
+        card, remaining = (active[0], active[1:]) if end == "left" else (active[-1], active[:-1])
+        to_beat = _strength_of_cards(remaining)
+        for flip in (False, True):
+            top = (card & 15) if flip else card >> 4
+            scout_shows = _SCOUTS[end, flip, True]
+            if SINGLE_BASE + top > to_beat:
+                offered += scout_shows[:gaps]
+                continue
+            if profile is None:
+                profile = InsertProfile.of(tops)
+            offered += [scout_shows[gap] for gap in range(gaps) if profile.can_show_after_insert(top, gap, to_beat)]
+    return offered
+
+
+# A round's public history is kept as records, ("orient", seat, flip), ("show", seat, start, length, cards,
+# captured) and ("scout", seat, end, flip, insert, and_show, card), and made into maps when first observed.
+PublicRecord = tuple[Any, ...]
+
+
+def history_entry(record: PublicRecord) -> dict[str, Any]:
+    """A public record as the observation's history shows it."""
+    kind, seat = record[0], record[1]
+    if kind == "orient":
+        return {"seat": seat, "kind": "orient", "flip": record[2]}
+    if kind == "show":
+        _, _, start, length, cards, captured = record
+        pairs = [[code >> 4, code & 15] for code in cards]
+        return {"seat": seat, "kind": "show", "start": start, "length": length, "cards": pairs, "captured": captured}
+    _, _, end, flip, gap, and_show, card = record
+    return {
+        "seat": seat,
+        "kind": "scout",
+        "end": end,
+        "flip": flip,
+        "insert": gap,
+        "and_show": and_show,
+        "card": [card >> 4, card & 15],
+    }
 
 
 class ScoutState(GameState):
     """One game of SCOUT. Seats act only through `apply`; everything else reads."""
 
     _table: Table
+    _two_players: bool
     _dealt: Deal
     _round_index: int
     _phase: Phase
     _starter: int
     _current: int
-    _hands: list[Hand]
-    _active: Hand
+    _hands: list[bytes]
+    _active: bytes
     _active_strength: int
     _owner: int | None
-    _captured: list[Hand]
+    _captured: list[bytes]
     _chips: list[int]
     _scout_show_used: list[bool]
     _must_show: bool
     _scouts_in_row: int
     _orient_choices: list[bool | None]
-    _public: list[dict[str, Any]]
+    _public: list[PublicRecord]
+    _history: list[dict[str, Any]]
     _totals: list[int]
     _finished_rounds: list[dict[str, Any]]
     _legal_cache: list[Action] | None
 
     def _start(self, table: Table, dealt: Deal) -> None:
         self._table = table
+        self._two_players = table.two_players
         self._dealt = dealt
         self._totals = [0] * table.players
         self._finished_rounds = []
@@ -438,21 +536,22 @@ class ScoutState(GameState):
         self._deal_round()
 
     def _deal_round(self) -> None:
-        table, players = self._table, self._table.players
-        self._phase = Phase.ORIENT
+        players = self._table.players
+        self._phase = ORIENT
         self._starter = (self.config["first_player"] + self._round_index) % players
         self._current = self._starter
-        self._hands = list(self._dealt[self._round_index])
-        self._active = ()
+        self._hands = [bytes(hand) for hand in self._dealt[self._round_index]]
+        self._active = b""
         self._active_strength = NOTHING
         self._owner = None
-        self._captured = [()] * players
-        self._chips = [TWO_PLAYER_CHIPS if table.two_players else 0] * players
+        self._captured = [b""] * players
+        self._chips = [TWO_PLAYER_CHIPS if self._two_players else 0] * players
         self._scout_show_used = [False] * players
         self._must_show = False
         self._scouts_in_row = 0
         self._orient_choices = [None] * players
         self._public = []
+        self._history = []
         self._legal_cache = None
 
     # Reading the state.
@@ -467,15 +566,20 @@ class ScoutState(GameState):
         return deal_as_data(self._dealt)
 
     def is_over(self) -> bool:
-        return self._phase is Phase.OVER
+        return self._phase is OVER
 
     def to_move(self) -> list[int]:
         phase = self._phase
-        if phase is Phase.PLAY:
+        if phase is PLAY:
             return [self._current]
-        if phase is Phase.ORIENT:
+        if phase is ORIENT:
             return [seat for seat, choice in enumerate(self._orient_choices) if choice is None]
         return []
+
+    def _is_to_move(self, seat: Any) -> bool:
+        if self._phase is PLAY:
+            return self._current == seat
+        return seat in self.to_move()
 
     def result(self) -> dict[str, list[int]]:
         """Totals and shared ranks (of the rounds finished so far, if the game is not over)."""
@@ -487,59 +591,56 @@ class ScoutState(GameState):
     def legal_actions_view(self, seat: int) -> Sequence[Action]:
         """The shared action templates themselves (legal_actions copies them)."""
         phase = self._phase
-        if phase is Phase.PLAY:
+        if phase is PLAY:
             if seat != self._current:
                 return ()
             templates = self._legal_cache
             if templates is None:
                 templates = self._legal_cache = self._play_templates(seat)
             return templates
-        if phase is Phase.ORIENT and self._orient_choices[seat] is None:
+        if phase is ORIENT and self._orient_choices[seat] is None:
             return _ORIENTS
         return ()
 
     def _play_templates(self, seat: int) -> list[Action]:
         """The legal actions of the seat to move, as shared templates: Shows, Scouts, then Scout & Shows."""
         hand = self._hands[seat]
-        tops = [code >> 4 for code in hand]
-        actions: list[Action] = []
-        for start, shortest, longest in show_ranges(tops, self._active_strength):
-            actions += _SHOWS[start][shortest : longest + 1]
+        tops = hand.translate(TOPS)
+        actions = show_templates(tops, self._active_strength)
         active = self._active
-        if self._must_show or not active or (self._table.two_players and not self._chips[seat]):
+        if self._must_show or not active:
             return actions
-        offer_scout_show = not self._table.two_players and not self._scout_show_used[seat]
-        profile = InsertProfile.of(tops) if offer_scout_show else None
+        ends = 1 if len(active) == 1 else 2
         gaps = len(hand) + 1
-        ends = ENDS[: 1 if len(active) == 1 else 2]
-        for end in ends:
-            for flip in (False, True):
-                actions += _SCOUTS[end, flip, False][:gaps]
-        if profile is None:
+        if self._two_players:
+            if self._chips[seat]:
+                actions += _PLAIN_SCOUTS[ends][gaps]
             return actions
-        for end in ends:
-            card = active[0] if end == "left" else active[-1]
-            remaining = set_strength([code >> 4 for code in (active[1:] if end == "left" else active[:-1])])
-            for flip in (False, True):
-                top = (ROTATED[card] if flip else card) >> 4
-                scout_shows = _SCOUTS[end, flip, True]
-                actions += [
-                    scout_shows[gap] for gap in range(gaps) if profile.can_show_after_insert(top, gap, remaining)
-                ]
+        actions += _PLAIN_SCOUTS[ends][gaps]
+        if not self._scout_show_used[seat]:
+            actions += _scout_show_templates(tops, active, ends, gaps)
         return actions
 
-    # Checking an action (the seat is known to be to move).
+    # Checking an action, and applying it if legal.
 
-    def _illegal_reason(self, seat: int, action: Action) -> str | None:
+    def _apply_if_legal(self, seat: int, action: Action) -> str | None:
+        """Check the action (the seat is known to be to move) and apply it if legal: one look at its kind."""
         kind = action["kind"]
-        if self._phase is Phase.ORIENT:
+        if self._phase is ORIENT:
             if kind != "orient" or len(action) != 2 or type(action.get("flip")) is not bool:
                 return 'at the start of a round every seat orients its hand: {"kind": "orient", "flip": bool}'
+            self._orient(seat, action["flip"])
             return None
         if kind == "show":
-            return self._show_problem(seat, action)
+            reason = self._show_problem(seat, action)
+            if reason is None:
+                self._show(seat, action["start"], action["length"])
+            return reason
         if kind == "scout":
-            return self._scout_problem(seat, action)
+            reason = self._scout_problem(seat, action)
+            if reason is None:
+                self._scout(seat, action["end"], action["flip"], action["insert"], action["and_show"])
+            return reason
         return f"{kind!r} is not an action now: a seat shows or scouts"
 
     def _show_problem(self, seat: int, action: Action) -> str | None:
@@ -549,7 +650,10 @@ class ScoutState(GameState):
         hand = self._hands[seat]
         if start < 0 or length < 1 or start + length > len(hand):
             return f"cards {start}..{start + length - 1} are not in a hand of {len(hand)} cards"
-        strength = set_strength([code >> 4 for code in hand[start : start + length]])
+        if length == 1:
+            strength = SINGLE_BASE + (hand[start] >> 4)
+        else:
+            strength = set_strength(hand[start : start + length].translate(TOPS))
         if strength == NOTHING:
             return "those cards are neither a match nor a run"
         if strength <= self._active_strength:
@@ -565,13 +669,13 @@ class ScoutState(GameState):
             return "after a Scout & Show's Scout the same seat must Show"
         if not active:
             return "there is no Active Set to scout from"
-        if end not in ENDS:
+        if end != "left" and end != "right":
             return 'end is "left" or "right"'
         if end == "right" and len(active) == 1:
             return 'the Active Set has one card: it is taken with end "left"'
         if not 0 <= gap <= len(hand):
             return f"insert is a position from 0 to {len(hand)}"
-        if self._table.two_players:
+        if self._two_players:
             if not self._chips[seat]:
                 return "no Scout chip left to pay with"
             if and_show:
@@ -585,88 +689,71 @@ class ScoutState(GameState):
         if self._scout_show_used[seat]:
             return "Scout & Show is once per round, and this seat has used it"
         active = self._active
-        card = active[0] if end == "left" else active[-1]
-        remaining = active[1:] if end == "left" else active[:-1]
+        card, remaining = (active[0], active[1:]) if end == "left" else (active[-1], active[:-1])
+        if flip:
+            card = ROTATED[card]
+        to_beat = _strength_of_cards(remaining)
+        if SINGLE_BASE + (card >> 4) > to_beat:
+            return None
         hand = self._hands[seat]
-        new_hand = hand[:gap] + (ROTATED[card] if flip else card,) + hand[gap:]
-        if best_strength([code >> 4 for code in new_hand]) <= set_strength([code >> 4 for code in remaining]):
+        if best_strength((hand[:gap] + CARD_BYTES[card] + hand[gap:]).translate(TOPS)) <= to_beat:
             return "no Show could follow that Scout, so Scout & Show is not offered"
         return None
 
     # Applying a legal action.
 
     def _apply(self, seat: int, action: Action) -> None:
-        self._legal_cache = None
-        kind = action["kind"]
-        if kind == "show":
-            self._show(seat, action["start"], action["length"])
-        elif kind == "scout":
-            self._scout(seat, action["end"], action["flip"], action["insert"], action["and_show"])
-        else:
-            self._orient(seat, action["flip"])
+        reason = self._apply_if_legal(seat, action)
+        assert reason is None, reason
 
     def _orient(self, seat: int, flip: bool) -> None:
+        self._legal_cache = None
         choices = self._orient_choices
         choices[seat] = flip
         if None in choices:
             return
         for who, flipped in enumerate(choices):
             if flipped:
-                self._hands[who] = tuple(ROTATED[code] for code in reversed(self._hands[who]))
-            self._public.append({"seat": who, "kind": "orient", "flip": flipped})
-        self._phase = Phase.PLAY
+                self._hands[who] = self._hands[who][::-1].translate(ROTATIONS)
+            self._public.append(("orient", who, flipped))
+        self._phase = PLAY
 
     def _show(self, seat: int, start: int, length: int) -> None:
+        self._legal_cache = None
         hand = self._hands[seat]
         shown = hand[start : start + length]
-        captured = len(self._active)
-        if captured:
-            self._captured[seat] += self._active
-        self._hands[seat] = hand[:start] + hand[start + length :]
+        active = self._active
+        if active:
+            self._captured[seat] += active
+        rest = self._hands[seat] = hand[:start] + hand[start + length :]
         self._active = shown
-        self._active_strength = set_strength([code >> 4 for code in shown])
+        self._active_strength = SINGLE_BASE + (shown[0] >> 4) if length == 1 else set_strength(shown.translate(TOPS))
         self._owner = seat
         self._must_show = False
         self._scouts_in_row = 0
-        self._public.append(
-            {
-                "seat": seat,
-                "kind": "show",
-                "start": start,
-                "length": length,
-                "cards": [card_pair(code) for code in shown],
-                "captured": captured,
-            }
-        )
-        if not self._hands[seat]:
+        self._public.append(("show", seat, start, length, shown, len(active)))
+        if not rest:
             self._end_round(RoundEnd.HAND_EMPTIED, None)
             return
         self._current = (seat + 1) % self.players
-        self._check_cannot_act()
+        if self._two_players:
+            self._check_cannot_act()
 
     def _scout(self, seat: int, end: str, flip: bool, gap: int, and_show: bool) -> None:
+        self._legal_cache = None
         active = self._active
-        if end == "left":
-            card, self._active = active[0], active[1:]
+        card, remaining = (active[0], active[1:]) if end == "left" else (active[-1], active[:-1])
+        self._active = remaining
+        if len(remaining) > 1:
+            self._active_strength = set_strength(remaining.translate(TOPS))
         else:
-            card, self._active = active[-1], active[:-1]
-        self._active_strength = set_strength([code >> 4 for code in self._active])
+            self._active_strength = SINGLE_BASE + (remaining[0] >> 4) if remaining else NOTHING
         if flip:
             card = ROTATED[card]
         hand = self._hands[seat]
-        self._hands[seat] = hand[:gap] + (card,) + hand[gap:]
-        self._public.append(
-            {
-                "seat": seat,
-                "kind": "scout",
-                "end": end,
-                "flip": flip,
-                "insert": gap,
-                "and_show": and_show,
-                "card": card_pair(card),
-            }
-        )
-        if self._table.two_players:
+        self._hands[seat] = hand[:gap] + CARD_BYTES[card] + hand[gap:]
+        self._public.append(("scout", seat, end, flip, gap, and_show, card))
+        if self._two_players:
             self._chips[seat] -= 1
             self._check_cannot_act()
             return
@@ -684,9 +771,9 @@ class ScoutState(GameState):
 
     def _check_cannot_act(self) -> None:
         """Two players: the round ends when the seat to move has no chip and no Show beats the Active Set."""
-        if not self._table.two_players or self._chips[self._current] or not self._active:
+        if self._chips[self._current] or not self._active:
             return
-        if best_strength([code >> 4 for code in self._hands[self._current]]) <= self._active_strength:
+        if best_strength(self._hands[self._current].translate(TOPS)) <= self._active_strength:
             self._end_round(RoundEnd.CANNOT_ACT, self._owner)
 
     def _end_round(self, how: RoundEnd, exempt: int | None) -> None:
@@ -709,12 +796,14 @@ class ScoutState(GameState):
             }
         )
         if self._round_index + 1 == self._table.rounds:
-            self._phase = Phase.OVER
+            self._phase = OVER
             return
         self._round_index += 1
         self._deal_round()
 
     def clone(self) -> ScoutState:
+        """The lists the state changes in place are copied; the rest (the totals and the history entries are
+        replaced, never changed) is shared."""
         copy = object.__new__(ScoutState)
         copy.__dict__.update(self.__dict__)
         copy.history = list(self.history)
@@ -724,11 +813,18 @@ class ScoutState(GameState):
         copy._scout_show_used = list(self._scout_show_used)
         copy._orient_choices = list(self._orient_choices)
         copy._public = list(self._public)
-        copy._totals = list(self._totals)
         copy._finished_rounds = list(self._finished_rounds)
         return copy
 
     # The observation.
+
+    def _public_history(self) -> list[dict[str, Any]]:
+        """The round's public history as observations show it; each record becomes its entry once. The list
+        of entries is replaced, never changed, so that clones share it."""
+        history = self._history
+        if len(history) < len(self._public):
+            history = self._history = history + list(map(history_entry, self._public[len(history) :]))
+        return list(history)
 
     def observation(self, seat: int) -> Observation:
         """All that `seat` may know: its own hand (both numbers of each card), the table, every seat's counts,
@@ -739,7 +835,7 @@ class ScoutState(GameState):
             "round": self._round_index + 1,
             "rounds": self._table.rounds,
             "round_starter": self._starter,
-            "phase": self._phase.value,
+            "phase": self._phase._value_,
             "to_move": self.to_move(),
             "must_show": self._must_show,
             "hand": [[code >> 4, code & 15] for code in self._hands[seat]],
@@ -751,7 +847,7 @@ class ScoutState(GameState):
             "scout_show_used": list(self._scout_show_used),
             "scores": list(self._totals),
             "finished_rounds": list(self._finished_rounds),
-            "history": list(self._public),
+            "history": self._public_history(),
         }
 
 

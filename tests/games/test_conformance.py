@@ -45,7 +45,7 @@ def _redeal_scout(state: Any, seat: int, rng: random.Random) -> None:
     does not name (a scouted card is public), keeping every hand's size and its public cards in place."""
     scouted = {
         frozenset((top, bottom))
-        for entry in state._public
+        for entry in state.observation(seat)["history"]
         if entry["kind"] == "scout"
         for top, bottom in [entry["card"]]
     }
@@ -61,7 +61,7 @@ def _redeal_scout(state: Any, seat: int, rng: random.Random) -> None:
     hands = [list(hand) for hand in state._hands]
     for (other, index), code in zip(slots, cards, strict=True):
         hands[other][index] = code if rng.random() < 0.5 else (code & 15) << 4 | code >> 4
-    state._hands = [tuple(hand) for hand in hands]
+    state._hands = [bytes(hand) for hand in hands]
 
 
 def _redeal_scauver(state: Any, seat: int, rng: random.Random) -> None:

@@ -21,7 +21,7 @@ from referee.games._scauver_links import (
     link_strength,
     valid_links,
 )
-from referee.games.scauver import Phase, ScauverState
+from referee.games.scauver import FLANK_SUBSETS, Phase, ScauverState, flank_choices
 
 GAME = load_game("scauver")
 
@@ -610,3 +610,8 @@ def test_the_dealt_cards_of_a_game_with_eliminations_deal_it_again() -> None:
             cards = [card for hand in entry["hands"] for card in hand] + entry["draws"]
             assert len(cards) == len(set(cards)) == 40
     assert eliminations > 0
+
+
+def test_flank_choices_are_the_flank_subsets_of_the_hand() -> None:
+    hand = ["AS", "3H", "5D", "7C", "KS"]
+    assert flank_choices(hand) == [[hand[index] for index in indices] for indices in FLANK_SUBSETS]

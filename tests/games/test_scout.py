@@ -567,7 +567,8 @@ def _check_round_end(before: ScoutState, seat: int, action: dict[str, Any], ende
         owner = seat if action["kind"] == "show" else before._owner
         assert (ended["end"], ended["exempt"]) == ("cannot_act", owner)
     else:
-        recent = before._public[len(before._public) - (players - 2) :]
+        history = before.observation(seat)["history"]
+        recent = history[len(history) - (players - 2) :]
         assert all(entry["kind"] == "scout" and not entry["and_show"] for entry in recent)
         assert action["kind"] == "scout" and not action["and_show"]
         assert (ended["end"], ended["exempt"]) == ("all_scouted", before._owner)

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 
 import pytest
 from click.testing import CliRunner
 
+from tournaments.bench import instructions
+from tournaments.bench.instructions import play_games
 from tournaments.bench.protocol import prepared_round_trips_us, seated_requests
 from tournaments.cli import main
 from tournaments.cli.progress import Leaderboard, ProgressLine, format_duration
@@ -59,3 +62,32 @@ def test_bench_engine_prints_search_figures(game: str, players: int) -> None:
     assert figures["clones_per_s"] > 0 and figures["playouts_per_s"] > 0 and figures["playout_decisions"] >= 1
     text = CliRunner().invoke(main, ["bench", "engine", game, "-p", str(players), "--seconds", "0.3"])
     assert "clones/s" in text.output and "playouts/s" in text.output
+
+
+needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+
+
+@needs_valgrind
+def test_bench_engine_counts_instructions_of_the_games_alone() -> None:
+    command = ["bench", "engine", "scout", "-p", "3", "--instructions", "--games", "1"]
+    result = CliRunner().invoke(main, [*command, "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output)
+    played = play_games("scout", 3, games=1, seed=0)
+    assert (figures["games"], figures["rounds"], figures["decisions"]) == (1, played.rounds, played.decisions)
+    assert 0 < figures["instructions"] < figures["baseline_instructions"]
+    assert figures["instructions_per_decision"] == round(figures["instructions"] / played.decisions)
+    text = CliRunner().invoke(main, command)
+    assert "M instructions per game" in text.output and "per decision" in text.output
+
+
+def test_bench_engine_instructions_without_valgrind_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(instructions, "VALGRIND", "valgrind-that-is-not-installed")
+    result = CliRunner().invoke(main, ["bench", "engine", "scout", "--instructions"])
+    assert result.exit_code == 1
+    assert "valgrind is not installed" in result.output and "Traceback" not in result.output
+
+
+def test_random_play_counts_every_decision_of_the_history() -> None:
+    played = play_games("scauver", 2, games=2, seed=3)
+    assert played.games == 2 and played.rounds >= 2 and played.decisions > 2 * played.rounds

@@ -9,7 +9,7 @@ import random
 import time
 from dataclasses import dataclass
 
-from referee.games import GameState, load_game
+from referee.games import Game, GameState, load_game
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,16 @@ class EngineBenchResult:
         return self.rounds / self.seconds
 
 
+def play_random_game(game: Game, players: int, seed: int, chooser: random.Random) -> GameState:
+    """One whole game of random play: every decision lists the legal actions in full and applies a random one.
+    Returns the finished state (its history counts the decisions)."""
+    state = game.new_game(players, seed=seed)
+    while not state.is_over():
+        for seat in state.to_move():
+            state.apply(seat, chooser.choice(state.legal_actions(seat)))
+    return state
+
+
 def bench_engine(game_name: str, players: int, min_seconds: float = 3.0, seed: int = 0) -> EngineBenchResult:
     """Play whole random games until at least `min_seconds` have passed."""
     game = load_game(game_name)
@@ -42,13 +52,10 @@ def bench_engine(game_name: str, players: int, min_seconds: float = 3.0, seed: i
     started = time.perf_counter()
     elapsed = 0.0
     while elapsed < min_seconds:
-        state = game.new_game(players, seed=seed + games)
-        while not state.is_over():
-            for seat in state.to_move():
-                state.apply(seat, chooser.choice(state.legal_actions(seat)))
-                decisions += 1
+        state = play_random_game(game, players, seed + games, chooser)
         games += 1
         rounds += state.round
+        decisions += len(state.history)
         elapsed = time.perf_counter() - started
     return EngineBenchResult(game_name, players, games, rounds, decisions, elapsed)
 

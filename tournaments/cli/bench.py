@@ -8,6 +8,7 @@ from tabulate import tabulate
 from referee.games import GameError, list_games
 
 from ..bench.engine import bench_engine, bench_search
+from ..bench.instructions import InstructionCountError, count_instructions
 from ..bench.protocol import bench_protocol, bench_reuse, reuse_tables
 from ..placement import CpuSet, kept_on, usable_cpus
 from .bench_league import league_bench
@@ -41,14 +42,33 @@ def bench() -> None:
 @click.argument("game", type=click.Choice(list_games()))
 @click.option("--players", "-p", type=int, default=4, show_default=True, help=_seats)
 @click.option("--seconds", type=float, default=3.0, show_default=True, help="Play whole games for at least this long.")
+@click.option(
+    "--instructions",
+    is_flag=True,
+    help="Count CPU instructions per game and per decision under valgrind instead of timing (needs valgrind).",
+)
+@click.option(
+    "--games",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="Games to count with --instructions.",
+)
 @_bench_seed
 @json_option
-def engine(game: str, players: int, seconds: float, seed: int, as_json: bool) -> None:
+def engine(game: str, players: int, seconds: float, instructions: bool, games: int, seed: int, as_json: bool) -> None:
     """Random self-play of GAME in this process (legal actions listed in full at every decision).
 
     Prints decisions/s, rounds/s and games/s on one core; then what a search bot needs (a third of --seconds
     each): clones/s of positions from such games, and playouts/s (a clone played at random to its round's end).
+
+    With --instructions, the same random play (--games games from --seed) runs under valgrind's cachegrind,
+    once with the games and once without, in fresh interpreters: the difference is the instructions of the
+    games alone, which do not depend on the machine's load (a run takes about a second per game).
     """
+    if instructions:
+        _engine_instructions(game, players, games, seed, as_json)
+        return
     try:
         result = bench_engine(game, players, seconds, seed)
         search = bench_search(game, players, seconds / 3, seed)
@@ -78,6 +98,35 @@ def engine(game: str, players: int, seconds: float, seed: int, as_json: bool) ->
     click.echo(
         f"  search: {figures['clones_per_s']:,} clones/s, {figures['playouts_per_s']:,} playouts/s "
         f"(random to the round's end, {figures['playout_decisions']} decisions each)"
+    )
+
+
+def _engine_instructions(game: str, players: int, games: int, seed: int, as_json: bool) -> None:
+    try:
+        result = count_instructions(game, players, games, seed)
+    except (GameError, InstructionCountError) as error:
+        raise click.ClickException(str(error)) from error
+    played = result.played
+    figures = {
+        "game": game,
+        "players": players,
+        "games": played.games,
+        "rounds": played.rounds,
+        "decisions": played.decisions,
+        "seed": seed,
+        "instructions": result.instructions,
+        "instructions_per_game": round(result.per_game),
+        "instructions_per_decision": round(result.per_decision),
+        "baseline_instructions": result.baseline_instructions,
+    }
+    if as_json:
+        echo_json(figures)
+        return
+    click.echo(
+        f"{game}, {players} players: {result.per_game / 1e6:,.2f} M instructions per game, "
+        f"{result.per_decision:,.0f} per decision ({played.games} games from seed {seed}, "
+        f"{played.decisions:,} decisions; interpreter start and imports, {result.baseline_instructions / 1e6:,.0f} M, "
+        "left out)"
     )
 
 
