@@ -1,19 +1,22 @@
 """The Scauver heuristic's decisions, memoized by card values: the search bot's prior and rollout policy.
 
 bots/python/scauver_heuristic.py values a field by its showdown score, and that score depends only on the
-card values of the flanks and the hand, never on the suits. So every evaluation here is keyed by the values
-(as tuples) and cached, and the heuristic's own functions are called on stand-in cards of those values: the
-decisions are the heuristic's, and a playout that meets the same values again pays a dictionary look-up.
+card values of the flanks and the hand, never on the suits. So every evaluation here works on sorted tuples of
+values and is cached (a flank's vanguard sums, a field's cost, a projection), and the decisions are the
+heuristic's own (tests/bots/test_scauver_search.py checks that they are equal over whole games); a playout
+that meets the same values again pays a dictionary look-up.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import combinations, product
 from typing import Any
 
 from bots.python import scauver_heuristic as heuristic
-from referee.games._scauver_links import CARD_VALUE, FACE_RANKS, SUITS
+from bots.python.scauver_heuristic import FINAL_FLANK_SIZE
+from referee.games._scauver_links import CARD_VALUE, VANGUARD_MAX
 
 Action = dict[str, Any]
 Values = tuple[int, ...]
@@ -25,33 +28,49 @@ def values(cards: Sequence[str]) -> Values:
     return tuple(CARD_VALUE[card] for card in cards)
 
 
-def _stand_ins(*groups: Values) -> list[list[str]]:
-    """Distinct cards (rank of each value, suits in turn) for groups of values; suits only tell copies apart."""
-    used: dict[int, int] = {}
-    cards = []
-    for group in groups:
-        cards.append([FACE_RANKS[value - 1] + SUITS[_next_copy(used, value)] for value in group])
-    return cards
-
-
-def _next_copy(used: dict[int, int], value: int) -> int:
-    copy = used.get(value, 0)
-    used[value] = copy + 1
-    return copy % len(SUITS)
+@lru_cache(maxsize=CACHE_SIZE)
+def _vanguard_sums(flank: Values) -> dict[int, tuple[int, ...]]:
+    """For every vanguard value of a flank, the value masks of the vanguards (1 to 3 cards) that reach it."""
+    sums: dict[int, set[int]] = {}
+    for size in range(1, VANGUARD_MAX + 1):
+        for chosen in combinations(flank, size):
+            mask = 0
+            for value in chosen:
+                mask |= 1 << value
+            sums.setdefault(sum(chosen), set()).add(mask)
+    return {total: tuple(masks) for total, masks in sums.items()}
 
 
 @lru_cache(maxsize=CACHE_SIZE)
 def field_cost(left: Values, right: Values) -> int:
-    """heuristic.field_cost of a field with these values."""
-    left_cards, right_cards = _stand_ins(left, right)
-    return heuristic.field_cost(left_cards, right_cards)
+    """heuristic.field_cost of a field with these values: |left - right| x the smallest valid link's value (equal
+    sums, no value in common), or NO_LINK_COST plus the difference without a link."""
+    gap = abs(sum(left) - sum(right))
+    right_sums = _vanguard_sums(right)
+    smallest = None
+    for total, masks in _vanguard_sums(left).items():
+        if smallest is not None and total >= smallest:
+            continue
+        others = right_sums.get(total)
+        if others and any(not mask & other for mask in masks for other in others):
+            smallest = total
+    return heuristic.NO_LINK_COST + gap if smallest is None else gap * smallest
 
 
 @lru_cache(maxsize=CACHE_SIZE)
 def projected_cost(left: Values, right: Values, hand: Values) -> int:
-    """heuristic.projected_cost: the cheapest field reachable by putting the hand into the flanks."""
-    left_cards, right_cards, hand_cards = _stand_ins(left, right, hand)
-    return heuristic.projected_cost(left_cards, right_cards, hand_cards)
+    """heuristic.projected_cost: the cheapest field reachable by putting every hand card into a flank (at most
+    4 cards a flank)."""
+    best = None
+    for sides in product((True, False), repeat=len(hand)):
+        to_left = tuple(value for value, is_left in zip(hand, sides, strict=True) if is_left)
+        to_right = tuple(value for value, is_left in zip(hand, sides, strict=True) if not is_left)
+        if len(left) + len(to_left) > FINAL_FLANK_SIZE or len(right) + len(to_right) > FINAL_FLANK_SIZE:
+            continue
+        cost = field_cost(tuple(sorted(left + to_left)), tuple(sorted(right + to_right)))
+        if best is None or cost < best:
+            best = cost
+    return field_cost(left, right) if best is None else best
 
 
 def betting_cost(left: Values, right: Values, hand: Values) -> int:
