@@ -110,7 +110,9 @@ def place_costs(left: Values, right: Values, hand: Sequence[str], legal: Sequenc
 
 def final_costs(left: Values, right: Values, legal: Sequence[Action]) -> list[int]:
     return [
-        field_cost(tuple(sorted((*left, CARD_VALUE[action["left"]]))), tuple(sorted((*right, CARD_VALUE[action["right"]]))))
+        field_cost(
+            tuple(sorted((*left, CARD_VALUE[action["left"]]))), tuple(sorted((*right, CARD_VALUE[action["right"]])))
+        )
         for action in legal
     ]
 

@@ -191,7 +191,9 @@ class ScauverDeterminizer:
             final = (left.pop(), right.pop())
         in_left = min(len(left), SETUP_CARDS)
         in_right = SETUP_CARDS - in_left
-        placements = tuple((card, "left") for card in left[in_left:]) + tuple((card, "right") for card in right[in_right:])
+        placements = tuple((card, "left") for card in left[in_left:]) + tuple(
+            (card, "right") for card in right[in_right:]
+        )
         placed = sum(1 for kind, mover, _ in self.events if kind == "place" and mover == compact)
         draws = self.drawers.count(compact)
         carried = size + 2 * finals
@@ -303,7 +305,9 @@ def ranked_by_heuristic(observation: dict[str, Any], legal_actions: list[Action]
     phase = observation["phase"]
     rest = [action for action in legal_actions if action != first]
     if phase == "setup":
-        costs = dict(zip(map(id, legal_actions), scauver_policy.setup_costs(observation["hand"], legal_actions), strict=True))
+        costs = dict(
+            zip(map(id, legal_actions), scauver_policy.setup_costs(observation["hand"], legal_actions), strict=True)
+        )
         rest.sort(key=lambda action: costs[id(action)])
     elif phase == "place":
         field = observation["fields"][observation["seat"]]
