@@ -198,6 +198,23 @@ def test_a_spent_clock_still_answers_with_the_heuristic() -> None:
     assert bot.act(observation, legal) == scauver_heuristic.choose(observation, legal)
 
 
+def test_a_move_time_too_short_to_search_plays_the_heuristic_at_once() -> None:
+    """At 100 ms a move without a bank (10 ms of thinking), the 16 iterations a search needs are out of reach:
+    the bot does not search at all; with a bank it does."""
+    state, seat = next(
+        (s, seat) for s, seat in positions(2, seed=6, share=0.5) if s.observation(seat)["phase"] == "place"
+    )
+    observation, legal = state.observation(seat), state.legal_actions(seat)
+    bot = scauver_search.ScauverSearchBot(1)
+    bot.on_clock(100, 0)
+    assert bot.act(observation, legal) == scauver_heuristic.choose(observation, legal)
+    assert bot.last is None
+    bot.iteration_s = scauver_search.FIRST_ITERATION_GUESS_S
+    bot.on_clock(1000, 0)
+    bot.act(observation, legal)
+    assert bot.last is not None
+
+
 def test_search_resolves_per_game() -> None:
     assert resolve_bot("search", "scauver").command[-1] == "bots.python.scauver_search"
     assert resolve_bot("scauver-search", "scout").command[-1] == "bots.python.scauver_search"
