@@ -37,7 +37,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bots.python import ismcts, scauver_policy
+from bots.python import ismcts, scauver_heuristic, scauver_policy
 from bots.python.scauver_policy import values
 from protocol.sdk import run_bot
 from referee.games import GameState, load_game
@@ -83,22 +83,21 @@ class SeatPlan:
     final: tuple[str, str] | None
     known_hand: tuple[str, ...] | None
     hidden: int
-    draws: int
 
 
 def bet_likelihood(kind: str, cost: int) -> float:
     """A soft model of the heuristic's betting: the chance of `kind` (bet, raise, call) with a field of `cost`.
     It bets and raises only with a field that cannot be beaten (cost 0), and calls with one that is good enough
     or at a small price; other players bluff and call more loosely, so no hand is ruled out."""
-    strong = cost <= scauver_policy.heuristic.STRONG_COST
+    strong = cost <= scauver_heuristic.STRONG_COST
     if kind in ("bet", "raise"):
         if strong:
             return 1.0
-        return 0.3 if cost <= scauver_policy.heuristic.CALL_COST["final_bet"] else 0.1
+        return 0.3 if cost <= scauver_heuristic.CALL_COST["final_bet"] else 0.1
     if kind == "call":
-        if cost <= scauver_policy.heuristic.CALL_COST["answer"]:
+        if cost <= scauver_heuristic.CALL_COST["answer"]:
             return 1.0
-        return 0.4 if cost < scauver_policy.heuristic.NO_LINK_COST else 0.2
+        return 0.4 if cost < scauver_heuristic.NO_LINK_COST else 0.2
     return 1.0
 
 
@@ -192,7 +191,7 @@ class ScauverDeterminizer:
         hand = tuple(observation["hand"]) if own else None
         size = observation["hand_sizes"][real]
         if self.phase == "setup":
-            return SeatPlan((), (), (), None, hand, 0 if own else HAND_SIZE, 0)
+            return SeatPlan((), (), (), None, hand, 0 if own else HAND_SIZE)
         finals = sum(1 for kind, mover, _ in self.events if kind == "final" and mover == compact)
         final = None
         if finals:
@@ -207,9 +206,7 @@ class ScauverDeterminizer:
         carried = size + 2 * finals
         if placed != len(placements) or in_right > len(right) or draws != len(placements) + carried - CARRIED:
             raise InconsistentObservation(f"seat {real}'s field and hand do not fit the round's turns")
-        return SeatPlan(
-            tuple(left[:in_left]), tuple(right[:in_right]), placements, final, hand, 0 if own else size, draws
-        )
+        return SeatPlan(tuple(left[:in_left]), tuple(right[:in_right]), placements, final, hand, 0 if own else size)
 
     def _evidence(self) -> list[list[str]]:
         """Per sample seat, the informative betting actions it made this round, if it is still in it."""
