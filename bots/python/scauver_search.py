@@ -15,7 +15,8 @@ same) and the dealer as `first_dealer`; the setups, the betting log and the plac
 
 Bets as evidence: a hand drawn for a seat still in the round that bet, raised or called is kept with the
 likelihood of those actions under a soft model of the heuristic's betting (it bets and raises with a field
-that cannot be beaten and calls with a good one): rejection sampling, at most EVIDENCE_TRIES draws a seat.
+that cannot be beaten and calls with a good one), loosened for a seat whose bets proved weak at past
+showdowns of the game (BetMemory): rejection sampling, at most EVIDENCE_TRIES draws a seat.
 
 The search runs at every decision with more than one legal action but the final placement and the showdown,
 where the heuristic's choice (the lowest score) is dominant. A playout plays the round to its end with the
@@ -33,6 +34,7 @@ import os
 import random
 import sys
 import time
+from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -56,6 +58,9 @@ CARRIED = 2
 """Cards of the deal that stay in hand through the setup."""
 
 EVIDENCE_TRIES = 12
+BLUFF_PRIOR_WEAK = 1.0
+BLUFF_PRIOR_BETS = 5.0
+BLUFF_PRIOR_RATE = BLUFF_PRIOR_WEAK / BLUFF_PRIOR_BETS
 
 FIRST_ITERATION_GUESS_S = 0.002
 """What one iteration is taken to cost until the bot has timed its own (about 1.3 ms at 2 seats, 2.5 at 4)."""
@@ -85,20 +90,56 @@ class SeatPlan:
     hidden: int
 
 
-def bet_likelihood(kind: str, cost: int) -> float:
-    """A soft model of the heuristic's betting: the chance of `kind` (bet, raise, call) with a field of `cost`.
-    It bets and raises only with a field that cannot be beaten (cost 0), and calls with one that is good enough
-    or at a small price; other players bluff and call more loosely, so no hand is ruled out."""
-    strong = cost <= scauver_heuristic.STRONG_COST
+def bet_likelihood(kind: str, cost: int, bluff_rate: float = BLUFF_PRIOR_RATE) -> float:
+    """A soft model of betting: the chance of `kind` (bet, raise, call) with a field of `cost`. The heuristic
+    bets and raises only with a field that cannot be beaten (cost 0) and calls with one that is good enough;
+    a seat that bluffs (`bluff_rate`: the share of its bets that proved weak, BetMemory) bets with anything more
+    often, so its bets say less. No hand is ruled out."""
     if kind in ("bet", "raise"):
-        if strong:
+        if cost <= scauver_heuristic.STRONG_COST:
             return 1.0
-        return 0.3 if cost <= scauver_heuristic.CALL_COST["final_bet"] else 0.1
+        if cost <= scauver_heuristic.CALL_COST["final_bet"]:
+            return min(1.0, 1.5 * bluff_rate)
+        return bluff_rate / 2
     if kind == "call":
         if cost <= scauver_heuristic.CALL_COST["answer"]:
             return 1.0
         return 0.4 if cost < scauver_heuristic.NO_LINK_COST else 0.2
     return 1.0
+
+
+class BetMemory:
+    """What each seat's bets proved to be, over a game: a bet or raise of a round that reached the showdown
+    was weak when the bettor's final field cost more than the heuristic calls a final bet with. The bluff rate
+    is the share of weak bets, from a prior of BLUFF_PRIOR_WEAK weak in BLUFF_PRIOR_BETS."""
+
+    def __init__(self) -> None:
+        self.weak: Counter[int] = Counter()
+        self.bets: Counter[int] = Counter()
+        self.round: int | None = None
+        self.betting: list[dict[str, Any]] = []
+
+    def observe(self, observation: dict[str, Any]) -> None:
+        """Learn from the round before this observation's, once, from the betting log last seen in it."""
+        number = observation["round"]
+        last = observation["last_round"]
+        if number != self.round and last is not None and last["round"] == self.round and not last["by_fold"]:
+            for entry in self.betting:
+                seat = entry["seat"]
+                if entry["kind"] in ("bet", "raise") and last["choices"][seat] is not None:
+                    field = last["fields"][seat]
+                    cost = scauver_policy.field_cost(_sorted_values(field["left"]), _sorted_values(field["right"]))
+                    self.bets[seat] += 1
+                    self.weak[seat] += cost > scauver_heuristic.CALL_COST["final_bet"]
+        self.round = number
+        self.betting = list(observation["betting"])
+
+    def bluff_rate(self, seat: int) -> float:
+        return (self.weak[seat] + BLUFF_PRIOR_WEAK) / (self.bets[seat] + BLUFF_PRIOR_BETS)
+
+
+def _sorted_values(cards: Sequence[str]) -> tuple[int, ...]:
+    return tuple(sorted(values(cards)))
 
 
 def _waits_for(to_move: list[int], target: list[int], phase: str) -> bool:
@@ -120,8 +161,9 @@ class ScauverDeterminizer:
     """Samples states at the decision of `observation`'s seat. Seats of the sample are the players not
     eliminated, in order (`seats[i]` is the real seat of sample seat i); `seat` is the searching one's."""
 
-    def __init__(self, observation: dict[str, Any], config: dict[str, Any]) -> None:
+    def __init__(self, observation: dict[str, Any], config: dict[str, Any], memory: BetMemory | None = None) -> None:
         self.observation = observation
+        self.memory = memory or BetMemory()
         self.seats = [real for real in range(observation["players"]) if not observation["eliminated"][real]]
         index = {real: compact for compact, real in enumerate(self.seats)}
         self.index = index
@@ -251,7 +293,8 @@ class ScauverDeterminizer:
             return hand
         real = self.seats[compact]
         field = self.observation["fields"][real]
-        left, right = tuple(sorted(values(field["left"]))), tuple(sorted(values(field["right"])))
+        left, right = _sorted_values(field["left"]), _sorted_values(field["right"])
+        bluff_rate = self.memory.bluff_rate(real)
         best, best_weight = 0, -1.0
         for trial in range(EVIDENCE_TRIES):
             start = len(pool) - count * (trial + 1)
@@ -260,7 +303,7 @@ class ScauverDeterminizer:
             cost = scauver_policy.betting_cost(left, right, tuple(sorted(values(pool[start : start + count]))))
             weight = 1.0
             for kind in kinds:
-                weight *= bet_likelihood(kind, cost)
+                weight *= bet_likelihood(kind, cost, bluff_rate)
             if rng.random() < weight:
                 best = start
                 break
@@ -334,9 +377,11 @@ class ScauverSearchBot:
         self.last: ismcts.SearchResult | None = None
         self.received: float | None = None
         self.iteration_s = FIRST_ITERATION_GUESS_S
+        self.memory = BetMemory()
 
     def on_game_start(self, info: Any) -> None:
         self.config = dict(info.config)
+        self.memory = BetMemory()
 
     def on_clock(self, time_left_ms: int, bank_left_ms: int) -> None:
         if self.iterations is None:
@@ -351,6 +396,7 @@ class ScauverSearchBot:
 
     def act(self, observation: dict[str, Any], legal_actions: list[Action]) -> Action:
         self.last = None
+        self.memory.observe(observation)
         if len(legal_actions) == 1 or observation["phase"] in UNSEARCHED_PHASES:
             return scauver_policy.choose(observation, legal_actions)
         if self.too_short():
@@ -369,7 +415,7 @@ class ScauverSearchBot:
             observation["chips"],
         )
         try:
-            determinizer = ScauverDeterminizer(observation, self.config)
+            determinizer = ScauverDeterminizer(observation, self.config, self.memory)
         except InconsistentObservation as error:
             print(f"scauver-search: playing the heuristic's choice: {error}", file=sys.stderr)
             return ranked[0]

@@ -124,6 +124,36 @@ def test_bets_make_strong_hands_likelier() -> None:
     assert scauver_search.bet_likelihood("bet", 0) > scauver_search.bet_likelihood("bet", 40) > 0
 
 
+def round_seen(number: int, betting: list[dict[str, Any]], last: dict[str, Any] | None) -> dict[str, Any]:
+    return {"round": number, "betting": betting, "last_round": last}
+
+
+def showdown(fields: list[dict[str, list[str]]], by_fold: bool = False) -> dict[str, Any]:
+    return {"round": 1, "by_fold": by_fold, "fields": fields, "choices": [{"kind": "no_link"}] * len(fields)}
+
+
+def test_bets_that_proved_weak_at_the_showdown_make_a_seat_a_bluffer() -> None:
+    """Seat 1 bet in round 1 and showed a field without a link: its bluff rate rises above the prior; seat 0,
+    which bet with a balanced linked field, falls below it; a round won by a fold teaches nothing."""
+    strong = {"left": ["AS", "4S", "5S", "KS"], "right": ["2H", "3H", "6H", "QH"]}
+    weak = {"left": ["AS", "AH", "AD", "2S"], "right": ["KS", "KH", "KD", "QS"]}
+    assert (
+        scauver_policy.field_cost((1, 4, 5, 10), (2, 3, 6, 9))
+        == 0
+        == scauver_heuristic.field_cost(strong["left"], strong["right"])
+    )
+    bets = [{"seat": 0, "kind": "bet", "amount": 4}, {"seat": 1, "kind": "raise", "amount": 2}]
+    memory = scauver_search.BetMemory()
+    memory.observe(round_seen(1, bets, None))
+    memory.observe(round_seen(2, [], showdown([strong, weak])))
+    assert memory.bluff_rate(1) > scauver_search.BLUFF_PRIOR_RATE > memory.bluff_rate(0)
+    folded = scauver_search.BetMemory()
+    folded.observe(round_seen(1, bets, None))
+    folded.observe(round_seen(2, [], showdown([strong, weak], by_fold=True)))
+    assert folded.bluff_rate(1) == folded.bluff_rate(0) == scauver_search.BLUFF_PRIOR_RATE
+    assert scauver_search.bet_likelihood("bet", 50, memory.bluff_rate(1)) > scauver_search.bet_likelihood("bet", 50)
+
+
 @pytest.mark.parametrize("players", [2, 4])
 def test_the_playout_policy_is_the_heuristic(players: int) -> None:
     for state, seat in positions(players, seed=20 + players, share=0.3):
