@@ -1,7 +1,8 @@
 """Turning a BOT argument into a command line: a built-in name, a path to a program or script, or shell words.
 
 random, scout-heuristic, scauver-heuristic  -> sys.executable -m bots.python.<module>
-scout-search                                -> the same, for the search bot (bots/python/scout_search.py)
+scout-search, scauver-search                -> the same, for the search bots (bots/python/scout_search.py,
+                                               bots/python/scauver_search.py)
 heuristic, search                           -> the heuristic (search) bot of the game being played
 path/to/bot.py                              -> sys.executable path/to/bot.py
 path/to/bot (executable)                    -> path/to/bot
@@ -41,6 +42,7 @@ BUILT_IN_MODULES = {
     "scout-heuristic": "bots.python.scout_heuristic",
     "scauver-heuristic": "bots.python.scauver_heuristic",
     "scout-search": "bots.python.scout_search",
+    "scauver-search": "bots.python.scauver_search",
 }
 GAME_HEURISTIC = "heuristic"
 GAME_SEARCH = "search"
