@@ -16,7 +16,9 @@ and `SearchBudget.iterations` fixes the amount of work (a time budget makes iter
 
 from __future__ import annotations
 
+import argparse
 import math
+import os
 import random
 import time
 from collections.abc import Callable, Hashable, Sequence
@@ -272,3 +274,25 @@ def _rollout(game: Game, state: GameState, rng: random.Random) -> list[float]:
 def decision_rng(seed: int, *parts: object) -> random.Random:
     """A generator for one decision, from the bot's seed and what identifies the request."""
     return random.Random(":".join(map(str, (seed, *parts))))
+
+
+ENV_SEED = "SEARCH_SEED"
+ENV_ITERATIONS = "SEARCH_ITERATIONS"
+
+
+@dataclass(frozen=True)
+class BotOptions:
+    seed: int
+    iterations: int | None
+    """None: each decision spends a share of its request's time (budget_from_clock)."""
+
+
+def bot_options(description: str, argv: Sequence[str] | None = None) -> BotOptions:
+    """A search bot's command line: --seed (default $SEARCH_SEED or 0) and --iterations (default
+    $SEARCH_ITERATIONS, else timed), so that a league file can set either through a bot's env."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--seed", type=int, default=int(os.environ.get(ENV_SEED, "0")))
+    iterations = os.environ.get(ENV_ITERATIONS)
+    parser.add_argument("--iterations", type=int, default=int(iterations) if iterations else None)
+    options = parser.parse_args(argv)
+    return BotOptions(options.seed, options.iterations)

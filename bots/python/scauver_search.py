@@ -29,8 +29,6 @@ Without --iterations each decision spends a share of its request's time (ismcts.
 
 from __future__ import annotations
 
-import argparse
-import os
 import random
 import sys
 import time
@@ -50,8 +48,6 @@ Action = dict[str, Any]
 
 GAME = load_game("scauver")
 SCORE_SCALE = 20.0
-ENV_SEED = "SEARCH_SEED"
-ENV_ITERATIONS = "SEARCH_ITERATIONS"
 HAND_SIZE = 5
 SETUP_CARDS = 3
 CARRIED = 2
@@ -316,7 +312,8 @@ class ScauverDeterminizer:
     def _deal(self, hidden: list[list[str]], pile: list[str]) -> dict[str, Any]:
         """This round as the rebuilt history deals it: setup and carried cards in the hands, then the draws in
         turn order, then the rest of the pile as shuffled."""
-        hands, draws = [], []
+        hands: list[list[str]] = []
+        draws: list[list[str]] = []
         for plan, secret in zip(self.plans, hidden, strict=True):
             held = [*(plan.final or ()), *(plan.known_hand or secret)]
             if self.phase == "setup":
@@ -429,13 +426,8 @@ class ScauverSearchBot:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Scauver information-set MCTS bot")
-    parser.add_argument("--seed", type=int, default=int(os.environ.get(ENV_SEED, "0")))
-    iterations = os.environ.get(ENV_ITERATIONS)
-    parser.add_argument("--iterations", type=int, default=int(iterations) if iterations else None)
-    options = parser.parse_args(argv)
-    bot = ScauverSearchBot(options.seed, options.iterations)
-    return int(run_bot(bot, name="scauver-search", version="1"))
+    options = ismcts.bot_options("Scauver information-set MCTS bot", argv)
+    return int(run_bot(ScauverSearchBot(options.seed, options.iterations), name="scauver-search", version="1"))
 
 
 if __name__ == "__main__":

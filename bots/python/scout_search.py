@@ -18,8 +18,6 @@ Without --iterations each decision spends a share of its request's time (ismcts.
 
 from __future__ import annotations
 
-import argparse
-import os
 import random
 import time
 from collections.abc import Hashable, Sequence
@@ -35,8 +33,6 @@ Action = dict[str, Any]
 GAME = load_game("scout")
 ROLLOUT_DEPTH = 12
 SCORE_SCALE = 8.0
-ENV_SEED = "SEARCH_SEED"
-ENV_ITERATIONS = "SEARCH_ITERATIONS"
 
 
 def _code(card: Sequence[int]) -> int:
@@ -282,13 +278,8 @@ class ScoutSearchBot:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="SCOUT information-set MCTS bot")
-    parser.add_argument("--seed", type=int, default=int(os.environ.get(ENV_SEED, "0")))
-    iterations = os.environ.get(ENV_ITERATIONS)
-    parser.add_argument("--iterations", type=int, default=int(iterations) if iterations else None)
-    options = parser.parse_args(argv)
-    bot = ScoutSearchBot(options.seed, options.iterations)
-    return int(run_bot(bot, name="scout-search", version="1"))
+    options = ismcts.bot_options("SCOUT information-set MCTS bot", argv)
+    return int(run_bot(ScoutSearchBot(options.seed, options.iterations), name="scout-search", version="1"))
 
 
 if __name__ == "__main__":
