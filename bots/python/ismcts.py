@@ -83,6 +83,27 @@ def budget_from_clock(time_left_ms: int, bank_left_ms: int) -> SearchBudget:
     return SearchBudget(seconds=max(seconds, 0.0))
 
 
+class DecisionClock:
+    """The budget of a search bot's next decision: a fixed number of iterations (reproducible), or a share of the
+    request's time (budget_from_clock) counted from the request's arrival, which the SDK's `on_clock` hook
+    reports just before `act`."""
+
+    def __init__(self, iterations: int | None) -> None:
+        self.timed = iterations is None
+        self.budget = SearchBudget(seconds=0.0) if iterations is None else SearchBudget(iterations)
+        self.received: float | None = None
+
+    def on_clock(self, time_left_ms: int, bank_left_ms: int) -> None:
+        if self.timed:
+            self.received = time.perf_counter()
+            self.budget = budget_from_clock(time_left_ms, bank_left_ms)
+
+    def started(self) -> float:
+        """When this decision's time began: its request's arrival (now, if no clock came), taken once."""
+        received, self.received = self.received, None
+        return time.perf_counter() if received is None else received
+
+
 class Game(Protocol):
     """What the search needs of a game, beyond the engine's public interface."""
 

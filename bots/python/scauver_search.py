@@ -368,11 +368,9 @@ class ScauverSearchBot:
 
     def __init__(self, seed: int, iterations: int | None = None) -> None:
         self.seed = seed
-        self.iterations = iterations
+        self.clock = ismcts.DecisionClock(iterations)
         self.config: dict[str, Any] = {}
-        self.budget = ismcts.SearchBudget(seconds=0.0) if iterations is None else ismcts.SearchBudget(iterations)
         self.last: ismcts.SearchResult | None = None
-        self.received: float | None = None
         self.iteration_s = FIRST_ITERATION_GUESS_S
         self.memory = BetMemory()
 
@@ -381,14 +379,12 @@ class ScauverSearchBot:
         self.memory = BetMemory()
 
     def on_clock(self, time_left_ms: int, bank_left_ms: int) -> None:
-        if self.iterations is None:
-            self.received = time.perf_counter()
-            self.budget = ismcts.budget_from_clock(time_left_ms, bank_left_ms)
+        self.clock.on_clock(time_left_ms, bank_left_ms)
 
     def too_short(self) -> bool:
         """Whether the time budget cannot buy the iterations a search needs to be trusted: the search would only
         spend the time and then play the heuristic's choice, so the bot plays it at once."""
-        seconds = self.budget.seconds
+        seconds = self.clock.budget.seconds
         return seconds is not None and seconds < ismcts.MIN_TRUSTED_ITERATIONS * self.iteration_s
 
     def act(self, observation: dict[str, Any], legal_actions: list[Action]) -> Action:
@@ -399,7 +395,7 @@ class ScauverSearchBot:
         if self.too_short():
             self.iteration_s = max(FIRST_ITERATION_GUESS_S, self.iteration_s * ESTIMATE_DECAY)
             return scauver_policy.choose(observation, legal_actions)
-        started = time.perf_counter() if self.received is None else self.received
+        started = self.clock.started()
         ranked = ranked_by_heuristic(observation, legal_actions)
         rng = ismcts.decision_rng(
             self.seed,
@@ -416,12 +412,12 @@ class ScauverSearchBot:
         except InconsistentObservation as error:
             print(f"scauver-search: playing the heuristic's choice: {error}", file=sys.stderr)
             return ranked[0]
-        result = ismcts.search(ScauverSearchGame(), determinizer, determinizer.seat, ranked, self.budget, rng, started)
-        if self.budget.seconds is not None and result.iterations:
+        budget = self.clock.budget
+        result = ismcts.search(ScauverSearchGame(), determinizer, determinizer.seat, ranked, budget, rng, started)
+        if budget.seconds is not None and result.iterations:
             measured = (time.perf_counter() - started) / result.iterations
             self.iteration_s += ITERATION_TIME_WEIGHT * (measured - self.iteration_s)
         self.last = result
-        self.received = None
         return result.action
 
 

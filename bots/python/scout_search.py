@@ -19,7 +19,6 @@ Without --iterations each decision spends a share of its request's time (ismcts.
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -243,11 +242,9 @@ class ScoutSearchBot:
 
     def __init__(self, seed: int, iterations: int | None = None) -> None:
         self.seed = seed
-        self.iterations = iterations
+        self.clock = ismcts.DecisionClock(iterations)
         self.config: dict[str, Any] = {}
-        self.budget = ismcts.SearchBudget(seconds=0.0) if iterations is None else ismcts.SearchBudget(iterations)
         self.last: ismcts.SearchResult | None = None
-        self.received: float | None = None
         self.opponents: OpponentModel | None = None
 
     def on_game_start(self, info: Any) -> None:
@@ -255,9 +252,7 @@ class ScoutSearchBot:
         self.opponents = None
 
     def on_clock(self, time_left_ms: int, bank_left_ms: int) -> None:
-        if self.iterations is None:
-            self.received = time.perf_counter()
-            self.budget = ismcts.budget_from_clock(time_left_ms, bank_left_ms)
+        self.clock.on_clock(time_left_ms, bank_left_ms)
 
     def act(self, observation: dict[str, Any], legal_actions: list[Action]) -> Action:
         if self.opponents is None:
@@ -265,6 +260,7 @@ class ScoutSearchBot:
         self.opponents.observe(observation)
         if len(legal_actions) == 1:
             return legal_actions[0]
+        started = self.clock.started()
         ranked = ranked_by_heuristic(observation, legal_actions)
         rng = ismcts.decision_rng(
             self.seed, observation["seat"], observation["round"], observation["scores"], len(observation["history"])
@@ -272,8 +268,7 @@ class ScoutSearchBot:
         determinizer = ScoutDeterminizer(observation, self.config)
         seat = observation["seat"]
         game = ScoutSearchGame(self.opponents.rollout_randomness(seat))
-        self.last = ismcts.search(game, determinizer, seat, ranked, self.budget, rng, started=self.received)
-        self.received = None
+        self.last = ismcts.search(game, determinizer, seat, ranked, self.clock.budget, rng, started)
         return self.last.action
 
 
