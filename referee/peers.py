@@ -138,15 +138,18 @@ def socket_inode(local: Endpoint, remote: Endpoint, tables: Iterable[Path] = SOC
 
 def table_socket_inode(local: Endpoint, remote: Endpoint, tables: Iterable[Path] = SOCKET_TABLES) -> int | None:
     """The inode of the socket whose ends are `local` and `remote`, read from /proc/net/tcp{,6}, or None."""
+    rows = _socket_rows(tables)
+    return next((row.inode for row in rows if row.inode and row.local == local and row.remote == remote), None)
+
+
+def _socket_rows(tables: Iterable[Path]) -> Iterator[SocketRow]:
+    """The sockets of each of `tables` in turn (one that cannot be read is skipped)."""
     for table in tables:
         try:
             text = table.read_text()
         except OSError:
             continue
-        for row in parse_socket_table(text):
-            if row.inode and row.local == local and row.remote == remote:
-                return row.inode
-    return None
+        yield from parse_socket_table(text)
 
 
 def _all_pids() -> Iterator[int]:
@@ -277,15 +280,10 @@ def tcp_client_inodes(clients: Iterable[TcpClient], tables: Iterable[Path] = SOC
             return found
     wanted = {(client.local, client.remote): client for client in clients}
     found = {}
-    for table in tables:
-        try:
-            text = table.read_text()
-        except OSError:
-            continue
-        for row in parse_socket_table(text):
-            wanted_client = wanted.get((row.local, row.remote))
-            if wanted_client is not None and row.inode:
-                found[wanted_client] = row.inode
+    for row in _socket_rows(tables):
+        wanted_client = wanted.get((row.local, row.remote))
+        if wanted_client is not None and row.inode:
+            found[wanted_client] = row.inode
     return found
 
 
