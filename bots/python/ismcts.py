@@ -156,11 +156,15 @@ def search(
     rng: random.Random,
     started: float | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    tree_depth: int | None = None,
 ) -> SearchResult:
     """The most visited root action after the budget; `ranked_actions` are the seat's legal actions, best
     first by a prior (the root widens along that order). A time budget counts from `started` (by `clock`;
     default: now), so that the work before the search (the prior, the determinizer) is counted too. With
-    fewer than MIN_TRUSTED_ITERATIONS done, the visit counts say little: the prior's first is played."""
+    fewer than MIN_TRUSTED_ITERATIONS done, the visit counts say little: the prior's first is played.
+
+    `tree_depth` bounds the moves an iteration takes through the tree before its rollout (None: no bound);
+    1 keeps a tree of the root's actions alone, each valued by playouts."""
     if started is None:
         started = clock()
     root = Node()
@@ -179,7 +183,7 @@ def search(
         if len(pool) < MAX_DETERMINIZATIONS and len(pool) <= iterations // NEW_DETERMINIZATION_EVERY:
             pool.append(determinizer.sample(rng))
         state = pool[iterations % len(pool)].clone()
-        _iterate(game, root, state, seat, ranked_actions, keys, rng)
+        _iterate(game, root, state, seat, ranked_actions, keys, rng, tree_depth)
         iterations += 1
     if not root.edges or iterations < MIN_TRUSTED_ITERATIONS:
         return SearchResult(dict(ranked_actions[0]), iterations, {})
@@ -222,6 +226,7 @@ def _iterate(
     ranked: Sequence[Action],
     keys: list[Hashable],
     rng: random.Random,
+    tree_depth: int | None,
 ) -> None:
     path: list[tuple[Edge, int]] = []
     node: Node | None = root
@@ -251,7 +256,7 @@ def _iterate(
         state.apply(mover, action)
         path.append((edge, mover))
         at_root = False
-        if is_new:
+        if is_new or len(path) == tree_depth:
             break
         if edge.child is None:
             edge.child = Node()

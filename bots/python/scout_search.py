@@ -1,5 +1,6 @@
 """A SCOUT bot that searches: information-set MCTS (bots/python/ismcts.py) over deals consistent with what its
-seat has seen, with the heuristic's ranking as the root's prior and short greedy rollouts.
+seat has seen, with the heuristic's ranking as the root's prior and short greedy rollouts, its tree kept to the
+root (TREE_DEPTH).
 
 Determinization: the public history of the round says where every seen card went (a Show takes cards out of
 a hand into the Active Set and the previous Active Set into the shower's pile; a Scout puts a known card, as
@@ -32,6 +33,12 @@ Action = dict[str, Any]
 GAME = load_game("scout")
 ROLLOUT_DEPTH = 12
 SCORE_SCALE = 8.0
+
+TREE_DEPTH = 1
+"""The tree holds the seat's own choices at the root; every later move is the rollout policy's. Against a
+stronger one-ply planner (myselph's PlanningPlayer(1.5)) a deeper tree did worse the longer it searched: the
+replies UCB finds below the root answer the greedy model of the opponents, not the opponents at the table.
+The measurements are in bots/README.md."""
 
 
 def _code(card: Sequence[int]) -> int:
@@ -268,7 +275,9 @@ class ScoutSearchBot:
         determinizer = ScoutDeterminizer(observation, self.config)
         seat = observation["seat"]
         game = ScoutSearchGame(self.opponents.rollout_randomness(seat))
-        self.last = ismcts.search(game, determinizer, seat, ranked, self.clock.budget, rng, started)
+        self.last = ismcts.search(
+            game, determinizer, seat, ranked, self.clock.budget, rng, started, tree_depth=TREE_DEPTH
+        )
         return self.last.action
 
 

@@ -154,3 +154,32 @@ def test_a_rollout_plays_a_random_seat_at_random_and_a_strong_one_greedily() -> 
     random_keys = {game.key(game.rollout_action(state, mover, random.Random(seed))) for seed in range(40)}
     greedy_keys = {greedy.key(greedy.rollout_action(state, mover, random.Random(seed))) for seed in range(40)}
     assert len(random_keys) > 2 * len(greedy_keys)
+
+
+class TreeMovesCounted(scout_search.ScoutSearchGame):
+    """Records, at the start of each rollout, how many moves the iteration made from the searched position."""
+
+    def __init__(self, start: int) -> None:
+        super().__init__()
+        self.start = start
+        self.tree_moves: list[int] = []
+
+    def rewards(self, state: Any, depth: int) -> list[float] | None:
+        if depth == 0:
+            self.tree_moves.append(len(state.observation(0)["history"]) - self.start)
+        return super().rewards(state, depth)
+
+
+@pytest.mark.parametrize("tree_depth", [1, 2, None])
+def test_the_tree_depth_bounds_the_moves_before_each_rollout(tree_depth: int | None) -> None:
+    """Moves counted by the history's growth (a round ended inside the tree restarts the history: negative)."""
+    state, seat = next((s, t) for s, t in random_positions(3, seed=1, count=10) if s.observation(t)["phase"] == "play")
+    observation = state.observation(seat)
+    game = TreeMovesCounted(len(observation["history"]))
+    determinizer = scout_search.ScoutDeterminizer(observation, state.config)
+    ranked = scout_search.ranked_by_heuristic(observation, state.legal_actions(seat))
+    ismcts.search(game, determinizer, seat, ranked, ismcts.SearchBudget(300), random.Random(1), tree_depth=tree_depth)
+    if tree_depth is None:
+        assert max(game.tree_moves) >= 3
+    else:
+        assert max(game.tree_moves) == tree_depth
