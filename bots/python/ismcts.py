@@ -2,9 +2,9 @@
 
 One tree per decision, from the searching seat's point of view. Each iteration takes a determinization (a full
 game state consistent with everything the seat has seen, built by the game's `Determinizer` through the
-engines' public interface), clones it, walks down the tree choosing among the actions legal in that state by
-UCB with availability counts, adds one child, plays a short rollout with a cheap policy and backs up each
-seat's reward to the edges that seat chose.
+engines' public interface), clones it, walks down the tree (at most `tree_depth` moves) choosing among the
+actions legal in that state by UCB with availability counts, adds one child, plays a short rollout with a cheap
+policy and backs up each seat's reward to the edges that seat chose.
 
 Where actions are many (a SCOUT hand offers dozens of Scouts and Scout & Shows), progressive widening keeps a
 node to its first k actions in the order of a prior (the root: the game's heuristic ranking; deeper: the
