@@ -5,19 +5,17 @@ moves over whole games and outlasts random seats, and in real matches at 100 ms 
 from __future__ import annotations
 
 import random
-import sys
 from collections import Counter
 from typing import Any
 
 import pytest
+from clock_match import MOVE_TIME_MS, TIME_BANK_MS, search_timings_at_100_ms
 from policy_duel import play, random_policy
 
 from bots.python import scauver_heuristic, scauver_policy, scauver_search
 from bots.python.scauver_policy import values
 from referee.botspec import resolve_bot
 from referee.games import load_game
-from referee.match import run_match
-from referee.records import BotSpec, FaultPolicy, GameSpec, Limits, MatchSpec
 
 GAME = load_game("scauver")
 DECK_SIZE = 40
@@ -254,23 +252,7 @@ def test_search_resolves_per_game() -> None:
 @pytest.mark.parametrize("players", [2, 4])
 def test_real_matches_at_100_ms_a_move_never_time_out(players: int) -> None:
     """Two games against random bots at move_time_ms=100 with a 2 s bank (the round cap keeps them short): no
-    timeout nor any other fault, and decisions were made (the bot aims at a quarter of the move time)."""
-    search = BotSpec("scauver-search", (sys.executable, "-m", "bots.python.scauver_search", "--seed", "7"))
-    randoms = [
-        BotSpec(f"random{index}", (sys.executable, "-m", "bots.python.random_bot")) for index in range(players - 1)
-    ]
-    seatings = [tuple(range(players)), (*range(1, players), 0)]
-    spec = MatchSpec(
-        match_id=f"scauver-search-clock-{players}",
-        game="scauver",
-        bots=(search, *randoms),
-        games=tuple(GameSpec(index, 100 + index, seating) for index, seating in enumerate(seatings)),
-        config={"round_cap": 12},
-        limits=Limits(move_time_ms=100, time_bank_ms=2000, fault_policy=FaultPolicy.FORFEIT),
-    )
-    record = run_match(spec)
-    for game, seating in zip(record.games, seatings, strict=True):
-        assert game.faults == ()
-        timing = game.timings[seating.index(0)]
+    timeout nor any other fault, and decisions were made (the bot aims at 30% of the move time)."""
+    for timing in search_timings_at_100_ms("scauver", "bots.python.scauver_search", players, {"round_cap": 12}):
         assert timing.decisions > 10
-        assert timing.max_ms < 100 + 2000
+        assert timing.max_ms < MOVE_TIME_MS + TIME_BANK_MS

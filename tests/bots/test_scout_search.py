@@ -4,17 +4,15 @@
 from __future__ import annotations
 
 import random
-import sys
 from typing import Any
 
 import pytest
+from clock_match import MOVE_TIME_MS, TIME_BANK_MS, search_timings_at_100_ms
 from policy_duel import play, random_policy
 
 from bots.python import ismcts, scout_heuristic, scout_search
 from referee.botspec import resolve_bot
 from referee.games import load_game
-from referee.match import run_match
-from referee.records import BotSpec, FaultPolicy, GameSpec, Limits, MatchSpec
 
 GAME = load_game("scout")
 
@@ -108,22 +106,9 @@ def test_search_resolves_per_game() -> None:
 def test_real_matches_at_100_ms_a_move_never_time_out() -> None:
     """Two 4-seat games against random bots at move_time_ms=100 with a 2 s bank: no timeout nor any other
     fault, and decisions were made (the bot aims at 30% of the move time, the rest a margin for a loaded machine)."""
-    search = BotSpec("scout-search", (sys.executable, "-m", "bots.python.scout_search", "--seed", "7"))
-    randoms = [BotSpec(f"random{index}", (sys.executable, "-m", "bots.python.random_bot")) for index in range(3)]
-    seatings = [(0, 1, 2, 3), (1, 2, 0, 3)]
-    spec = MatchSpec(
-        match_id="search-clock",
-        game="scout",
-        bots=(search, *randoms),
-        games=tuple(GameSpec(index, 100 + index, seating) for index, seating in enumerate(seatings)),
-        limits=Limits(move_time_ms=100, time_bank_ms=2000, fault_policy=FaultPolicy.FORFEIT),
-    )
-    record = run_match(spec)
-    for game, seating in zip(record.games, seatings, strict=True):
-        assert game.faults == ()
-        timing = game.timings[seating.index(0)]
+    for timing in search_timings_at_100_ms("scout", "bots.python.scout_search", players=4):
         assert timing.decisions > 20
-        assert timing.max_ms < 100 + 2000
+        assert timing.max_ms < MOVE_TIME_MS + TIME_BANK_MS
 
 
 def test_the_opponent_model_tells_a_random_seat_from_a_shedding_one() -> None:
