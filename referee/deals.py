@@ -6,7 +6,7 @@ can see or guess (ids, a small league seed, its own hand) tells it the deal.
     seed = key.deal_seed(3)            # the seed the engine deals deal number 3 from
 
 A deal seed is HMAC-SHA256(key, "deal:<number>") cut to the engine's seed range. A league keeps its key in its
-store (tournaments.store); `referee play` draws one per run unless given `--seed`. Replays record the deal
+store (tournaments.league.store); `referee play` draws one per run unless given `--seed`. Replays record the deal
 seeds themselves, which is all a verification needs.
 """
 

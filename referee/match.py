@@ -32,12 +32,12 @@ from typing import Any
 from protocol import codec, limits
 from protocol.logs import LogSender
 from referee import replay
-from referee.connection import Incoming, Transport
 from referee.faults import FaultBook, SeatStatus, forfeit_ranks, forfeit_scores
 from referee.games import Game, GameState, IllegalAction, load_game
 from referee.games.base import Config
 from referee.records import FaultKind, GameRecord, GameSpec, MatchRecord, MatchSpec, SeatTiming
 from referee.session import Participant, Session
+from referee.wire.connection import Incoming, Transport
 
 
 class MatchSpecError(ValueError):

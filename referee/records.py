@@ -40,7 +40,7 @@ class BotSpec:
     it, made unique within the match. False for names someone chose (a league file's)."""
     env: tuple[tuple[str, str], ...] = ()
     """Environment variables declared for this bot (by the league file): a sandboxed bot's environment is these
-    and the few the referee sets (see referee.sandbox.bot_environment); an unsandboxed bot gets the referee's
+    and the few the referee sets (see referee.isolation.sandbox.bot_environment); an unsandboxed bot gets the referee's
     environment with these added."""
     timed: bool = True
     """False for a person at a terminal (the human seat): no decision of this bot times out (its seat's time
@@ -82,7 +82,7 @@ class MatchSpec:
     log_dir: str | None = None
     """This match's own folder for the bots' logs, NAME.log each (matches must not share one); None: not kept."""
     sandbox: bool = True
-    """Run this match's bots in the sandbox (referee.sandbox) where the machine allows it; where it does not,
+    """Run this match's bots in the sandbox (referee.isolation.sandbox) where the machine allows it; where it does not,
     they run unsandboxed and the games record `sandboxed=False`."""
     private_paths: tuple[str, ...] = ()
     """The organiser's files no bot may see (a league's file and store): hidden in the sandbox even where a

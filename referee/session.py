@@ -8,7 +8,7 @@ fails its handshake, it stays down for the rest of the match. Between rotations 
 bot gets a fresh process (`renew`), so that no process sees a deal twice.
 
 Every hello is checked against the process that connected, where the transport lets the referee find it (see
-referee.connection): a hello from a process of one bot with another bot's token is refused, and the thief is
+referee.wire.connection): a hello from a process of one bot with another bot's token is refused, and the thief is
 charged a protocol error in the game in progress or the next game it plays (`Participant.thefts`); its victim
 is not affected. A process is a bot's if it is in the bot's PID namespace (or one nested in it), where bots
 have one, which holds even a process that left the bot's session (setsid() after a double fork); else if it
@@ -32,9 +32,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from protocol import codec, limits
-from referee import peers, sandbox
 from referee.botspec import log_file_names, match_names
-from referee.connection import (
+from referee.isolation import sandbox
+from referee.isolation.process import BotProcess, BotStartError, last_output_lines
+from referee.isolation.proctable import Namespace, ProcessEntry, live_processes, pid_namespaces, read_process
+from referee.records import BotRun, BotSpec, FaultKind, Handshake, MatchSpec
+from referee.wire import peers
+from referee.wire.connection import (
     Bindings,
     HandshakeRefused,
     Incoming,
@@ -44,11 +48,8 @@ from referee.connection import (
     TokenTheft,
     Transport,
 )
-from referee.connection_cap import Flood
-from referee.peers import LookupExpired
-from referee.process import BotProcess, BotStartError, last_output_lines
-from referee.proctable import Namespace, ProcessEntry, live_processes, pid_namespaces, read_process
-from referee.records import BotRun, BotSpec, FaultKind, Handshake, MatchSpec
+from referee.wire.connection_cap import Flood
+from referee.wire.peers import LookupExpired
 
 _BYE_GRACE_S = 0.5
 _log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from referee import sandbox
+from referee.isolation import sandbox
 
 REQUIRE_SANDBOX = "REFEREE_REQUIRE_SANDBOX"
 

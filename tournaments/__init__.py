@@ -1,1 +1,11 @@
-"""Leagues: schedules, executors, the result store, ratings and the `referee` command line."""
+"""Leagues: schedules, executors, the result store, ratings and the `referee` command line.
+
+Rooms, each importing only the ones before it (and referee, protocol):
+- league/      league files, schedules, the store, executors, bot identities
+- ratings/     Elo fits, intervals, SPRT, tallies, tables
+- at the top:  league_report, export, sprt_match (what combines the two), rundir (run folders)
+- classroom/   check-bot, grading, autograder formats, scaffolds
+- pages/       the HTML pages (replays, reports)
+- bench/       the benchmarks
+- cli/         the command line, over all of the above
+"""

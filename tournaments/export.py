@@ -2,7 +2,7 @@
 
     write_rows(store.seat_rows(), ExportFormat.CSV, sys.stdout)
 
-Columns (tournaments.store.SeatRow): match, game (its index in the match), seed (of the deal), seat, seating
+Columns (tournaments.league.store.SeatRow): match, game (its index in the match), seed (of the deal), seat, seating
 (the bots in seat order), bot, rank (1 best; a forfeit ranks last), score (a forfeit scores the table's
 lowest), forfeited, faults (the seat's faults in that game), decisions, mean_ms, max_ms (decision times on the
 referee's clock). In CSV the seating is a JSON array and forfeited is 0 or 1; in JSON lines each row is an
@@ -17,7 +17,7 @@ import json
 from collections.abc import Iterable
 from typing import TextIO
 
-from .store import SeatRow
+from .league.store import SeatRow
 
 COLUMNS = tuple(SeatRow.__annotations__)
 

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .ratings import Ratings, rate
-from .store import BotTiming, LeagueStore, StoredFault
+from .league.store import BotTiming, LeagueStore, StoredFault
+from .ratings.elo import Ratings, rate
 
 
 @dataclass(frozen=True)

@@ -17,15 +17,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.connection import Transport
 from referee.deals import DealKey
 from referee.match import run_match
 from referee.records import BotSpec, GameRecord, Limits, MatchSpec
 from referee.seating import balanced_games
+from referee.wire.connection import Transport
 
-from .executors import Executor, MatchRunner
-from .ratings import pair_points
-from .sprt import Decision, Pentanomial, SprtConfigError, SprtState, SprtTest, evaluate
+from .league.executors import Executor, MatchRunner
+from .ratings.elo import pair_points
+from .ratings.sprt import Decision, Pentanomial, SprtConfigError, SprtState, SprtTest, evaluate
 
 DEFAULT_BATCH_PAIRS = 10
 

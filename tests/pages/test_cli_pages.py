@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from referee import replay as replays
 from tournaments.cli import main
-from tournaments.store import LeagueStore
+from tournaments.league.store import LeagueStore
 
 FAST = ["--move-time", "2000", "--startup-time", "20"]
 

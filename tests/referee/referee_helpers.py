@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from referee import peers
 from referee.botspec import resolve_bot, unique_names
-from referee.connection import Router
 from referee.deals import DealKey
-from referee.process import Containment, containment
-from referee.proctable import read_process
+from referee.isolation.process import Containment, containment
+from referee.isolation.proctable import read_process
 from referee.records import BotSpec, FaultPolicy, Limits, MatchSpec
 from referee.seating import first_games
+from referee.wire import peers
+from referee.wire.connection import Router
 
 FIXTURE_BOTS = Path(__file__).resolve().parents[1] / "fixtures" / "bots"
 

@@ -11,8 +11,8 @@ import pytest
 from referee_helpers import FIXTURE_BOTS, fixture_bot, match_spec
 
 from referee.botspec import log_file_names, match_names, program_name, resolve_bot
+from referee.isolation.process import OUTPUT_TAIL_LINES
 from referee.match import run_match
-from referee.process import OUTPUT_TAIL_LINES
 from referee.records import BotSpec, FaultKind, Handshake
 
 GAME = "scout"

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import pytest
 
 from protocol import limits
-from referee import sock_diag
-from referee.connection_cap import CENSUS_BATCH, Client, ConnectionCap, Flood
+from referee.wire import sock_diag
+from referee.wire.connection_cap import CENSUS_BATCH, Client, ConnectionCap, Flood
 
 BOT_PID = {101: 0, 102: 0, 201: 1}
 """Pids of the bots' processes in these tests: bot 0 has two, bot 1 one."""

@@ -28,11 +28,11 @@ from referee_helpers import (
 )
 
 from protocol import limits
-from referee.connection import Transport
+from referee.isolation.process import session_members
 from referee.match import run_match
-from referee.open_files import ROOM_FOR_FLOODS
-from referee.process import session_members
 from referee.records import FaultKind, Limits, MatchRecord
+from referee.wire.connection import Transport
+from referee.wire.open_files import ROOM_FOR_FLOODS
 
 GAME = "scauver"
 FLOOD_LIMITS = Limits(move_time_ms=10_000, startup_time_s=30.0, log_cap_bytes=64 * 1024)
@@ -188,7 +188,7 @@ def test_connections_no_bot_holds_are_charged_to_no_one_and_the_raised_limit_hol
 
 RAISE_IN_A_CHILD = """
 import resource, sys
-from referee.open_files import raise_open_files_limit
+from referee.wire.open_files import raise_open_files_limit
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 assert soft == int(sys.argv[1]), soft
 raised = raise_open_files_limit()
@@ -217,7 +217,7 @@ def test_a_low_hard_limit_is_warned_of() -> None:
     if hard != resource.RLIM_INFINITY and hard < 512:
         pytest.skip(f"the hard open-files limit here ({hard}) is below the 512 this test sets")
     completed = subprocess.run(
-        [sys.executable, "-c", "from referee.open_files import raise_open_files_limit as r; print(r())"],
+        [sys.executable, "-c", "from referee.wire.open_files import raise_open_files_limit as r; print(r())"],
         capture_output=True,
         text=True,
         timeout=60,

@@ -29,10 +29,10 @@ from referee_helpers import (
 from sandbox_checks import require_sandbox
 
 from referee import replay, session
-from referee.connection import LookupBudget, Router, Transport
+from referee.isolation.proctable import session_members
 from referee.match import run_match
-from referee.proctable import session_members
 from referee.records import FaultKind, GameRecord, Limits
+from referee.wire.connection import LookupBudget, Router, Transport
 
 GAME = "scauver"
 
@@ -58,7 +58,8 @@ HOSTILE = {
     "daemonizes": None,
 }
 NEEDS_PID_NAMESPACE = {"daemonizes", "daemon_thief"}
-"""Bots whose processes only a PID namespace per bot can end, or tie to their bot (see referee.containment)."""
+"""Bots whose processes only a PID namespace per bot can end, or tie to their bot
+(see referee.isolation.containment)."""
 HARMLESS_IN_THE_SANDBOX = {"token_thief", "daemon_thief"}
 """Bots that find no sibling's token to steal in the sandbox (they see only their own processes), so they just
 play."""

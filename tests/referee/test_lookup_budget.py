@@ -18,8 +18,11 @@ import zmq
 from referee_helpers import fixture_bot, match_spec, require_tcp_peer_lookup, wait_for_message
 
 from protocol import codec, limits
-from referee import peers, session, sock_diag
-from referee.connection import (
+from referee import session
+from referee.match import run_match
+from referee.session import Session
+from referee.wire import peers, sock_diag
+from referee.wire.connection import (
     Bindings,
     HandshakeRefused,
     Incoming,
@@ -29,8 +32,6 @@ from referee.connection import (
     Router,
     Transport,
 )
-from referee.match import run_match
-from referee.session import Session
 
 
 class FakeClock:

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from referee_helpers import require_tcp_peer_lookup
 
-from referee import sock_diag
-from referee.peers import (
+from referee.wire import sock_diag
+from referee.wire.peers import (
     SOCKET_TABLES,
     Endpoint,
     SocketTableError,

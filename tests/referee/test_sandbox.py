@@ -1,4 +1,4 @@
-"""The sandbox (referee.sandbox): the bwrap command line as documented, what a sandboxed bot sees and may do
+"""The sandbox (referee.isolation.sandbox): the bwrap command line as documented, what a sandboxed bot sees and may do
 (its own /proc, its environment only, a uid of its own with no capabilities, a read-only system, no network,
 a fresh tmp), bots in C, JavaScript and Python (the heuristics, and an SDK bot in a virtual environment of its
 own) playing whole matches in it, and the fallback where it cannot run.
@@ -26,13 +26,13 @@ from referee_helpers import match_spec
 from sandbox_checks import require_sandbox
 
 from protocol import limits
-from referee import sandbox, seccomp, uids
 from referee.botspec import resolve_bot
-from referee.cgroups import CgroupMode
-from referee.connection import Transport
+from referee.isolation import sandbox, seccomp, uids
+from referee.isolation.cgroups import CgroupMode
+from referee.isolation.process import BotProcess
 from referee.match import MatchSpecError, run_match
-from referee.process import BotProcess
 from referee.records import BotSpec, Limits
+from referee.wire.connection import Transport
 
 ROOT = Path(__file__).resolve().parents[2]
 ENVIRONMENT = {"REFEREE_ENDPOINT", "REFEREE_TOKEN", "PATH", "HOME", "TMPDIR", "LANG"}

@@ -62,10 +62,11 @@ from click.testing import CliRunner
 from referee_helpers import FIXTURE_BOTS
 from sandbox_checks import require_sandbox
 
-from referee import replay, uids
+from referee import replay
+from referee.isolation import uids
 from referee.records import BotSpec, FaultKind, Limits
 from tournaments.cli import main
-from tournaments.store import LeagueStore
+from tournaments.league.store import LeagueStore
 
 ALLOWED_ENVIRONMENT = {"REFEREE_ENDPOINT", "REFEREE_TOKEN", "PATH", "HOME", "TMPDIR", "LANG"}
 """What a sandboxed bot's environment may hold besides what is declared for it."""

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from referee import sock_diag
-from referee.sock_diag import (
+from referee.wire import sock_diag
+from referee.wire.sock_diag import (
     NLMSG_ERROR,
     SOCK_DIAG_BY_FAMILY,
     DiagSocket,

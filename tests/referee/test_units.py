@@ -15,13 +15,19 @@ import zmq
 from referee_helpers import alive, require_pid_namespace, require_tcp_peer_lookup, wait_for_message
 
 from protocol import limits
-from referee import process as process_module
 from referee.botspec import UnknownBot, resolve_bot, unique_names
-from referee.connection import Bindings, HandshakeRefused, Peer, Router, TokenTheft, Transport
 from referee.faults import FaultBook, SeatStatus, forfeit_ranks, forfeit_scores
-from referee.process import BotProcess, BotStartError, Containment, Wrapper
-from referee.proctable import kill_with_sessions, live_processes, pid_namespaces, read_process, session_members
+from referee.isolation import process as process_module
+from referee.isolation.process import BotProcess, BotStartError, Containment, Wrapper
+from referee.isolation.proctable import (
+    kill_with_sessions,
+    live_processes,
+    pid_namespaces,
+    read_process,
+    session_members,
+)
 from referee.records import BotSpec, FaultKind, FaultPolicy
+from referee.wire.connection import Bindings, HandshakeRefused, Peer, Router, TokenTheft, Transport
 
 
 @pytest.mark.parametrize(
@@ -378,7 +384,7 @@ def test_in_a_pid_namespace_a_bot_dies_with_a_referee_killed_without_a_bye(tmp_p
     referee = (
         "import sys, time\n"
         "from pathlib import Path\n"
-        "from referee.process import BotProcess\n"
+        "from referee.isolation.process import BotProcess\n"
         f"BotProcess.start([sys.executable, '-c', {bot!r}], {{}}, Path('bot.log'), 1000, cwd='.')\n"
         "time.sleep(60)\n"
     )

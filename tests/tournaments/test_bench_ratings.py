@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from tournaments.cli import main
-from tournaments.store import LeagueStore
+from tournaments.league.store import LeagueStore
 
 
 def test_bench_ratings_times_each_size_of_a_growing_store(tmp_path: Path) -> None:

@@ -16,10 +16,10 @@ from test_store import record_of
 
 from referee.botspec import resolve_bot
 from tournaments.cli import main
-from tournaments.identity import ProgramUnreadable, program_digest, program_file
-from tournaments.league import load_league
-from tournaments.schedule import league_schedule
-from tournaments.store import BotChanged, LeagueStore, StoreMismatch, UnknownStoredBot
+from tournaments.league.identity import ProgramUnreadable, program_digest, program_file
+from tournaments.league.league_file import load_league
+from tournaments.league.schedule import league_schedule
+from tournaments.league.store import BotChanged, LeagueStore, StoreMismatch, UnknownStoredBot
 
 pytestmark = pytest.mark.timeout(240)
 

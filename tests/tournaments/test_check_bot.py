@@ -16,8 +16,8 @@ from gradescope_schema import problems
 
 from referee.botspec import resolve_bot
 from referee.records import FaultKind, Limits
-from tournaments.checkbot import CheckError, CheckPlan, CheckReport, check_bot, player_counts
-from tournaments.checkbot_report import gradescope_results, report_json
+from tournaments.classroom.checkbot import CheckError, CheckPlan, CheckReport, check_bot, player_counts
+from tournaments.classroom.checkbot_report import gradescope_results, report_json
 from tournaments.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

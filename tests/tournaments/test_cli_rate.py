@@ -5,9 +5,9 @@ from click.testing import CliRunner
 from known_results import KNOWN_RESULTS
 
 from tournaments.cli import main
-from tournaments.ratings import rate
-from tournaments.results_file import ResultsFileError, parse_results
-from tournaments.tables import crosstable, ratings_json, ratings_table
+from tournaments.ratings.elo import rate
+from tournaments.ratings.results_file import ResultsFileError, parse_results
+from tournaments.ratings.tables import crosstable, ratings_json, ratings_table
 
 
 def known_lines() -> list[str]:

@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 from sandbox_checks import require_sandbox
 
-from referee import sandbox
-from referee.cgroups import CgroupMode, CgroupSupport
+from referee.isolation import sandbox
+from referee.isolation.cgroups import CgroupMode, CgroupSupport
 from tournaments.cli import main
-from tournaments.league import LeagueFileError, load_league
+from tournaments.league.league_file import LeagueFileError, load_league
 
 pytestmark = pytest.mark.timeout(240)
 

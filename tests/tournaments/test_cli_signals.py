@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from sandbox_checks import require_sandbox
 
-from referee import uids
-from referee.proctable import live_processes, read_process
+from referee.isolation import uids
+from referee.isolation.proctable import live_processes, read_process
 
 NEVER_CONNECTS = Path(__file__).resolve().parents[1] / "fixtures" / "bots" / "never_connects.py"
 PLAY_NEVER_CONNECTS = ["play", "scout", str(NEVER_CONNECTS), "random", "random", "--startup-time", "60"]

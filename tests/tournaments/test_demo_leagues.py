@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tournaments.league import load_league
+from tournaments.league.league_file import load_league
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "tournaments" / "examples"
 DEMO_LEAGUES = ("scout-4.toml", "scauver-2.toml")

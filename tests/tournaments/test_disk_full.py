@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from referee.process import read_process
+from referee.isolation.process import read_process
 from tournaments.cli import main
-from tournaments.store import LeagueStore
+from tournaments.league.store import LeagueStore
 
 pytestmark = pytest.mark.timeout(240)
 

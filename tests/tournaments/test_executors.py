@@ -15,10 +15,10 @@ from fake_runner import ack_path, placement_runner, scripted_runner
 from referee.deals import DealKey
 from referee.match import run_match
 from referee.records import GameRecord, MatchSpec
-from tournaments.executors import DaskExecutor, DaskUnavailable, ExecutorError, LocalExecutor, import_distributed
-from tournaments.league import load_league
-from tournaments.placement import usable_cpus
-from tournaments.schedule import league_schedule, match_spec
+from tournaments.league.executors import DaskExecutor, DaskUnavailable, ExecutorError, LocalExecutor, import_distributed
+from tournaments.league.league_file import load_league
+from tournaments.league.placement import usable_cpus
+from tournaments.league.schedule import league_schedule, match_spec
 
 pytestmark = pytest.mark.timeout(180)
 

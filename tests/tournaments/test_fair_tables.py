@@ -14,12 +14,12 @@ import pytest
 
 from referee.deals import DealKey
 from tournaments.bench.league import BENCH_LEAGUE
-from tournaments.executors import LocalExecutor
-from tournaments.league import League, load_league
-from tournaments.ratings import rate
-from tournaments.runner import plan_league, play_league
-from tournaments.schedule import league_schedule
-from tournaments.store import LeagueStore
+from tournaments.league.executors import LocalExecutor
+from tournaments.league.league_file import League, load_league
+from tournaments.league.runner import plan_league, play_league
+from tournaments.league.schedule import league_schedule
+from tournaments.league.store import LeagueStore
+from tournaments.ratings.elo import rate
 
 pytestmark = pytest.mark.timeout(300)
 

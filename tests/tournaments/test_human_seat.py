@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from tmux_screen import EXITED, TMUX, ScreenTimeout, TmuxScreen
 
 from referee.botspec import UnknownBot, resolve_bot
-from referee.process import live_processes
+from referee.isolation.process import live_processes
 from tournaments.cli import main
 
 REFEREE = str(Path(sys.executable).parent / "referee")

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from protocol import limits as protocol_limits
 from referee.records import FaultPolicy, Limits
 from tournaments.cli import main
-from tournaments.league import League, LeagueFileError, ScheduleKind, load_league
+from tournaments.league.league_file import League, LeagueFileError, ScheduleKind, load_league
 
 EXAMPLES = sorted((Path(__file__).parents[2] / "tournaments" / "examples").glob("*.toml"))
 

@@ -16,9 +16,9 @@ from click.testing import CliRunner
 
 from referee.botspec import resolve_bot
 from referee.records import Limits
-from tournaments.checkbot import CheckPlan, check_bot
+from tournaments.classroom.checkbot import CheckPlan, check_bot
+from tournaments.classroom.scaffold import Language, Scaffold, ScaffoldError, new_bot
 from tournaments.cli import main
-from tournaments.scaffold import Language, Scaffold, ScaffoldError, new_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 JS_PACKAGES = ROOT / "bots" / "js" / "node_modules"

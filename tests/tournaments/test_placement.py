@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tournaments.placement import cpu_shares, kept_on, usable_cpus
+from tournaments.league.placement import cpu_shares, kept_on, usable_cpus
 
 needs_two_cpus = pytest.mark.skipif(len(usable_cpus()) < 2, reason="needs at least 2 usable CPUs")
 

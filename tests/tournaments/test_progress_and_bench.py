@@ -15,7 +15,7 @@ from tournaments.bench.instructions import play_games
 from tournaments.bench.protocol import prepared_round_trips_us, seated_requests
 from tournaments.cli import main
 from tournaments.cli.progress import Leaderboard, ProgressLine, format_duration
-from tournaments.tallies import GameTallies
+from tournaments.ratings.tallies import GameTallies
 
 
 def test_progress_writes_a_line_per_tenth_with_eta_and_leader() -> None:

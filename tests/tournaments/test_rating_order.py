@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from tournaments.bench.ratings import fill_store, synthetic_games
 from tournaments.cli import main
 from tournaments.cli.progress import Leaderboard
-from tournaments.ratings import rate, rate_tallies
-from tournaments.store import LeagueStore
-from tournaments.tallies import GameTallies
+from tournaments.league.store import LeagueStore
+from tournaments.ratings.elo import rate, rate_tallies
+from tournaments.ratings.tallies import GameTallies
 
 
 @st.composite

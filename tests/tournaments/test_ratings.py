@@ -6,9 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from known_results import KNOWN_RESULTS
 
-from tournaments.bradley_terry import ELO_PER_NAT, NoMaximumError, Pairing, fit
-from tournaments.ratings import DEFAULT_PRIOR_DRAWS, PairRecord, RatingInputError, rate
-from tournaments.resample import OutcomeResampler
+from tournaments.ratings.bradley_terry import ELO_PER_NAT, NoMaximumError, Pairing, fit
+from tournaments.ratings.elo import DEFAULT_PRIOR_DRAWS, PairRecord, RatingInputError, rate
+from tournaments.ratings.resample import OutcomeResampler
 
 KNOWN_ELO = {"A": 137.18, "B": 22.79, "C": -39.44, "D": -120.52}
 

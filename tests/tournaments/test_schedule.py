@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from referee.deals import DealKey
 from referee.seating import design_deals
-from tournaments.league import load_league
-from tournaments.schedule import balanced_sample, league_schedule, league_tables
+from tournaments.league.league_file import load_league
+from tournaments.league.schedule import balanced_sample, league_schedule, league_tables
 
 NAMES = [f"bot{number}" for number in range(8)]
 KEY = DealKey.from_seed(1)

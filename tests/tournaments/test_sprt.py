@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from tournaments.sprt import Decision, Pentanomial, SprtConfigError, SprtTest, evaluate, expected_score, llr
+from tournaments.ratings.sprt import Decision, Pentanomial, SprtConfigError, SprtTest, evaluate, expected_score, llr
 
 
 def game_points(rng: random.Random, win: float, draw: float) -> float:

@@ -5,8 +5,8 @@ import pytest
 
 from referee.botspec import resolve_bot
 from referee.records import BotSpec, GameRecord, GameSpec, MatchSpec
-from tournaments.executors import Executor, GameSink, LocalExecutor
-from tournaments.sprt import Decision, SprtConfigError, SprtTest
+from tournaments.league.executors import Executor, GameSink, LocalExecutor
+from tournaments.ratings.sprt import Decision, SprtConfigError, SprtTest
 from tournaments.sprt_match import SprtPlan, play_sprt
 
 NEW = BotSpec("new", ("new-bot",))

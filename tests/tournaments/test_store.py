@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from referee.records import Fault, FaultKind, GameRecord, GameSpec, SeatTiming
-from tournaments.league import load_league
-from tournaments.schedule import ScheduledMatch, league_schedule
-from tournaments.store import SCHEMA_VERSION, BotChanged, LeagueStore, StoreError, StoreMismatch
+from tournaments.league.league_file import load_league
+from tournaments.league.schedule import ScheduledMatch, league_schedule
+from tournaments.league.store import SCHEMA_VERSION, BotChanged, LeagueStore, StoreError, StoreMismatch
 
 
 def record_of(match: ScheduledMatch, spec: GameSpec, faults: tuple[Fault, ...] = ()) -> GameRecord:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tournaments.league import LeagueFileError, ScheduleKind, load_league
-from tournaments.schedule import league_tables
-from tournaments.submissions import found_command
+from tournaments.league.league_file import LeagueFileError, ScheduleKind, load_league
+from tournaments.league.schedule import league_tables
+from tournaments.league.submissions import found_command
 
 HEAD = 'game = "scout"\nplayers = {players}\nseed = 1\n'
 BASELINES = 'schedule = "baselines"\nbaselines = ["random", "heuristic"]\n'

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..executors import LocalExecutor
-from ..league import load_league
-from ..runner import plan_league, play_league
-from ..store import LeagueStore
+from ..league.executors import LocalExecutor
+from ..league.league_file import load_league
+from ..league.runner import plan_league, play_league
+from ..league.store import LeagueStore
 
 BENCH_LEAGUE = Path(__file__).resolve().parents[1] / "examples" / "bench.toml"
 

@@ -19,11 +19,11 @@ from pathlib import Path
 
 from referee.records import GameRecord, SeatTiming
 
-from ..ratings import rate_tallies
-from ..results_file import read_results
-from ..schedule import ScheduledMatch
-from ..store import LeagueStore
-from ..tallies import GameTallies
+from ..league.schedule import ScheduledMatch
+from ..league.store import LeagueStore
+from ..ratings.elo import rate_tallies
+from ..ratings.results_file import read_results
+from ..ratings.tallies import GameTallies
 
 _MATCH_ID = "bench-ratings"
 _NOISE = 1.0

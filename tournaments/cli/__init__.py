@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from referee import __version__
-from referee.open_files import raise_open_files_limit
+from referee.wire.open_files import raise_open_files_limit
 
 from .bench import bench
 from .check_bot import check_bot_command

@@ -10,7 +10,7 @@ from referee.games import GameError, list_games
 from ..bench.engine import bench_engine, bench_search
 from ..bench.instructions import InstructionCountError, count_instructions
 from ..bench.protocol import bench_protocol, bench_reuse, reuse_tables
-from ..placement import CpuSet, kept_on, usable_cpus
+from ..league.placement import CpuSet, kept_on, usable_cpus
 from .bench_league import league_bench
 from .bench_ratings import ratings_bench
 from .options import echo_json, json_option, sandbox_option, tablefmt_option

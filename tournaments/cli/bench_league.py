@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..bench.league import BENCH_LEAGUE, bench_league
-from ..league import LeagueFileError
+from ..league.league_file import LeagueFileError
 from .options import echo_json, json_option, pin_option, sandbox_option
 
 

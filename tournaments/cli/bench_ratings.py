@@ -8,8 +8,8 @@ import click
 from tabulate import tabulate
 
 from ..bench.ratings import RatingsTiming, bench_ratings, fill_store, synthetic_games
-from ..ratings import DEFAULT_BOOTSTRAP
-from ..store import LeagueStore, StoreError
+from ..league.store import LeagueStore, StoreError
+from ..ratings.elo import DEFAULT_BOOTSTRAP
 from .options import echo_json, json_option, tablefmt_option
 
 _TARGETS_S = {100_000: 3.0, 1_000_000: 60.0}

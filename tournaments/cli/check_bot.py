@@ -11,13 +11,13 @@ from pathlib import Path
 import click
 
 from referee.botspec import UnknownBot, resolve_bot
-from referee.connection import Transport
 from referee.games import GameError, list_games
 from referee.match import MatchSpecError
 from referee.records import Limits
+from referee.wire.connection import Transport
 
-from ..checkbot import DEFAULT_SEED, CheckError, CheckPlan, CheckReport, check_bot
-from ..checkbot_report import gradescope_results, report_json, report_text
+from ..classroom.checkbot import DEFAULT_SEED, CheckError, CheckPlan, CheckReport, check_bot
+from ..classroom.checkbot_report import gradescope_results, report_json, report_text
 from ..rundir import new_run_dir
 from .options import limits_options, transport_option
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from referee import sandbox as sandboxing
+from referee.isolation import sandbox as sandboxing
 
 from .options import echo_json, json_option
 

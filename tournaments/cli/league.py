@@ -15,7 +15,7 @@ import click
 from referee.match import run_match
 from referee.records import GameRecord
 
-from ..executors import (
+from ..league.executors import (
     DaskExecutor,
     DaskUnavailable,
     Executor,
@@ -24,13 +24,13 @@ from ..executors import (
     default_concurrency,
     import_distributed,
 )
-from ..league import League, LeagueFileError, load_league
+from ..league.league_file import League, LeagueFileError, load_league
+from ..league.runner import LeaguePlan, plan_league, play_league
+from ..league.store import LeagueStore, StoreError
 from ..pages.writer import PagesRunner, ReplayFormat
-from ..ratings import DEFAULT_PRIOR_DRAWS, RatingInputError, Ratings, rate_tallies
-from ..runner import LeaguePlan, plan_league, play_league
-from ..store import LeagueStore, StoreError
-from ..tables import crosstable, ratings_json, ratings_table
-from ..tallies import GameTallies
+from ..ratings.elo import DEFAULT_PRIOR_DRAWS, RatingInputError, Ratings, rate_tallies
+from ..ratings.tables import crosstable, ratings_json, ratings_table
+from ..ratings.tallies import GameTallies
 from .options import (
     bootstrap_option,
     echo_json,

@@ -10,7 +10,7 @@ import click
 
 from referee.games import list_games
 
-from ..scaffold import DEFAULT_GAME, Language, ScaffoldError, new_bot
+from ..classroom.scaffold import DEFAULT_GAME, Language, ScaffoldError, new_bot
 
 
 @click.command("new-bot")

@@ -12,13 +12,13 @@ import click
 import tabulate as tabulate_module
 
 from protocol import limits
-from referee import sandbox as sandboxing
-from referee.connection import Transport
 from referee.games.base import MAX_SEED
+from referee.isolation import sandbox as sandboxing
 from referee.records import FaultPolicy, Limits
+from referee.wire.connection import Transport
 
 from ..pages.writer import ReplayFormat
-from ..ratings import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS
+from ..ratings.elo import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -13,16 +13,16 @@ import click
 from tabulate import tabulate
 
 from referee.botspec import HUMAN, UnknownBot, resolve_bot, unique_names
-from referee.connection import Transport
 from referee.deals import DealKey
 from referee.games import GameError, list_games, load_game
 from referee.games.base import MAX_SEED
+from referee.isolation.process import BotStartError
+from referee.isolation.sandbox import SandboxError
 from referee.match import MatchSpecError, run_match
-from referee.process import BotStartError
 from referee.records import BotRun, GameRecord, Limits, MatchRecord, MatchSpec
 from referee.replay import ReplayWriteError
-from referee.sandbox import SandboxError
 from referee.seating import design_games, first_games
+from referee.wire.connection import Transport
 
 from ..pages.writer import PagesRunner, ReplayFormat
 from ..rundir import new_run_dir

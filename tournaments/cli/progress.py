@@ -10,8 +10,8 @@ import time
 from collections.abc import Mapping
 from typing import TextIO
 
-from ..ratings import rate_tallies
-from ..tallies import GameTallies
+from ..ratings.elo import rate_tallies
+from ..ratings.tallies import GameTallies
 
 _BAR_WIDTH = 24
 _LEADER_EVERY_S = 2.0

@@ -9,9 +9,9 @@ import click
 
 from ..league_report import ratings_report
 from ..pages.report_page import render_report_page
-from ..ratings import DEFAULT_BOOTSTRAP, RatingInputError, rate
-from ..results_file import ResultsFileError, decode_lines, parse_results, read_results
-from ..tables import crosstable, ratings_json, ratings_table
+from ..ratings.elo import DEFAULT_BOOTSTRAP, RatingInputError, rate
+from ..ratings.results_file import ResultsFileError, decode_lines, parse_results, read_results
+from ..ratings.tables import crosstable, ratings_json, ratings_table
 from .options import echo_json, json_option, prior_draws_option, tablefmt_option
 from .report import write_report
 

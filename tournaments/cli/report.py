@@ -3,7 +3,7 @@ from its store.
 
 html is one self-contained page built from a LeagueReport (tournaments/league_report.py; links to replay pages
 are relative to the folder the page goes to); csv and json grade the bots, one row each, from a GradeReport
-(tournaments/grading.py). Each format is a function registered in PAGE_FORMATS or ROW_FORMATS.
+(tournaments/classroom/grading.py). Each format is a function registered in PAGE_FORMATS or ROW_FORMATS.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from pathlib import Path
 
 import click
 
-from ..grade_formats import grades_csv, grades_json
-from ..grading import GradeReport, grade_league
-from ..league import League, LeagueFileError, load_league
+from ..classroom.grade_formats import grades_csv, grades_json
+from ..classroom.grading import GradeReport, grade_league
+from ..league.league_file import League, LeagueFileError, load_league
+from ..league.store import LeagueStore, StoreError
 from ..league_report import LeagueReport, league_report
 from ..pages.html import AssetError
 from ..pages.report_page import render_report_page
-from ..store import LeagueStore, StoreError
 from .options import bootstrap_option
 
 ReportFormat = Callable[[LeagueReport, Path], str]

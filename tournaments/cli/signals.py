@@ -16,7 +16,7 @@ import signal
 import threading
 from collections.abc import Iterator
 
-from referee.proctable import kill_with_sessions, live_processes
+from referee.isolation.proctable import kill_with_sessions, live_processes
 
 INTERRUPTED_STATUS = 128 + signal.SIGINT
 TERMINATED_STATUS = 128 + signal.SIGTERM

@@ -8,15 +8,15 @@ from typing import Any
 import click
 
 from referee.botspec import UnknownBot, resolve_bot, unique_names
-from referee.connection import Transport
 from referee.games import GameError, list_games, load_game
+from referee.isolation.process import BotStartError
+from referee.isolation.sandbox import SandboxError
 from referee.match import MatchSpecError
-from referee.process import BotStartError
 from referee.records import Limits
-from referee.sandbox import SandboxError
+from referee.wire.connection import Transport
 
-from ..executors import ExecutorError, LocalExecutor, default_concurrency
-from ..sprt import Decision, SprtConfigError, SprtState, SprtTest
+from ..league.executors import ExecutorError, LocalExecutor, default_concurrency
+from ..ratings.sprt import Decision, SprtConfigError, SprtState, SprtTest
 from ..sprt_match import DEFAULT_BATCH_PAIRS, SprtPlan, SprtResult, play_sprt
 from .options import echo_json, json_option, limits_options, pin_option, sandbox_option, seed_option, transport_option
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from ..export import ExportFormat, write_rows
-from ..store import StoreError
+from ..league.store import StoreError
 from .league import _load, _store
 
 _db_option = click.option(

@@ -15,10 +15,10 @@ from html import escape
 from pathlib import Path
 from urllib.parse import quote
 
+from ..league.store import StoredFault
 from ..league_report import BotActivity, GameEntry, LeagueReport
-from ..ratings import BotRating, Ratings
-from ..store import StoredFault
-from ..tables import table_notes
+from ..ratings.elo import BotRating, Ratings
+from ..ratings.tables import table_notes
 from .html import document
 
 STYLES = ("page.css", "report.css")

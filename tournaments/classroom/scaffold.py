@@ -5,7 +5,7 @@ which passes `referee check-bot` as it is written.
     scaffold.build          # ("make", "-C", "mybot"): what to run before playing it (None: nothing)
     scaffold.bot            # "mybot/bot": the BOT to give `referee play` or `referee check-bot`
 
-The templates are package data (tournaments/templates/LANG/*.tmpl); `{{NAME}}`, `{{GAME}}`, `{{GAMES}}` and
+The templates are package data (tournaments/classroom/templates/LANG/*.tmpl); `{{NAME}}`, `{{GAME}}`, `{{GAMES}}` and
 `{{NOTES}}` (the game's notes, in the language's comments) are filled in. The folder and its files are made
 readable (and the programs runnable) by every user, whatever the umask: the referee may run bots as another
 user in a sandbox.
@@ -133,9 +133,8 @@ def new_bot(directory: Path, language: Language, game: str = "", name: str | Non
     directory.mkdir(parents=True, exist_ok=True)
     directory.chmod(_FOLDER_MODE)
     written = []
-    for template in sorted(
-        resources.files("tournaments").joinpath("templates", language.value).iterdir(), key=lambda item: item.name
-    ):
+    templates = resources.files("tournaments.classroom").joinpath("templates", language.value)
+    for template in sorted(templates.iterdir(), key=lambda item: item.name):
         if not template.name.endswith(TEMPLATE_SUFFIX):
             continue
         text = template.read_text(encoding="utf-8")

@@ -6,7 +6,7 @@ timings are committed together when the game ends, so a killed run loses at most
 progress, and (match_id, game_index) is a primary key: a game replayed after a crash is never stored twice.
 
 A store remembers its league's game, seats, seed, game options and limits, and each bot's command and
-program digest (tournaments.identity): results of another setting, or of another program under a stored
+program digest (tournaments.league.identity): results of another setting, or of another program under a stored
 name, would not be comparable, so binding such a league raises StoreMismatch (BotChanged for a bot), saying
 what changed and what to do. `forget` drops a bot's games so that a rerun plays them again with the program
 the file now names. A bot no longer in the league file stays in the store as retired: its games still count
@@ -31,7 +31,7 @@ from typing import Any, TypedDict
 from referee.deals import DealKey
 from referee.records import GameRecord, Limits
 
-from .league import League, LeagueBot
+from .league_file import League, LeagueBot
 from .schedule import ScheduledMatch
 
 SCHEMA_VERSION = 2

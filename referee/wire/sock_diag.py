@@ -5,7 +5,7 @@ One request names the socket exactly (no NLM_F_DUMP): the kernel looks it up in 
 one inet_diag_msg, or an error (ENOENT: no such socket). That costs tens of microseconds, where reading
 /proc/net/tcp walks every socket of the machine and costs milliseconds. ENOENT also means "no tcp_diag
 module" on a kernel without it, so whether the query works at all is probed once on a connection of our own
-(`available`); referee.peers falls back to /proc/net/tcp where it does not.
+(`available`); referee.wire.peers falls back to /proc/net/tcp where it does not.
 
 Layouts (linux/netlink.h, linux/sock_diag.h, linux/inet_diag.h, linux/unix_diag.h): integers are in host byte
 order, except the ports and addresses of struct inet_diag_sockid, which are in network byte order (the bytes of

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from referee.records import GameRecord, MatchSpec
 
 from .executors import Executor
-from .league import League
+from .league_file import League
 from .schedule import league_schedule, match_spec
 from .store import LeagueStore
 

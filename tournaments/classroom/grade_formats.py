@@ -1,4 +1,4 @@
-"""A GradeReport (tournaments.grading) as JSON or CSV: one place that decides what a grading file holds.
+"""A GradeReport (tournaments.classroom.grading) as JSON or CSV: one place that decides what a grading file holds.
 
 CSV: one row per bot, columns CSV_COLUMNS; a bot's logs in one cell, separated by LOG_SEPARATOR; the first
 fault's detail in one line (`one_line`; the JSON keeps it whole). Numbers are rounded for people, not for

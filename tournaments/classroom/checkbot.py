@@ -21,13 +21,13 @@ from pathlib import Path
 
 from referee import replay
 from referee.botspec import resolve_bot
-from referee.connection import Transport
 from referee.deals import DealKey
 from referee.games import load_game
+from referee.isolation.process import last_output_lines
 from referee.match import run_match
-from referee.process import last_output_lines
 from referee.records import BotSpec, FaultKind, Handshake, Limits, MatchRecord, MatchSpec
 from referee.seating import first_games
+from referee.wire.connection import Transport
 
 OPPONENT = "random"
 DEFAULT_SEED = 1

@@ -3,7 +3,7 @@
     executor.run(specs, on_game)    # returns when every match is over; on_game runs here, once per game
 
 LocalExecutor: worker processes on this machine, each playing one match at a time, each on its own share of
-the CPUs (tournaments.placement: why that makes matches faster and fairer); each game's record travels
+the CPUs (tournaments.league.placement: why that makes matches faster and fairer); each game's record travels
 through a multiprocessing queue to this process as soon as the game ends (so the caller can commit it before
 the match is over). Workers ignore Ctrl-C (this process stops them) and stop, killing their bot
 processes, on SIGTERM or when this process dies.
@@ -32,10 +32,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from referee.isolation.proctable import kill_with_sessions, live_processes
 from referee.match import run_match
-from referee.open_files import raise_open_files_limit
-from referee.proctable import kill_with_sessions, live_processes
 from referee.records import GameRecord, MatchRecord, MatchSpec
+from referee.wire.open_files import raise_open_files_limit
 
 from .placement import CpuSet, cpu_shares, pin, usable_cpus
 

@@ -12,7 +12,7 @@ double-forked and called setsid() dies with its bot. Inside, the bot is pid 1, w
 init: a signal it sends itself whose action is the default one is ignored.
 
 Elsewhere the bot runs in its session only, and a process that leaves the session (setsid() after a double
-fork) can escape. The sandbox (referee.sandbox) gives every bot a PID namespace of its own through bubblewrap.
+fork) can escape. The sandbox (referee.isolation.sandbox) gives every bot a PID namespace of its own through bubblewrap.
 """
 
 from __future__ import annotations

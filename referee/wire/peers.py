@@ -3,12 +3,12 @@
 On ipc the kernel says (SO_PEERCRED: the process that called connect()). On tcp it does not, but the referee
 binds loopback only, so the client's socket is on this machine: it is the socket whose local end is our peer's
 address and port and whose remote end is ours, and its owner is a process with an fd linking to
-`socket:[INODE]`. The kernel finds that socket by its four-tuple (referee.sock_diag, tens of microseconds);
+`socket:[INODE]`. The kernel finds that socket by its four-tuple (referee.wire.sock_diag, tens of microseconds);
 where it cannot (no NETLINK_SOCK_DIAG or tcp_diag), it is the row of /proc/net/tcp (or tcp6, for a dual-stack
 client socket speaking IPv4-mapped addresses) with those ends, a read that walks every socket of the machine
 (milliseconds). The scan of /proc/*/fd for the holder is costly too, so it is done only for connections not
 bound yet (at hello time), and first over the processes the caller names as likely; `holder_among` searches
-only given processes (the bot a hello claims to be: as long as their fds, see referee.connection). Where the
+only given processes (the bot a hello claims to be: as long as their fds, see referee.wire.connection). Where the
 machine has neither, `tcp_lookup_possible` is False.
 
 A socket shared by several processes (fork after connect) is attributed to the first holder found; on ipc the
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from referee import sock_diag
+from referee.wire import sock_diag
 
 _UCRED = struct.Struct("3i")
 """struct ucred: pid, uid, gid."""

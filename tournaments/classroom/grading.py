@@ -1,11 +1,11 @@
 """A league's bots graded from its store: one row per bot with its place, Elo and 95% interval, games, mean
 rank and score, faults by kind (with the first one's detail), decision times and the paths of its logs.
-`referee tournament report --format csv|json` writes it (tournaments/grade_formats.py).
+`referee tournament report --format csv|json` writes it (tournaments/classroom/grade_formats.py).
 
     with LeagueStore(league.default_db, create=False) as store:
         report = grade_league(store, league, bootstrap=1000)
 
-Rows follow the Elo table (tournaments.ratings); a bot of the store without games comes last. The league
+Rows follow the Elo table (tournaments.ratings.elo); a bot of the store without games comes last. The league
 (optional: a store alone has no log folder) finds the logs, LOG_DIR/MATCH/NAME.log as the referee names them,
 and marks the baselines of a baselines schedule.
 """
@@ -20,9 +20,9 @@ from pathlib import Path
 from referee.botspec import log_file_names
 from referee.records import FaultKind
 
-from .league import League
-from .ratings import BotRating, rate
-from .store import BotTiming, LeagueStore, StoredFault, StoredGame
+from ..league.league_file import League
+from ..league.store import BotTiming, LeagueStore, StoredFault, StoredGame
+from ..ratings.elo import BotRating, rate
 
 
 @dataclass(frozen=True)

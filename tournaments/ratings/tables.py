@@ -1,11 +1,11 @@
 """Ratings as text (tabulate) and as JSON: the one place that decides how an Elo table looks.
 
-    ratings = rate(games)                               # tournaments.ratings
+    ratings = rate(games)                               # tournaments.ratings.elo
     print(ratings_table(ratings, tablefmt="simple", faults={"bot": 2}))
     print(crosstable(ratings))
     echo_json(ratings_json(ratings, faults=..., with_crosstable=True))
 
-Every Elo is a finite number (tournaments.ratings: BayesElo's prior of virtual draws); the line under the table
+Every Elo is a finite number (tournaments.ratings.elo: BayesElo's prior of virtual draws); the line under the table
 says which prior and how many bootstrap resamples gave it.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from .ratings import BotRating, PairRecord, Ratings
+from .elo import BotRating, PairRecord, Ratings
 
 
 def ratings_table(

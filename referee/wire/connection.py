@@ -3,7 +3,7 @@ ZeroMQ identities to bots by secret token and by the process that connected.
 
 All bots run as the same user, so a bot can read another bot's token from /proc/PID/environ. A token alone
 therefore does not prove who is speaking: the referee finds which process made the connection (see
-referee.peers: on ipc the kernel says, SO_PEERCRED; on tcp over loopback the client's socket is asked of the
+referee.wire.peers: on ipc the kernel says, SO_PEERCRED; on tcp over loopback the client's socket is asked of the
 kernel by sock_diag, or looked up in /proc/net/tcp, and its holder in /proc/*/fd), and a token binds only a
 connection made by a process of the bot it was issued to. Only messages of connections not bound yet pay for
 that check; a bound connection's messages take the plain path. The token alone decides where the sender cannot
@@ -14,7 +14,7 @@ On tcp that check can take long (a search of /proc/*/fd when the client is not a
 processes it searches hold fds), so a bot opening connection after connection could slow the match. The
 referee therefore first checks the claim (Router.sender): whether a program of the bot the hello's token was
 issued to holds the client's socket, a search as short as that bot's fds (a bot's open files are capped,
-referee.process), run only while that bot is not bound yet, i.e. during a handshake, when no move clock runs.
+referee.isolation.process), run only while that bot is not bound yet, i.e. during a handshake, when no move clock runs.
 Only when the claim fails does it search who holds the socket, and those searches share a fixed budget of the
 referee's time (LookupBudget); a hello it cannot check within the budget is refused with no one charged. So a
 bot flooding new connections can spend the budget, but never on another bot's own hello: the claimed owner's
@@ -39,8 +39,8 @@ from typing import cast
 import zmq
 
 from protocol import limits
-from referee import peers
-from referee.connection_cap import BotSockets, ConnectionCap, Flood, OwnerOfPid, read_ipc_client, read_tcp_client
+from referee.wire import peers
+from referee.wire.connection_cap import BotSockets, ConnectionCap, Flood, OwnerOfPid, read_ipc_client, read_tcp_client
 
 # Plain ints: pyzmq's flag enums cost an enum construction per `&` or `|` on the per-decision path.
 _NOBLOCK = int(zmq.NOBLOCK)

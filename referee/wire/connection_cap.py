@@ -8,7 +8,7 @@ kernel tells which process connected (SO_PEERCRED), and a connection made by a p
 that bot at once. Every other connection (all of them on tcp, where finding the client's process costs
 milliseconds) is looked up only when it matters, many at once: once CENSUS_BATCH of them are open, the
 referee finds the client's end of each (on ipc the peer of the accepted unix socket, asked of the kernel by
-unix_diag; on tcp the socket with the client's four-tuple, referee.peers) and the bot whose processes hold it
+unix_diag; on tcp the socket with the client's four-tuple, referee.wire.peers) and the bot whose processes hold it
 (BotSockets, from the session, which knows every process of each bot), so a connection passed on, or kept by a
 child after the process that made it exited, is still found. A bot found with more than
 limits.MAX_CONNECTIONS_PER_BOT open connections is named once (Flood): the session charges it and stops its
@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from protocol import limits
-from referee import peers, sock_diag
+from referee.wire import peers, sock_diag
 
 CENSUS_BATCH = limits.MAX_CONNECTIONS_PER_BOT
 """Open connections accepted since the last look that make the referee look up who holds them: the smallest

@@ -2,7 +2,7 @@
 inherits them.
 
 Every bot: open files (RLIMIT_NOFILE, limits.MAX_OPEN_FILES per process: the referee checks which bot made a new
-tcp connection by reading its program's fds, see referee.connection, and a bot must not be able to make that
+tcp connection by reading its program's fds, see referee.wire.connection, and a bot must not be able to make that
 check slow), memory (RLIMIT_DATA, which counts memory actually written to, so runtimes that reserve large
 address ranges such as V8 or Go still start) and, if asked, CPU time.
 

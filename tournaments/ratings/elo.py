@@ -1,7 +1,7 @@
 """Elo ratings of game results: Bradley-Terry with BayesElo's prior, bootstrap intervals, scores, a crosstable.
 
 Input: games, each a mapping bot name -> rank (1 best, equal ranks tie), e.g. from a league store or a JSON
-lines file, or their tallies (tournaments.tallies). A game of k seats is split into its k*(k-1)/2 pairwise
+lines file, or their tallies (tournaments.ratings.tallies). A game of k seats is split into its k*(k-1)/2 pairwise
 results by rank: the better rank wins the pair, equal ranks draw (half a point each). Elo is the fit of the
 score model (expected score = 1 / (1 + 10^(-difference/400)), draws as half points), mean 0 in each pool.
 
@@ -41,15 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from .bradley_terry import (
-    DEFAULT_TOLERANCE,
-    ELO_PER_NAT,
-    FloatArray,
-    Pairing,
-    components,
-    fit_many,
-    strong_components,
-)
+from .bradley_terry import DEFAULT_TOLERANCE, ELO_PER_NAT, FloatArray, Pairing, components, fit_many, strong_components
 from .resample import OutcomeResampler
 from .tallies import GameTallies, Outcome, PairRecord, RatingInputError, pair_points
 

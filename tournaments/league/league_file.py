@@ -30,11 +30,11 @@
     [[bots]]
     each = "submissions/*"         # one bot per folder that matches (relative to this file), named after it
     command = "python3 bot.py"     # optional, run in the folder; default: bot.py, ./bot or bot.js found there
-                                   # (tournaments/submissions.py)
+                                   # (tournaments/league/submissions.py)
 
 Relative paths in a bot's command are relative to its cwd if it has one, else to the league file's folder.
 
-The store keeps each bot's command and program digest (tournaments.identity: the file the command names, or
+The store keeps each bot's command and program digest (tournaments.league.identity: the file the command names, or
 the declared version) and refuses a league file in which a stored name runs another command or program.
 
 deals_per_match: every match plays each of its deals once from every seat, in turn orders chosen so that
@@ -102,7 +102,7 @@ class LeagueBot:
     """The command resolved (built-ins to their module, relative paths made absolute), named `name`."""
     digest: str
     """What program this is: "sha256:HEX" of the file the command names, or "version:V" if the file declares
-    one (tournaments.identity)."""
+    one (tournaments.league.identity)."""
     cwd: str | None = None
     """Absolute working directory of the bot process, if the file gave one."""
     version: str | None = None
@@ -445,7 +445,8 @@ class _Reader:
         return LeagueBot(name=name, command=command, spec=spec, digest=digest, cwd=cwd, version=version)
 
     def _submissions(self, entry: Mapping[str, Any], game: str, prefix: str) -> list[LeagueBot]:
-        """One bot per folder of an `each` entry (tournaments.submissions); one that cannot run plays and fails."""
+        """One bot per folder of an `each` entry (tournaments.league.submissions); one that cannot run plays and
+        fails."""
         self.no_unknown_keys(entry, _EACH_KEYS, prefix, "an each entry has each and optionally command")
         pattern = self.required_string(entry, "each", prefix)
         given = self._command(entry["command"], prefix + "command") if "command" in entry else None

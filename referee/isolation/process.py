@@ -2,15 +2,15 @@
 draining their output, and killing every process of a bot.
 
 Each bot runs in its own session and process group, with stdin closed, its resource limits set between fork and
-exec (referee.bot_limits), and stdout+stderr in one pipe that a thread drains into a log file capped at
+exec (referee.isolation.bot_limits), and stdout+stderr in one pipe that a thread drains into a log file capped at
 `log_cap_bytes`: a bot that prints megabytes never blocks and never fills the disk. The process the referee
 starts dies when the referee's thread that started it ends (PR_SET_PDEATHSIG), and takes the bot along.
 
-A sandboxed bot (`sandbox` given to `BotProcess.start`: see referee.sandbox) runs under bubblewrap: `pid` is the
-outer bwrap process, the session leader; its child is bwrap's init, pid 1 of the bot's own PID namespace, which
-starts the bot's program (through setpriv as root, under the bot's own uid). An unsandboxed bot runs in its own
-PID namespace under util-linux unshare where the machine allows it, else in its session only
-(referee.containment). Either way `kill` ends the whole process group, every other process of the bot's
+A sandboxed bot (`sandbox` given to `BotProcess.start`: see referee.isolation.sandbox) runs under bubblewrap:
+`pid` is the outer bwrap process, the session leader; its child is bwrap's init, pid 1 of the bot's own PID
+namespace, which starts the bot's program (through setpriv as root, under the bot's own uid). An unsandboxed
+bot runs in its own PID namespace under util-linux unshare where the machine allows it, else in its session only
+(referee.isolation.containment). Either way `kill` ends the whole process group, every other process of the bot's
 session, and (in a namespace) waits until the namespace's init is gone, which means every process in it is.
 """
 
@@ -30,10 +30,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from referee import sandbox as sandboxing
-from referee.bot_limits import BotLimits, open_files_cap
-from referee.containment import Containment, Wrapper, containment
-from referee.proctable import Namespace, live_processes, pid_namespaces, read_process, session_members
+from referee.isolation import sandbox as sandboxing
+from referee.isolation.bot_limits import BotLimits, open_files_cap
+from referee.isolation.containment import Containment, Wrapper, containment
+from referee.isolation.proctable import Namespace, live_processes, pid_namespaces, read_process, session_members
 
 __all__ = ["BotProcess", "BotStartError", "Containment", "Wrapper", "containment", "open_files_cap"]
 
@@ -193,7 +193,7 @@ class BotProcess:
         sandbox: sandboxing.SandboxRequest | None = None,
     ) -> BotProcess:
         """Start `command` with exactly `env`; in the sandbox if `sandbox` is given (sandboxing.SandboxError if
-        it cannot be set up), else contained as referee.containment finds possible."""
+        it cannot be set up), else contained as referee.isolation.containment finds possible."""
         memory_bytes = memory_mb * 1024 * 1024 if memory_mb else None
         jail = None
         if sandbox is not None:

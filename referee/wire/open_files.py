@@ -1,11 +1,11 @@
 """The referee's own open-files limit.
 
 Every connection a bot makes to the referee costs the referee a file descriptor until the referee finds that
-bot over its connection cap and stops it (referee.connection_cap); connections keep arriving in that moment,
+bot over its connection cap and stops it (referee.wire.connection_cap); connections keep arriving in that moment,
 and libzmq aborts the whole referee when it cannot accept one ("Too many open files"). The usual soft limit
 (1024) leaves little room for that, while the hard limit is usually far higher and any process may raise its
 soft limit to its hard one. So the referee does, once, at its start (the CLI and each league worker process).
-Bots do not inherit it: each bot process gets its own cap (referee.process, limits.MAX_OPEN_FILES).
+Bots do not inherit it: each bot process gets its own cap (referee.isolation.process, limits.MAX_OPEN_FILES).
 """
 
 from __future__ import annotations

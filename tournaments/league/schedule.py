@@ -34,7 +34,7 @@ from referee.games.base import MAX_SEED
 from referee.records import GameSpec, MatchSpec
 from referee.seating import balanced_games
 
-from .league import League, ScheduleKind
+from .league_file import League, ScheduleKind
 
 Table = tuple[str, ...]
 """The bot names at one table, sorted."""

@@ -7,7 +7,7 @@ Each sandboxed bot, with every process it starts, gets:
   IPC, UTS (hostname "bot") and cgroup namespaces;
 - a network namespace of its own with nothing in it but a loopback device: the match's ipc socket, bound in at
   `SOCKET_INSIDE`, is its one way out;
-- an unprivileged host uid of its own, leased from a range (referee.uids) when the referee runs as root: bwrap
+- an unprivileged host uid of its own, leased from a range (referee.isolation.uids) when the referee runs as root: bwrap
   starts util-linux `setpriv`, which takes the uid and its gid, drops every supplementary group, the whole
   capability bounding set and the inheritable set, and sets no_new_privs before it execs the bot. So the bot
   has no capabilities and cannot trace, signal or read the memory of any process but its own. Without root,
@@ -24,14 +24,14 @@ Each sandboxed bot, with every process it starts, gets:
 - nothing else of the machine: no store, league file, replays, logs, other bots' folders, organiser's home;
 - an environment of REFEREE_ENDPOINT, REFEREE_TOKEN, PATH, HOME, TMPDIR and LANG plus what its BotSpec declares
   (`bot_environment`);
-- a seccomp filter that refuses the kernel's keyring calls (referee.seccomp: keyrings belong to a uid, not to
+- a seccomp filter that refuses the kernel's keyring calls (referee.isolation.seccomp: keyrings belong to a uid, not to
   a namespace, so a bot could leave notes there for the next bot of its uid);
-- limits for the bot as a whole where the machine has cgroups for it (referee.cgroups: memory, processes and
-  threads, the referee's CPUs), else RLIMIT_NPROC of its uid and per-process limits (referee.bot_limits: memory,
-  open files, file size, CPU time, no priority above the referee's).
+- limits for the bot as a whole where the machine has cgroups for it (referee.isolation.cgroups: memory, processes
+  and threads, the referee's CPUs), else RLIMIT_NPROC of its uid and per-process limits
+  (referee.isolation.bot_limits: memory, open files, file size, CPU time, no priority above the referee's).
 
 `probe()` finds once per process what this machine allows; `report()` says it for `referee doctor`. Where no
-sandbox can run, the referee runs bots unsandboxed (referee.process keeps its older PID-namespace containment
+sandbox can run, the referee runs bots unsandboxed (referee.isolation.process keeps its older PID-namespace containment
 for that path) and records the games as unsandboxed.
 """
 
@@ -53,9 +53,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from protocol import limits
-from referee import seccomp, uids
-from referee.bot_limits import BotLimits
-from referee.cgroups import BotCgroup, CgroupError, CgroupMode, CgroupSupport, cgroup_support
+from referee.isolation import seccomp, uids
+from referee.isolation.bot_limits import BotLimits
+from referee.isolation.cgroups import BotCgroup, CgroupError, CgroupMode, CgroupSupport, cgroup_support
 
 SOCKET_INSIDE = "/run/referee/referee.sock"
 ENDPOINT_INSIDE = f"ipc://{SOCKET_INSIDE}"
@@ -94,7 +94,7 @@ class Isolation(enum.StrEnum):
     PARTIAL = "partial"
     """The sandbox, without a uid of its own or without cgroups (see SandboxProbe.shortfalls)."""
     NONE = "none"
-    """No sandbox: bots run as the organiser, in a PID namespace or a session (referee.process)."""
+    """No sandbox: bots run as the organiser, in a PID namespace or a session (referee.isolation.process)."""
 
 
 @dataclass(frozen=True)
@@ -275,7 +275,7 @@ def sandbox_command(
     `folders` read-only, in `cwd`, with the match's `socket` bound at SOCKET_INSIDE, as host `uid` through
     `setpriv` (as root), or in a user namespace as the organiser (uid None). The `masked` paths (the match's
     own files) are hidden where a folder shown holds them. `seccomp_fd` is a file descriptor the bwrap process
-    inherits, to read the seccomp filter from (referee.seccomp)."""
+    inherits, to read the seccomp filter from (referee.isolation.seccomp)."""
     switches_uid = uid is not None and setpriv is not None
     return [
         bwrap,

@@ -1,5 +1,5 @@
 """A check-bot report in its three forms: text for a person, the project's JSON (docs/check-bot.md), and
-Gradescope's results.json (tournaments/gradescope.py).
+Gradescope's results.json (tournaments/classroom/gradescope.py).
 
 Gradescope tests, one point each: the handshake; one per player count ("no fault in its games"); the decision
 times within the limit. The JSON holds everything the text shows.
