@@ -165,7 +165,7 @@ def test_uids_are_leased_once_and_given_back(tmp_path: Path) -> None:
 
 def test_a_uid_leased_by_another_process_is_not_leased_again(tmp_path: Path) -> None:
     holder = (
-        "import sys, time\nfrom pathlib import Path\nfrom referee import uids\n"
+        "import sys, time\nfrom pathlib import Path\nfrom referee.isolation import uids\n"
         f"lease = uids.lease_uid(range(7_000_000, 7_000_002), Path({str(tmp_path)!r}))\n"
         "print(lease.uid, flush=True)\ntime.sleep(60)\n"
     )
