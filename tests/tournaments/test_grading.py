@@ -124,6 +124,10 @@ def test_faults_are_counted_by_kind(graded: tuple[Path, dict[str, Any], list[dic
         assert bots[name]["faults"] == expected, name
         assert bots[name]["first_fault"]["kind"] == kind.value
         assert says in bots[name]["first_fault"]["detail"], (name, bots[name]["first_fault"])
+        (group,) = bots[name]["fault_groups"]
+        assert (group["kind"], group["count"]) == (kind.value, GAMES_PER_STUDENT)
+        assert len(group["games"]) == GAMES_PER_STUDENT
+        assert group["detail"] == bots[name]["first_fault"]["detail"]
     csv_rows = {row["bot"]: row for row in rows}
     for name, row in bots.items():
         assert {kind: int(csv_rows[name][kind]) for kind in row["faults"]} == row["faults"]

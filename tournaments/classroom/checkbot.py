@@ -96,6 +96,18 @@ class DecisionTimes:
     p95_ms: float
     max_ms: float
     limit_ms: int
+    over_half: int = 0
+    """Decisions that took over half the limit: a busier machine (a grader's) may time them out."""
+
+    @property
+    def warning(self) -> str | None:
+        """A warning for a bot close to its clock, None when no decision took over half of it."""
+        if not self.over_half:
+            return None
+        return (
+            f"warning: {self.over_half} of its {self.decisions} decision(s) took over half the limit (the slowest "
+            f"{self.max_ms:,.0f} ms of {self.limit_ms:,} ms): a busier machine may time them out"
+        )
 
 
 @dataclass(frozen=True)
@@ -114,7 +126,9 @@ class Reason:
         return f"{self.kind.value} {when} (first at {self.players} players)"
 
     def summary(self) -> str:
-        return f"{self.headline()}: {self.detail}"
+        """The headline and the first line of the detail (the report shows the whole of it above)."""
+        first = self.detail.splitlines()[0].removesuffix("; its last output:") if self.detail else ""
+        return f"{self.headline()}: {first}"
 
 
 @dataclass(frozen=True)
@@ -290,7 +304,8 @@ def _decision_times(times: list[float], limit_ms: int) -> DecisionTimes:
         return DecisionTimes(0, 0.0, 0.0, 0.0, limit_ms)
     ordered = sorted(times)
     p95 = ordered[math.ceil(0.95 * len(ordered)) - 1]
-    return DecisionTimes(len(ordered), statistics.median(ordered), p95, ordered[-1], limit_ms)
+    over_half = sum(time > limit_ms / 2 for time in ordered)
+    return DecisionTimes(len(ordered), statistics.median(ordered), p95, ordered[-1], limit_ms, over_half)
 
 
 def _reasons(tables: Sequence[TableCheck]) -> tuple[Reason, ...]:

@@ -19,9 +19,11 @@ from . import gradescope
 from .checkbot import CheckReport, DecisionTimes, TableCheck
 from .checkbot_strength import StrengthResult, StrengthTest
 from .checkbot_submission import Redactor
+from .fault_groups import FaultGroup, group_faults
 
 FORMAT = "card-referee-check"
-VERSION = 1
+VERSION = 2
+"""2: tables[].faults are groups of identical faults, each with its count and games (1 listed every fault)."""
 
 
 class HelloJson(TypedDict):
@@ -31,9 +33,10 @@ class HelloJson(TypedDict):
 
 
 class FaultJson(TypedDict):
-    game: int
     kind: str
     detail: str
+    count: int
+    games: list[int]
 
 
 class TableJson(TypedDict):
@@ -54,6 +57,7 @@ class TimesJson(TypedDict):
     p95_ms: float
     max_ms: float
     limit_ms: int
+    over_half_limit: int
 
 
 class ReasonJson(TypedDict):
@@ -104,7 +108,10 @@ def _table_json(table: TableCheck) -> TableJson:
         "games": table.games,
         "decisions": table.decisions,
         "fallback_decisions": table.fallback_decisions,
-        "faults": [{"game": f.game_index, "kind": f.kind.value, "detail": f.detail} for f in table.faults],
+        "faults": [
+            {"kind": group.kind.value, "detail": group.detail, "count": group.count, "games": sorted(group.where)}
+            for group in _groups(table)
+        ],
         "opponent_faults": table.opponent_faults,
         "log": table.log_path,
         "replays": table.replay_dir,
@@ -119,6 +126,7 @@ def _times_json(times: DecisionTimes) -> TimesJson:
         "p95_ms": round(times.p95_ms, 3),
         "max_ms": round(times.max_ms, 3),
         "limit_ms": times.limit_ms,
+        "over_half_limit": times.over_half,
     }
 
 
@@ -174,15 +182,33 @@ def handshake_line(handshake: Handshake | None) -> str:
     return f"handshake: name {handshake.name!r}, {version}, protocol {handshake.protocol}"
 
 
+def _groups(table: TableCheck) -> tuple[FaultGroup[int], ...]:
+    return group_faults((fault.kind, fault.detail, fault.game_index) for fault in table.faults)
+
+
+def _where(group: FaultGroup[int]) -> str:
+    games = sorted(set(group.where))
+    if group.count == 1:
+        return f"game {games[0]}"
+    listed = ", ".join(str(game) for game in games)
+    return f"{group.count} times the same, in game{'s' if len(games) > 1 else ''} {listed}; the first"
+
+
+def _quotes_its_output(table: TableCheck) -> bool:
+    """Whether the faults' details already quote the bot's last lines of output (a crash's do)."""
+    quoted = "\n".join(fault.detail for fault in table.faults)
+    return all(f"| {line}" in quoted for line in table.output_tail)
+
+
 def table_lines(game: str, table: TableCheck) -> list[str]:
     faults = f"{len(table.faults)} fault(s)" if table.faults else "no faults"
     lines = [f"{game} at {table.players} players: {table.games} game(s), {table.decisions} decisions, {faults}"]
-    lines += [f"  game {f.game_index}: {f.kind.value}: {_indented(f.detail)}" for f in table.faults]
+    lines += [f"  {_where(group)}: {group.kind.value}: {_indented(group.detail)}" for group in _groups(table)]
     if table.fallback_decisions:
         lines.append(f"  {table.fallback_decisions} of its decisions were played for it by the fallback")
     if table.opponent_faults:
         lines.append(f"  the random bots faulted {table.opponent_faults} time(s): is the machine overloaded?")
-    if table.output_tail:
+    if table.output_tail and not _quotes_its_output(table):
         lines.append(f"  the last lines of its output ({table.log_path}):")
         lines += [f"    | {line}" for line in table.output_tail]
     return lines
@@ -202,7 +228,7 @@ def verdict_line(report: CheckReport) -> str:
     if report.verdict.conforms:
         return f"verdict: {report.name} conforms"
     return f"verdict: {report.name} does not conform: " + "; ".join(
-        _indented(reason.summary(), "  ") for reason in report.verdict.reasons
+        reason.summary() for reason in report.verdict.reasons
     )
 
 
@@ -215,6 +241,8 @@ def report_text(report: CheckReport) -> list[str]:
     legality = "all legal" if not illegal else f"{illegal} illegal action(s)"
     lines.append(f"legality: {report.decisions} decisions answered, {legality}")
     lines.append(times_line(report.times))
+    if report.times.warning is not None:
+        lines.append(report.times.warning)
     lines += [f"strength: {result.line()}" for result in report.strength]
     lines.append(f"run folder (logs, replays): {report.run_dir}")
     lines.append(verdict_line(report))
@@ -226,6 +254,8 @@ def clock_test(report: CheckReport) -> tuple[bool, str]:
     times of its answers, and what it did not answer (timeouts, decisions the fallback played after a fault)."""
     times = report.times
     lines = [times_line(times)]
+    if times.warning is not None:
+        lines.append(times.warning)
     if report.timeouts:
         lines.append(f"{report.timeouts} decision(s) timed out: no answer within the limit")
     if report.fallback_decisions:

@@ -23,6 +23,7 @@ from referee.records import FaultKind
 from ..league.league_file import League
 from ..league.store import BotTiming, LeagueStore, StoredFault, StoredGame
 from ..ratings.elo import BotRating, rate
+from .fault_groups import FaultGroup, group_faults
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,9 @@ class BotGrade:
     max_ms: float
     logs: tuple[str, ...]
     """Its logs that exist, one per match it played (a bot that never started has none)."""
+    fault_groups: tuple[FaultGroup[tuple[str, int]], ...] = ()
+    """Its faults, identical ones told once (tournaments.classroom.fault_groups), each with the (match, game)
+    pairs it happened in."""
 
     @property
     def fault_count(self) -> int:
@@ -121,6 +125,7 @@ class _Facts:
             mean_ms=timing.mean_ms,
             max_ms=timing.max_ms,
             logs=tuple(self.logs.get(bot, [])),
+            fault_groups=group_faults((FaultKind(f.kind), f.detail, (f.match_id, f.index)) for f in faults),
         )
 
 
