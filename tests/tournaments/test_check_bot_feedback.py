@@ -18,6 +18,7 @@ from referee.records import FaultKind, FaultPolicy, Limits
 from tournaments.classroom.checkbot import CheckPlan, CheckReport, check_bot
 from tournaments.classroom.checkbot_report import gradescope_results, report_json, report_text
 from tournaments.classroom.fault_groups import group_faults
+from tournaments.classroom.grading import clock_warning
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "tests" / "fixtures" / "bots"
@@ -150,3 +151,16 @@ def test_faults_that_differ_only_in_where_are_grouped() -> None:
         (FaultKind.CRASH, 2, (3, 4)),
         (FaultKind.CRASH, 1, (5,)),
     ]
+
+
+@pytest.mark.parametrize(
+    "max_ms, move_time_ms, warned",
+    [(600.0, 1000, True), (500.0, 1000, False), (40.0, 100, False), (900.0, None, False)],
+)
+def test_the_grading_report_warns_of_a_bot_close_to_its_clock(
+    max_ms: float, move_time_ms: int | None, warned: bool
+) -> None:
+    warning = clock_warning(max_ms, move_time_ms)
+    assert (warning is not None) == warned
+    if warning is not None:
+        assert warning.startswith(f"its slowest decision took {max_ms:,.0f} ms of {move_time_ms:,} ms")

@@ -119,6 +119,7 @@ def test_faults_are_counted_by_kind(graded: tuple[Path, dict[str, Any], list[dic
         assert set(bots[name]["faults"].values()) == {0}, (name, bots[name]["first_fault"])
         assert bots[name]["first_fault"] is None
         assert bots[name]["decisions"] > 0
+        assert bots[name]["clock_warning"] is None, name
     for name, (kind, says) in BROKEN.items():
         expected = {other.value: GAMES_PER_STUDENT if other is kind else 0 for other in FaultKind}
         assert bots[name]["faults"] == expected, name

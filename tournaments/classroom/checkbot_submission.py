@@ -73,7 +73,7 @@ def _root(argument: str) -> Path | None:
     """The submission folder of a folder or a program path (given alone, or after stdio:); None for a built-in
     bot or a command line."""
     bare = argument.removeprefix(STDIO_PREFIX)
-    if not bare or " " in bare.strip() or ("/" not in bare and not Path(bare).exists()):
+    if not Path(bare).exists() and (not bare or " " in bare.strip() or "/" not in bare):
         return None
     path = Path(os.path.abspath(bare))
     return path if path.is_dir() else path.parent

@@ -82,6 +82,7 @@ def _bot_json(grade: BotGrade) -> dict[str, Any]:
             }
             for group in grade.fault_groups
         ],
+        "clock_warning": grade.clock_warning,
     }
 
 
@@ -98,7 +99,7 @@ def grades_json(report: GradeReport) -> str:
 
 def _csv_row(grade: BotGrade) -> dict[str, Any]:
     row = _bot_json(grade)
-    del row["fault_groups"]
+    del row["fault_groups"], row["clock_warning"]
     first = grade.first_fault
     interval = row.pop("elo_95") or [None, None]
     same = ("place", "bot", "games", "mean_rank", "mean_score", "decisions", "mean_ms", "max_ms")

@@ -60,6 +60,9 @@ class BotGrade:
     fault_groups: tuple[FaultGroup[tuple[str, int]], ...] = ()
     """Its faults, identical ones told once (tournaments.classroom.fault_groups), each with the (match, game)
     pairs it happened in."""
+    clock_warning: str | None = None
+    """Said when its slowest decision took over half the league's move time (None otherwise, or without the
+    league file, whose limits say what the move time is)."""
 
     @property
     def fault_count(self) -> int:
@@ -85,6 +88,7 @@ def grade_league(store: LeagueStore, league: League | None = None, bootstrap: in
         scores=_mean_scores(stored),
         logs=_logs(store.match_tables(), league),
         baselines=frozenset(league.baselines if league is not None else ()),
+        move_time_ms=league.limits.move_time_ms if league is not None else None,
     )
     names = [rating.bot for rating in ratings.bots] + [name for name in store.bot_names() if name not in facts.ratings]
     name = league.name if league is not None else store.league_name() or store.path.stem
@@ -102,6 +106,7 @@ class _Facts:
     scores: Mapping[str, float]
     logs: Mapping[str, list[str]]
     baselines: frozenset[str]
+    move_time_ms: int | None = None
 
     def grade(self, place: int, bot: str) -> BotGrade:
         rating = self.ratings.get(bot)
@@ -126,7 +131,16 @@ class _Facts:
             max_ms=timing.max_ms,
             logs=tuple(self.logs.get(bot, [])),
             fault_groups=group_faults((FaultKind(f.kind), f.detail, (f.match_id, f.index)) for f in faults),
+            clock_warning=clock_warning(timing.max_ms, self.move_time_ms),
         )
+
+
+def clock_warning(max_ms: float, move_time_ms: int | None) -> str | None:
+    """A warning for a bot whose slowest decision took over half the move time: a busier machine may time it
+    out (check-bot warns the same way)."""
+    if move_time_ms is None or max_ms <= move_time_ms / 2:
+        return None
+    return f"its slowest decision took {max_ms:,.0f} ms of {move_time_ms:,} ms: a busier machine may time it out"
 
 
 def _first(faults: list[StoredFault]) -> FirstFault | None:
