@@ -89,6 +89,13 @@ def test_a_submission_that_cannot_run_gets_a_results_file_saying_why(case: str, 
     assert str(tmp_path) not in text and str(ROOT) not in text
 
 
+def test_an_unbuilt_folder_says_it_was_not_built(tmp_path: Path) -> None:
+    folder = _copy_class(tmp_path, "no_program")
+    status, results, _ = _grade(tmp_path, str(folder))
+    assert status == 1 and results["score"] == 0
+    assert "it has a Makefile, which was not built (check-bot --build make" in results["tests"][0]["output"]
+
+
 def test_a_failed_build_quotes_the_compilers_words(tmp_path: Path) -> None:
     folder = _submission(tmp_path, {"Makefile": FAILING_BUILD, "bot.c": "int main;\n"})
     _, results, _ = _grade(tmp_path, str(folder), "--build", "make")

@@ -27,7 +27,7 @@ from typing import Any
 from referee.botspec import STDIO_PREFIX, UnknownBot, resolve_bot
 from referee.records import BotSpec
 
-from ..league.submissions import FOUND_IN_ORDER, Submission, found_command
+from ..league.submissions import BUILD_FILES, FOUND_IN_ORDER, found_command
 
 BUILD_TIMEOUT_S = 600.0
 """A build that runs longer is stopped and counts as failed."""
@@ -84,12 +84,20 @@ def _folder_spec(folder: Path, game: str) -> BotSpec:
     if command is None and (folder / "bot").is_file():
         resolve_bot(str(folder.resolve() / "bot"), game)
     if command is None:
-        raise UnknownBot(Submission(folder.name, folder.resolve(), None).missing_program())
+        raise UnknownBot(_missing_program(folder))
     file = next(file for file, found in FOUND_IN_ORDER if found == command)
     program = str(folder.resolve() / file)
     words = shlex.split(command)
     argument = shlex.join([*words[:-1], program]) if len(words) > 1 else program
     return replace(resolve_bot(argument, game, named_by_hello=True), cwd=str(folder.resolve()))
+
+
+def _missing_program(folder: Path) -> str:
+    """The league's reason (tournaments.league.submissions), with check-bot's advice for a folder to build."""
+    looked = ", ".join(file for file, _ in FOUND_IN_ORDER)
+    build = next((file for file in BUILD_FILES if (folder / file).is_file()), None)
+    advice = f"; it has a {build}, which was not built (check-bot --build make builds it first)" if build else ""
+    return f"no bot program in {folder.resolve()} (looked for {looked}){advice}"
 
 
 def run_build(command: str, folder: Path) -> tuple[str | None, str]:
