@@ -5,11 +5,13 @@ was, a signal by its name, the memory limit named, a warning for a bot close to 
 from __future__ import annotations
 
 import io
+import json
 import traceback
 from pathlib import Path
 
 import msgpack
 import pytest
+from click.testing import CliRunner
 
 from protocol.sdk import print_bot_traceback, run_session
 from referee.botspec import resolve_bot
@@ -18,7 +20,10 @@ from referee.records import FaultKind, FaultPolicy, Limits
 from tournaments.classroom.checkbot import CheckPlan, CheckReport, check_bot
 from tournaments.classroom.checkbot_report import gradescope_results, report_json, report_text
 from tournaments.classroom.fault_groups import group_faults
-from tournaments.classroom.grading import clock_warning
+from tournaments.cli import main
+from tournaments.league.store import LeagueStore
+from tournaments.league_report import clock_warning, league_report
+from tournaments.pages.report_page import render_report_page
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "tests" / "fixtures" / "bots"
@@ -164,3 +169,26 @@ def test_the_grading_report_warns_of_a_bot_close_to_its_clock(
     assert (warning is not None) == warned
     if warning is not None:
         assert warning.startswith(f"its slowest decision took {max_ms:,.0f} ms of {move_time_ms:,} ms")
+
+
+def test_the_league_report_warns_of_a_bot_close_to_its_clock(tmp_path: Path) -> None:
+    """A league where one bot takes 70% of its clock at two decisions a game: the HTML report's activity
+    section and the grading JSON both say so; the fast bot gets no warning."""
+    league = tmp_path / "close.toml"
+    league.write_text(
+        'game = "scout"\nplayers = 2\nseed = 3\ndeals_per_match = 1\n[limits]\nmove_time_ms = 1000\n'
+        f'[[bots]]\nname = "slow"\ncommand = "{BOTS / "near_its_clock.py"}"\n'
+        '[[bots]]\nname = "fast"\ncommand = "random"\n'
+    )
+    runner = CliRunner()
+    ran = runner.invoke(main, ["tournament", "run", str(league), "-j", "1", "--bootstrap", "0"])
+    assert ran.exit_code == 0, ran.output
+    with LeagueStore(league.with_suffix(".sqlite"), create=False) as store:
+        activity = {entry.bot: entry for entry in league_report(store, bootstrap=0).activity}
+        page = render_report_page(league_report(store, bootstrap=0), tmp_path)
+    assert activity["fast"].clock_warning is None
+    assert activity["slow"].clock_warning is not None and "ms of 1,000 ms" in activity["slow"].clock_warning
+    assert "slow: its slowest decision took" in page
+    graded = runner.invoke(main, ["tournament", "report", str(league), "--format", "json", "--bootstrap", "0"])
+    rows = {row["bot"]: row for row in json.loads(graded.stdout)["bots"]}
+    assert rows["slow"]["clock_warning"] == activity["slow"].clock_warning and rows["fast"]["clock_warning"] is None

@@ -22,6 +22,7 @@ from referee.records import FaultKind
 
 from ..league.league_file import League
 from ..league.store import BotTiming, LeagueStore, StoredFault, StoredGame
+from ..league_report import clock_warning
 from ..ratings.elo import BotRating, rate
 from .fault_groups import FaultGroup, group_faults
 
@@ -133,14 +134,6 @@ class _Facts:
             fault_groups=group_faults((FaultKind(f.kind), f.detail, (f.match_id, f.index)) for f in faults),
             clock_warning=clock_warning(timing.max_ms, self.move_time_ms),
         )
-
-
-def clock_warning(max_ms: float, move_time_ms: int | None) -> str | None:
-    """A warning for a bot whose slowest decision took over half the move time: a busier machine may time it
-    out (check-bot warns the same way)."""
-    if move_time_ms is None or max_ms <= move_time_ms / 2:
-        return None
-    return f"its slowest decision took {max_ms:,.0f} ms of {move_time_ms:,} ms: a busier machine may time it out"
 
 
 def _first(faults: list[StoredFault]) -> FirstFault | None:
