@@ -19,6 +19,7 @@ and the replays' key, is never sent).
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 import secrets
@@ -95,6 +96,9 @@ class GameRunner:
         self.pending: dict[int, Request] = {}
         self.misanswered: dict[int, tuple[int, int]] = {}
         """Open request id -> (replies with another id while it was open, the last such id)."""
+        self.timed_out: dict[int, tuple[int, float, int]] = {}
+        """Timed-out request id -> (its fault's index, when it was sent, the ms it allowed): an answer that comes
+        later in the game says how late it was."""
         keys = game.info.log_keys
         self.log_senders = [LogSender(keys) for _ in self.seated] if keys else None
         self.started = 0.0
@@ -159,16 +163,40 @@ class GameRunner:
             if request.state is RequestState.SENT and request.deadline <= now:
                 self._time_out(request)
 
-    def _time_out(self, request: Request) -> None:
+    def _time_out(self, request: Request, answered_at: float | None = None) -> None:
+        """A timeout: `answered_at` when the answer came, too late, before the referee had noticed."""
         status = self.seats[request.seat]
         allowed_ms = self.match.limits.move_time_ms + status.bank_left_ms
         status.bank_left_ms = 0
         request.state = RequestState.TIMED_OUT
-        detail = f"no answer to request {request.id} within {allowed_ms} ms"
+        if answered_at is None:
+            detail = f"no answer to request {request.id} within {allowed_ms} ms"
+            self.timed_out[request.id] = (len(self.book.faults), request.sent_at, allowed_ms)
+        else:
+            detail = _late(request.id, (answered_at - request.sent_at) * 1000, allowed_ms)
         misanswered = self.misanswered.pop(request.id, None)
         if misanswered is not None:
             detail += _misanswered(request.id, *misanswered)
         self._fault(request.seat, FaultKind.TIMEOUT, detail, request)
+
+    def _on_late_answer(self, frames: list[bytes]) -> None:
+        """A message from a bot after its request timed out: if it answers that request, its fault says how
+        late (the same game only; a finished game's record is not changed)."""
+        if len(frames) != 1:
+            return
+        try:
+            message = codec.decode_bot_message(frames[0])
+        except codec.ProtocolViolation:
+            return
+        if type(message) is codec.ActionReply and message.id in self.timed_out:
+            self._answered_late(message.id)
+
+    def _answered_late(self, request_id: int) -> None:
+        index, sent_at, allowed_ms = self.timed_out.pop(request_id)
+        fault = self.book.faults[index]
+        late = _late(request_id, (time.monotonic() - sent_at) * 1000, allowed_ms)
+        detail = fault.detail.replace(f"no answer to request {request_id} within {allowed_ms} ms", late, 1)
+        self.book.faults[index] = dataclasses.replace(fault, detail=detail)
 
     # Events.
 
@@ -201,6 +229,8 @@ class GameRunner:
         status = self.seats[seat]
         if status.forfeited:
             status.stale_messages += 1
+            if self.timed_out:
+                self._on_late_answer(incoming.frames)
             return
         request = self.pending.get(participant.index)
         if len(incoming.frames) != 1:
@@ -221,7 +251,7 @@ class GameRunner:
     def _on_action(self, seat: int, status: SeatStatus, request: Request, action: dict[str, Any]) -> None:
         received = time.monotonic()
         if received > request.deadline:
-            self._time_out(request)
+            self._time_out(request, received)
             return
         elapsed_ms = (received - request.sent_at) * 1000
         try:
@@ -240,6 +270,8 @@ class GameRunner:
 
     def _on_stale(self, seat: int, status: SeatStatus, request: Request | None, reply_id: int) -> None:
         status.stale_messages += 1
+        if reply_id in self.timed_out:
+            self._answered_late(reply_id)
         if request is not None:
             count, _ = self.misanswered.get(request.id, (0, 0))
             self.misanswered[request.id] = (count + 1, reply_id)
@@ -350,6 +382,10 @@ class GameRunner:
             "ranks": ranks,
             "scores": scores,
         }
+
+
+def _late(request_id: int, answered_ms: float, allowed_ms: int) -> str:
+    return f"request {request_id} answered after {answered_ms:,.0f} ms of a {allowed_ms:,} ms limit"
 
 
 def _misanswered(request_id: int, count: int, last_id: int) -> str:

@@ -85,6 +85,21 @@ class Participant:
     """Hellos with another bot's token, not yet recorded as faults of this bot's seat."""
 
 
+OUT_OF_MEMORY_WORDS = (
+    "MemoryError",
+    "std::bad_alloc",
+    "heap out of memory",
+    "Cannot allocate memory",
+    "out of memory",
+    "failed to allocate",
+)
+"""What Python, C++, Node.js, glibc and common allocators print when an allocation fails."""
+
+
+def out_of_memory(line: str) -> bool:
+    return any(words in line for words in OUT_OF_MEMORY_WORDS)
+
+
 class Session:
     """Use as a context manager: every process is killed on the way out, whatever happened.
 
@@ -386,12 +401,13 @@ class Session:
         a hello is known the refusal is the bot's own; elsewhere connections carry no seat before their token is
         accepted, so a refusal is charged to a bot that never bound."""
         crashed = participant.process is not None and participant.process.exited()
+        memory_mb = participant.process.memory_mb if participant.process is not None else None
         self.stop(participant)
         refusal = participant.refusal or (refusals.pop(0) if refusals else None)
         if refusal is not None:
             participant.down = Downtime(FaultKind.PROTOCOL_ERROR, f"hello refused ({refusal}); {detail}")
         elif crashed:
-            participant.down = Downtime(FaultKind.CRASH, self._with_last_output(participant, detail))
+            participant.down = Downtime(FaultKind.CRASH, self._with_last_output(participant, detail, memory_mb))
         else:
             participant.down = Downtime(FaultKind.TIMEOUT, detail)
 
@@ -414,14 +430,19 @@ class Session:
 
     def mark_crashed(self, participant: Participant, detail: str) -> str:
         """Stop a bot whose process exited; returns `detail` with the last line the bot printed."""
+        memory_mb = participant.process.memory_mb if participant.process is not None else None
         self.stop(participant)
-        detail = self._with_last_output(participant, detail)
+        detail = self._with_last_output(participant, detail, memory_mb)
         participant.down = Downtime(FaultKind.CRASH, detail)
         return detail
 
     @staticmethod
-    def _with_last_output(participant: Participant, detail: str) -> str:
+    def _with_last_output(participant: Participant, detail: str, memory_mb: int | None = None) -> str:
+        """`detail` with the bot's last lines of output, and its memory limit named when they say it ran out
+        of memory (a runtime's own words: with RLIMIT_DATA an allocation fails, and the bot reports it)."""
         lines = last_output_lines(participant.log_path, participant.log_start)
+        if memory_mb and "memory limit" not in detail and any(out_of_memory(line) for line in lines):
+            detail += f": it hit the memory limit of {memory_mb} MiB (an allocation failed)"
         return detail if not lines else f"{detail}; its last output:\n" + "\n".join(f"| {line}" for line in lines)
 
     def ready(self) -> list[Participant]:

@@ -195,6 +195,19 @@ class BotCgroup:
             raise CgroupError(f"cannot set up the bot's cgroup: {error}") from None
         return cls(tuple(folders))
 
+    def oom_kills(self) -> int:
+        """How many of the bot's processes the kernel killed for going over its memory limit (memory.events in
+        v2, memory.oom_control in v1; 0 where neither can be read)."""
+        kills = 0
+        for folder in self.folders:
+            for name in ("memory.events", "memory.oom_control"):
+                with contextlib.suppress(OSError, ValueError):
+                    for line in (folder / name).read_text().splitlines():
+                        key, _, value = line.partition(" ")
+                        if key == "oom_kill":
+                            kills += int(value)
+        return kills
+
     def join(self) -> None:
         """Move the calling process into the bot's cgroups (between fork and exec)."""
         for folder in self.folders:

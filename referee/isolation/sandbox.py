@@ -685,6 +685,27 @@ def report(found: SandboxProbe | None = None) -> list[Check]:
     return checks
 
 
+GET_MORE = {
+    "bubblewrap": "install bubblewrap (apt install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap)",
+    "sandbox starts": "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 and "
+    "user.max_user_namespaces > 0; on Ubuntu 24.04 and later, kernel.apparmor_restrict_unprivileged_userns=0 "
+    "or an AppArmor profile for bwrap), or run the referee as root",
+    "own uid per bot": "run the referee as root (sudo): giving each bot a uid of its own takes root",
+    "limits for a bot as a whole": "run the referee as root on a machine with cgroup v2 (or v1 memory and pids "
+    "hierarchies it may write), or in a systemd scope that delegates its cgroup: "
+    "systemd-run --user --scope -p Delegate=yes referee ...",
+    "keyrings closed (seccomp)": "run on x86_64 or aarch64 Linux with a bubblewrap that loads seccomp filters "
+    "(bubblewrap 0.3 or newer)",
+    "CPUs kept to the referee's": "let the referee write a cpuset cgroup (as root, or with cpuset delegated)",
+}
+"""For each check of `report`, what gives it where it is missing."""
+
+
+def how_to_get_more(checks: Iterable[Check]) -> list[str]:
+    """What would give the missing parts of the sandbox, one line per check that failed."""
+    return [f"{check.name}: {GET_MORE[check.name]}" for check in checks if not check.ok and check.name in GET_MORE]
+
+
 def _uid_detail() -> str:
     uid_range = uids.uid_range()
     return f"uids {uid_range.start}-{uid_range.stop - 1} (locks in {uids.UIDS_DIR}), no capabilities, no_new_privs"

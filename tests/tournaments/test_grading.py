@@ -119,11 +119,16 @@ def test_faults_are_counted_by_kind(graded: tuple[Path, dict[str, Any], list[dic
         assert set(bots[name]["faults"].values()) == {0}, (name, bots[name]["first_fault"])
         assert bots[name]["first_fault"] is None
         assert bots[name]["decisions"] > 0
+        assert bots[name]["clock_warning"] is None, name
     for name, (kind, says) in BROKEN.items():
         expected = {other.value: GAMES_PER_STUDENT if other is kind else 0 for other in FaultKind}
         assert bots[name]["faults"] == expected, name
         assert bots[name]["first_fault"]["kind"] == kind.value
         assert says in bots[name]["first_fault"]["detail"], (name, bots[name]["first_fault"])
+        (group,) = bots[name]["fault_groups"]
+        assert (group["kind"], group["count"]) == (kind.value, GAMES_PER_STUDENT)
+        assert len(group["games"]) == GAMES_PER_STUDENT
+        assert group["detail"] == bots[name]["first_fault"]["detail"]
     csv_rows = {row["bot"]: row for row in rows}
     for name, row in bots.items():
         assert {kind: int(csv_rows[name][kind]) for kind in row["faults"]} == row["faults"]

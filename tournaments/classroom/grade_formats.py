@@ -73,6 +73,16 @@ def _bot_json(grade: BotGrade) -> dict[str, Any]:
         "mean_ms": round(grade.mean_ms, 3),
         "max_ms": round(grade.max_ms, 3),
         "logs": list(grade.logs),
+        "fault_groups": [
+            {
+                "kind": group.kind.value,
+                "detail": group.detail,
+                "count": group.count,
+                "games": [{"match_id": match_id, "game_index": index} for match_id, index in group.where],
+            }
+            for group in grade.fault_groups
+        ],
+        "clock_warning": grade.clock_warning,
     }
 
 
@@ -89,6 +99,7 @@ def grades_json(report: GradeReport) -> str:
 
 def _csv_row(grade: BotGrade) -> dict[str, Any]:
     row = _bot_json(grade)
+    del row["fault_groups"], row["clock_warning"]
     first = grade.first_fault
     interval = row.pop("elo_95") or [None, None]
     same = ("place", "bot", "games", "mean_rank", "mean_score", "decisions", "mean_ms", "max_ms")

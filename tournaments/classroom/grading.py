@@ -22,7 +22,9 @@ from referee.records import FaultKind
 
 from ..league.league_file import League
 from ..league.store import BotTiming, LeagueStore, StoredFault, StoredGame
+from ..league_report import clock_warning
 from ..ratings.elo import BotRating, rate
+from .fault_groups import FaultGroup, group_faults
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,12 @@ class BotGrade:
     max_ms: float
     logs: tuple[str, ...]
     """Its logs that exist, one per match it played (a bot that never started has none)."""
+    fault_groups: tuple[FaultGroup[tuple[str, int]], ...] = ()
+    """Its faults, identical ones told once (tournaments.classroom.fault_groups), each with the (match, game)
+    pairs it happened in."""
+    clock_warning: str | None = None
+    """Said when its slowest decision took over half the league's move time (None otherwise, or without the
+    league file, whose limits say what the move time is)."""
 
     @property
     def fault_count(self) -> int:
@@ -81,6 +89,7 @@ def grade_league(store: LeagueStore, league: League | None = None, bootstrap: in
         scores=_mean_scores(stored),
         logs=_logs(store.match_tables(), league),
         baselines=frozenset(league.baselines if league is not None else ()),
+        move_time_ms=league.limits.move_time_ms if league is not None else None,
     )
     names = [rating.bot for rating in ratings.bots] + [name for name in store.bot_names() if name not in facts.ratings]
     name = league.name if league is not None else store.league_name() or store.path.stem
@@ -98,6 +107,7 @@ class _Facts:
     scores: Mapping[str, float]
     logs: Mapping[str, list[str]]
     baselines: frozenset[str]
+    move_time_ms: int | None = None
 
     def grade(self, place: int, bot: str) -> BotGrade:
         rating = self.ratings.get(bot)
@@ -121,6 +131,8 @@ class _Facts:
             mean_ms=timing.mean_ms,
             max_ms=timing.max_ms,
             logs=tuple(self.logs.get(bot, [])),
+            fault_groups=group_faults((FaultKind(f.kind), f.detail, (f.match_id, f.index)) for f in faults),
+            clock_warning=clock_warning(timing.max_ms, self.move_time_ms),
         )
 
 

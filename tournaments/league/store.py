@@ -513,6 +513,12 @@ class LeagueStore:
         row = self._db.execute("SELECT game FROM league").fetchone()
         return None if row is None else str(row[0])
 
+    def league_move_time_ms(self) -> int | None:
+        """The move time the league's games were played under (None for a store without a league row)."""
+        row = self._db.execute("SELECT limits FROM league").fetchone()
+        value = json.loads(row[0]).get("move_time_ms") if row is not None else None
+        return value if isinstance(value, int) else None
+
     def timing_totals(self) -> dict[str, BotTiming]:
         """Per bot over every stored game: decisions, their mean and their longest time."""
         rows = self._db.execute(

@@ -218,10 +218,14 @@ def _activity_section(activity: Sequence[BotActivity]) -> str:
             f"{_num(entry.timing.decisions)}{_num(_ms(entry.timing.mean_ms, entry))}<td>{bar}</td>"
             f"{_num(_ms(entry.timing.max_ms, entry))}</tr>"
         )
+    warnings = "".join(
+        f"<li>{escape(entry.bot)}: {escape(entry.clock_warning)}</li>" for entry in activity if entry.clock_warning
+    )
+    notes = f'<ul class="notes clock-warnings">{warnings}</ul>' if warnings else ""
     return (
         '<section id="activity"><h2>Games, faults and decision times per bot</h2><table class="activity"><thead><tr>'
         "<th>bot</th><th>games</th><th>faults</th><th>kinds</th><th>decisions</th><th>mean ms</th><th></th>"
-        f"<th>max ms</th></tr></thead><tbody>{''.join(rows)}</tbody></table></section>"
+        f"<th>max ms</th></tr></thead><tbody>{''.join(rows)}</tbody></table>{notes}</section>"
     )
 
 
