@@ -247,6 +247,11 @@ class BotProcess:
     def exited(self) -> bool:
         return self._popen.poll() is not None
 
+    @property
+    def returncode(self) -> int | None:
+        """Its exit status once it has exited (negative: the signal that killed it), else None."""
+        return self._popen.poll()
+
     def describe_exit(self) -> str:
         code = self._popen.poll()
         if code is None:

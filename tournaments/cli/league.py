@@ -15,6 +15,7 @@ import click
 from referee.match import run_match
 from referee.records import GameRecord
 
+from ..league.builds import BuildOutcome, build_plan
 from ..league.executors import (
     DaskExecutor,
     DaskUnavailable,
@@ -199,9 +200,17 @@ def _plan(league: League, store: LeagueStore, sandbox: bool) -> LeaguePlan:
         plan = plan_league(league, store, sandbox=sandbox)
     except StoreError as error:
         raise click.ClickException(str(error)) from error
-    for note in plan.notes:
+    for note in (*league.skipped, *plan.notes):
         click.echo(f"note: {note}", err=True)
-    return plan
+    return build_plan(plan, sandbox=sandbox, on_built=_said_built)
+
+
+def _said_built(outcome: BuildOutcome) -> None:
+    if outcome.ok:
+        said = "built earlier" if outcome.reused else outcome.detail
+    else:
+        said = "its build failed" + (" earlier" if outcome.reused else "") + "; it forfeits its games"
+    click.echo(f"build: {outcome.bot}: {said} (log: {outcome.log})", err=True)
 
 
 def _play(plan: LeaguePlan, store: LeagueStore, executor: Executor, path: str, db: str | None) -> None:
