@@ -59,7 +59,9 @@ def report_command(
     csv and json, to grade a class: one row per bot, in the order of the Elo table: place, Elo and its 95%
     interval, games, mean rank, mean score, faults by kind and the first one's detail, decisions with their mean
     and longest time in ms, and the paths of the bot's logs (only with LEAGUE.toml, whose log folder they are
-    in). Bots of a baselines schedule's ladder are marked.
+    in). With LEAGUE.toml, baselines (baseline = true, or a baselines schedule's) are listed after the students
+    without a place, each student has its games, score share and mean rank against each baseline, and, with
+    the file's [marks], its mark.
     """
     if league is None and db is None:
         raise click.UsageError("give either LEAGUE.toml or --db FILE (give LEAGUE.toml, --db FILE, or both)")

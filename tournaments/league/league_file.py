@@ -20,6 +20,10 @@
 
     [config]                       # optional game options (`referee games` lists them)
 
+    [marks]                        # optional: marks from the score share against each baseline (the highest
+    heuristic = [[0.5, 60], [0.6, 80]]   # mark any reached threshold gives; tournaments/classroom/marks.py)
+    random = [[0.5, 40]]
+
     [[bots]]
     name = "heuristic"
     command = "heuristic"          # a BOT as on `referee play`: built-in name, path, command line, stdio:BOT
@@ -142,6 +146,8 @@ class League:
     """Where submissions with a build are copied and built (tournaments.league.builds)."""
     skipped: tuple[str, ...] = ()
     """Why each folder of an `each` entry that is not a bot was skipped (its name clashes with another bot's)."""
+    marks: Mapping[str, tuple[tuple[float, float], ...]] = field(default_factory=dict)
+    """Baseline -> (score share against it, mark) thresholds, ascending ([marks]; tournaments.classroom.marks)."""
 
     @property
     def games_per_match(self) -> int:
@@ -171,6 +177,7 @@ _TOP_KEYS = frozenset(
         "build_dir",
         "limits",
         "config",
+        "marks",
         "bots",
     }
 )
@@ -235,6 +242,7 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
         log_dir=reader.directory(data, "log_dir") or reader.path.with_suffix(".logs"),
         build_dir=reader.directory(data, "build_dir") or reader.path.with_suffix(".builds"),
         skipped=skipped,
+        marks=reader.marks(data, baselines),
     )
 
 
@@ -374,6 +382,24 @@ class _Reader:
         if len(set(raw)) == len(names):
             raise self.error("baselines", "names every bot: nobody is left to meet them", "add the bots to grade")
         return tuple(name for name in names if name in raw)
+
+    def marks(self, data: Mapping[str, Any], baselines: tuple[str, ...]) -> dict[str, tuple[tuple[float, float], ...]]:
+        """[marks]: for each baseline, a list of [score share, mark] pairs (share from 0 to 1)."""
+        table = self.table(data, "marks")
+        marks = {}
+        for name, raw in table.items():
+            key = f"marks.{name}"
+            if name not in baselines:
+                raise self.error(key, "names no baseline", f"marks are given against baselines: {list(baselines)}")
+            pairs = raw if isinstance(raw, list) and raw else None
+            if pairs is None or not all(_is_threshold(pair) for pair in pairs):
+                raise self.error(
+                    key,
+                    f"must be a list of [score share from 0 to 1, mark] pairs, not {raw!r}",
+                    f"{name} = [[0.5, 60]]",
+                )
+            marks[name] = tuple(sorted((float(share), float(mark)) for share, mark in pairs))
+        return marks
 
     def limits(self, data: Mapping[str, Any]) -> Limits:
         table = self.table(data, "limits")
@@ -541,3 +567,11 @@ def _without_clashes(named: list[LeagueBot], folders: list[Submission]) -> tuple
         else:
             kept.append(sub)
     return kept, notes
+
+
+def _is_threshold(pair: Any) -> bool:
+    if not isinstance(pair, list) or len(pair) != 2:
+        return False
+    if not all(type(value) in (int, float) and math.isfinite(value) for value in pair):
+        return False
+    return bool(0 <= pair[0] <= 1)
