@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from referee.match import run_match
-from referee.records import GameRecord
+from referee.records import FaultKind, GameRecord
 
 from ..league.builds import BuildOutcome, build_plan
 from ..league.executors import (
@@ -44,6 +44,13 @@ from .options import (
 )
 from .progress import Leaderboard, ProgressLine, format_duration
 
+RETRY_KINDS: dict[str, tuple[str, str]] = {
+    "startup": (FaultKind.TIMEOUT.value, "no hello within the startup limit"),
+    **{kind.value: (kind.value, "") for kind in FaultKind},
+}
+"""--retry-faulted KIND -> (the fault kind, text its detail contains): `startup` is the handshake's timeout
+(referee/session.py), the one fault a loaded machine causes more than a bot."""
+
 crosstable_option = click.option(
     "--crosstable", "with_crosstable", is_flag=True, help="Also print the pairwise points of every pair."
 )
@@ -68,6 +75,23 @@ crosstable_option = click.option(
     help="Play on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes. Needs the "
     "extra card-referee[dask]; every worker needs the project and the bots at the same paths as here.",
 )
+@click.option(
+    "--replay-changed",
+    is_flag=True,
+    help="Forget the stored games of every bot whose program (or declared version) changed, saying who, and "
+    "play its matches again with the new program. Without it such a bot is held: its games stay as they were "
+    "and its missing ones wait, while every other bot's games are played.",
+)
+@click.option(
+    "--retry-faulted",
+    "retry_kinds",
+    multiple=True,
+    type=click.Choice(RETRY_KINDS),
+    metavar="KIND",
+    help="Drop and play again every stored game with a fault of KIND: startup (no hello within the startup "
+    "limit: a slow or loaded machine, not the bot), or a fault kind (timeout, crash, illegal_action, "
+    "protocol_error). Other games are kept. Repeat for several kinds.",
+)
 @replay_format_option
 @sandbox_option
 @crosstable_option
@@ -80,6 +104,8 @@ def run_command(
     pinned: bool,
     db: str | None,
     scheduler: str | None,
+    replay_changed: bool,
+    retry_kinds: tuple[str, ...],
     replay_format: ReplayFormat,
     sandbox: bool,
     with_crosstable: bool,
@@ -91,10 +117,12 @@ def run_command(
 
     The store keeps every game as soon as it ends. Run the same command again to resume: only the missing
     games are played; bots added to the file get only their new matches. A file that changes the game
-    options, the limits, or a stored bot's command or program is refused (`referee tournament forget` drops
-    a resubmitted bot's games). Ctrl-C stops cleanly (the bots are stopped, finished games are kept).
-    Progress, with the ETA and the current leader, goes to stderr. Replays go to the league's replay_dir
-    (--replay-format html writes each game as a page to step through there).
+    options or the limits is refused. A bot whose command or program changed is held (its games kept, its
+    missing ones waiting) and named; --replay-changed replays its matches with the new program (as
+    `referee tournament forget` then a run would). Submission folders with a build in their bot.toml are
+    built first (their output in LOG_DIR/builds/NAME.log). Ctrl-C stops cleanly (the bots are stopped,
+    finished games are kept). Progress, with the ETA and the current leader, goes to stderr. Replays go to
+    the league's replay_dir (--replay-format html writes each game as a page to step through there).
     """
     if db is not None and len(leagues) > 1:
         raise click.UsageError("--db names one store: give one LEAGUE.toml with it")
@@ -111,6 +139,8 @@ def run_command(
     for path, league in loaded:
         store_path = Path(db) if db else league.default_db
         with _store(store_path) as store:
+            _forget_changed(league, store, replay_changed)
+            _drop_faulted(store, retry_kinds)
             plan = _plan(league, store, sandbox)
             _play(plan, store, executor, path, db)
             result = _results(store, league.name, bootstrap)
@@ -195,9 +225,35 @@ def _store(path: Path, create: bool = True) -> Iterator[LeagueStore]:
         yield store
 
 
+def _forget_changed(league: League, store: LeagueStore, replay_changed: bool) -> None:
+    """With --replay-changed: forget every changed bot, saying who and why."""
+    if not replay_changed:
+        return
+    try:
+        changed = store.changed_bots(league)
+        for name, why in changed.items():
+            forgotten = store.forget([name])
+            click.echo(
+                f"replaying {name!r}{why}: dropped {forgotten.games} game(s) of {forgotten.matches} match(es)",
+                err=True,
+            )
+    except StoreError as error:
+        raise click.ClickException(str(error)) from error
+
+
+def _drop_faulted(store: LeagueStore, kinds: tuple[str, ...]) -> None:
+    for kind in kinds:
+        fault, says = RETRY_KINDS[kind]
+        try:
+            dropped = store.drop_games(store.faulted_games(fault, says))
+        except StoreError as error:
+            raise click.ClickException(str(error)) from error
+        click.echo(f"retrying {dropped} game(s) with a {kind} fault", err=True)
+
+
 def _plan(league: League, store: LeagueStore, sandbox: bool) -> LeaguePlan:
     try:
-        plan = plan_league(league, store, sandbox=sandbox)
+        plan = plan_league(league, store, sandbox=sandbox, hold_changed=True)
     except StoreError as error:
         raise click.ClickException(str(error)) from error
     for note in (*league.skipped, *plan.notes):
@@ -272,7 +328,11 @@ def _results(store: LeagueStore, name: str, bootstrap: int, prior_draws: float =
     except RatingInputError as error:
         raise click.ClickException(str(error)) from error
     return _LeagueResults(
-        name, tallies.games, ratings, dict(store.fault_counts()), dict(store.forfeit_counts()),
+        name,
+        tallies.games,
+        ratings,
+        dict(store.fault_counts()),
+        dict(store.forfeit_counts()),
         store.retired_bots(),
         store.unsandboxed_game_count(),
     )
@@ -293,7 +353,9 @@ def _print_results(result: _LeagueResults, with_crosstable: bool, tablefmt: str)
     click.echo(
         ratings_table(
             result.ratings,
-            tablefmt=tablefmt, faults=result.faults, forfeits=result.forfeits,
+            tablefmt=tablefmt,
+            faults=result.faults,
+            forfeits=result.forfeits,
             unsandboxed=result.unsandboxed,
         )
     )
