@@ -35,6 +35,7 @@ players = 2
 seed = 5
 deals_per_match = 1
 schedule = "baselines"
+replay_dir = "replays"
 
 [limits]
 move_time_ms = 400
@@ -152,3 +153,16 @@ def test_a_resubmission_replays_only_that_student_s_games(played: tuple[Path, An
         if name != "greedy":
             assert new[name]["against"] == old[name]["against"], name
             assert new[name]["mark"] == old[name]["mark"], name
+
+
+def test_copies_are_flagged_for_the_teacher(played: tuple[Path, Any, dict[str, Any]]) -> None:
+    flags = {(flag["kind"], tuple(flag["bots"])): flag for flag in played[2]["copies"]}
+    assert ("identical program", ("first_move", "first_move_twin")) in flags
+    similar = flags[("similar code", ("greedy", "greedy_renamed"))]
+    assert similar["figure"] >= 0.9 and "code fingerprints in common" in similar["detail"]
+    assert ("similar code", ("broken_build", "c_stdio")) in flags
+    acting = flags[("same actions", ("greedy", "greedy_renamed"))]
+    assert acting["figure"] == 1.0 and "standard deviations above it" in acting["detail"]
+    flagged = {bot for _, bots in flags for bot in bots}
+    assert not flagged & {"half_random", "timeout", "js_stdio", "longest_show"}, flags
+    assert not any(kind == "similar code" and bots == ("first_move", "first_move_twin") for kind, bots in flags)

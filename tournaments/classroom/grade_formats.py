@@ -4,7 +4,8 @@ CSV: one row per bot, the students in place order, then the baselines (no place)
 mark and, per baseline B, B_games, B_share and B_mean_rank (a student's results against it:
 tournaments.classroom.marks); a bot's logs in one cell, separated by LOG_SEPARATOR; the first fault's detail in
 one line (`one_line`; the JSON keeps it whole). JSON: "bots" (the students), "baselines" (their rows apart),
-"skipped" (folders the league skipped, and why). Numbers are rounded for people, not for further computation:
+"skipped" (folders the league skipped, and why), "copies" (pairs flagged: tournaments.classroom.copies; in
+CSV, column copies). Numbers are rounded for people, not for further computation:
 Elo to 0.1, means and shares to 0.001.
 """
 
@@ -98,8 +99,21 @@ def grades_json(report: GradeReport) -> str:
         "bots": [_bot_json(grade) for grade in report.students],
         "baselines": [_bot_json(grade) for grade in report.baseline_grades],
         "skipped": list(report.skipped),
+        "copies": [
+            {"kind": flag.kind.value, "bots": list(flag.bots), "figure": round(flag.figure, 3), "detail": flag.detail}
+            for flag in report.copies
+        ],
     }
     return json.dumps(document, indent=2) + "\n"
+
+
+def copies_cell(report: GradeReport, bot: str) -> str:
+    """The bots `bot` may be a copy of, and why, in one cell: "ann: similar code (93%); ..."."""
+    cells = []
+    for flag in report.copies_of(bot):
+        other = flag.bots[1] if flag.bots[0] == bot else flag.bots[0]
+        cells.append(f"{other}: {flag.kind.value} ({flag.figure:.0%})")
+    return "; ".join(cells)
 
 
 def _csv_row(grade: BotGrade) -> dict[str, Any]:
@@ -134,9 +148,9 @@ def baseline_columns(baselines: tuple[str, ...]) -> tuple[str, ...]:
 
 def grades_csv(report: GradeReport) -> str:
     buffer = io.StringIO()
-    columns = (*CSV_COLUMNS, "mark", *baseline_columns(report.baselines))
+    columns = (*CSV_COLUMNS, "mark", *baseline_columns(report.baselines), "copies")
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n", restval="")
     writer.writeheader()
     for grade in report.bots:
-        writer.writerow(_csv_row(grade))
+        writer.writerow({**_csv_row(grade), "copies": copies_cell(report, grade.bot)})
     return buffer.getvalue()

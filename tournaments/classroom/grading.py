@@ -26,6 +26,7 @@ from ..league.builds import BUILD_LOGS
 from ..league.league_file import League
 from ..league.store import BotTiming, LeagueStore, StoredFault, StoredGame
 from ..ratings.elo import BotRating, rate
+from .copies import CopyFlag, find_copies
 from .marks import BaselineResult, against_baselines, mark_of
 
 
@@ -83,6 +84,11 @@ class GradeReport:
     baselines: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
     """The league's notes on folders it skipped (tournaments.league.league_file.League.skipped)."""
+    copies: tuple[CopyFlag, ...] = ()
+    """Pairs of students that may be copies (tournaments.classroom.copies; needs the league file)."""
+
+    def copies_of(self, bot: str) -> tuple[CopyFlag, ...]:
+        return tuple(flag for flag in self.copies if bot in flag.bots)
 
     @property
     def students(self) -> tuple[BotGrade, ...]:
@@ -113,7 +119,8 @@ def grade_league(store: LeagueStore, league: League | None = None, bootstrap: in
     rows = [facts.grade(place, bot) for place, bot in enumerate(students, start=1)]
     rows += [facts.grade(None, bot) for bot in names if bot in facts.baselines]
     skipped = league.skipped if league is not None else ()
-    return GradeReport(name, store.league_game(), len(stored), bootstrap, tuple(rows), facts.baselines, skipped)
+    copies = find_copies(league, store) if league is not None else ()
+    return GradeReport(name, store.league_game(), len(stored), bootstrap, tuple(rows), facts.baselines, skipped, copies)
 
 
 @dataclass(frozen=True)

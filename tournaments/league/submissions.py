@@ -183,7 +183,7 @@ def normalised(name: str) -> str:
 def folder_digest(folder: Path) -> str:
     """ "tree:HEX": SHA-256 over every file of `folder` that may change the bot (see the module's docstring)."""
     digest = hashlib.sha256()
-    for path in _files(folder):
+    for path in folder_files(folder):
         relative = path.relative_to(folder).as_posix()
         if path.is_symlink():
             entry = b"link\0" + os.readlink(path).encode(errors="surrogateescape")
@@ -195,7 +195,7 @@ def folder_digest(folder: Path) -> str:
     return "tree:" + digest.hexdigest()
 
 
-def _files(folder: Path) -> Iterator[Path]:
+def folder_files(folder: Path) -> Iterator[Path]:
     """The files of `folder`, in a fixed order, ignored names left out, symlinks not followed."""
     for root, folders, files in os.walk(folder):
         folders[:] = sorted(name for name in folders if name not in IGNORED_NAMES)
