@@ -169,6 +169,11 @@ class GameRunner:
         if misanswered is not None:
             detail += _misanswered(request.id, *misanswered)
         self._fault(request.seat, FaultKind.TIMEOUT, detail, request)
+        participant = self.seated[request.seat]
+        participant.timeouts += 1
+        most = self.match.limits.max_timeouts
+        if most is not None and participant.timeouts >= most:
+            self._on_down(self.session.stop_timed_out(participant, most), RequestState.ABANDONED)
 
     # Events.
 

@@ -59,6 +59,9 @@ class Limits:
     log_cap_bytes: int = limits.DEFAULT_LOG_CAP_BYTES
     fault_policy: FaultPolicy = FaultPolicy.FORFEIT
     fault_budget: int = limits.DEFAULT_FAULT_BUDGET
+    max_timeouts: int | None = None
+    """After this many timeouts in one match a bot is stopped and forfeits the match's remaining games (its
+    faults say so); None: never (a hanging bot then costs its move time in every decision it is asked)."""
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from ..league.executors import (
     import_distributed,
 )
 from ..league.league_file import League, LeagueFileError, load_league
+from ..league.planning import MATCH_START_S, plan_estimate
 from ..league.runner import LeaguePlan, plan_league, play_league
 from ..league.store import LeagueStore, StoreError
 from ..pages.writer import PagesRunner, ReplayFormat
@@ -92,6 +93,12 @@ crosstable_option = click.option(
     "limit: a slow or loaded machine, not the bot), or a fault kind (timeout, crash, illegal_action, "
     "protocol_error). Other games are kept. Repeat for several kinds.",
 )
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Play nothing, write nothing: say how many games the run would play and estimate how long they would "
+    "take at this --concurrency (from the store's timings if it has games, else from a stated assumption).",
+)
 @replay_format_option
 @sandbox_option
 @crosstable_option
@@ -106,6 +113,7 @@ def run_command(
     scheduler: str | None,
     replay_changed: bool,
     retry_kinds: tuple[str, ...],
+    dry_run: bool,
     replay_format: ReplayFormat,
     sandbox: bool,
     with_crosstable: bool,
@@ -128,6 +136,13 @@ def run_command(
         raise click.UsageError("--db names one store: give one LEAGUE.toml with it")
     if scheduler is not None and concurrency is not None:
         raise click.UsageError("--concurrency is for local workers; a Dask cluster runs as many tasks as its workers")
+    if dry_run:
+        for path in leagues:
+            league = _load(path)
+            _dry_run(
+                league, Path(db) if db else league.default_db, concurrency or default_concurrency(), replay_changed
+            )
+        return
     executor = _executor(concurrency, scheduler, pinned, replay_format)
     documents = []
     loaded = [(path, _load(path)) for path in leagues]
@@ -223,6 +238,39 @@ def _store(path: Path, create: bool = True) -> Iterator[LeagueStore]:
         raise click.ClickException(str(error)) from error
     with store:
         yield store
+
+
+def _dry_run(league: League, store_path: Path, concurrency: int, replay_changed: bool) -> None:
+    for note in league.skipped:
+        click.echo(f"note: {note}", err=True)
+    if store_path.is_file():
+        with _store(store_path, create=False) as store:
+            estimate = plan_estimate(league, store, concurrency, replay_changed)
+    else:
+        estimate = plan_estimate(league, None, concurrency, replay_changed)
+    builds = sum(bot.submission is not None and bot.submission.build is not None for bot in league.bots)
+    basis = (
+        f"measured: {estimate.decisions_per_game:.0f} decisions per game, {estimate.ms_per_decision:.1f} ms each"
+        if estimate.measured
+        else f"assumed: {estimate.decisions_per_game:.0f} decisions per game (random play), "
+        f"{estimate.ms_per_decision:g} ms each, a quick bot"
+    )
+    click.echo(
+        f"{league.name}: {len(league.bots)} bots ({len(league.skipped)} folder(s) skipped, {builds} to build); "
+        f"{estimate.games} games in {estimate.matches} matches to play, {estimate.stored} stored"
+        + (f", {estimate.held} waiting for changed bots" if estimate.held else "")
+    )
+    if estimate.changed:
+        replays = "replayed" if replay_changed else "held (--replay-changed replays them)"
+        click.echo(
+            f"changed since their stored games: {', '.join(estimate.changed)}; {estimate.changed_games} stored "
+            f"game(s) of their matches {replays}"
+        )
+    click.echo(
+        f"estimate at -j {concurrency}: {format_duration(estimate.seconds)} ({basis}; {MATCH_START_S:g} s to start "
+        f"each match's bots); at worst, every decision at the {league.limits.move_time_ms} ms clock: "
+        f"{format_duration(estimate.worst_seconds)}"
+    )
 
 
 def _forget_changed(league: League, store: LeagueStore, replay_changed: bool) -> None:

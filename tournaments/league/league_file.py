@@ -9,6 +9,8 @@
                                    # baselines = ["random", "heuristic"]: every other bot meets those)
     max_tables = 40                # optional: a balanced sample when there are more tables than this
     fault_policy = "forfeit"       # or "substitute" (then fault_budget faults before a forfeit)
+    max_timeouts = 3               # optional: after 3 timeouts in a match a bot is stopped and forfeits the
+                                   # match's remaining games (each fault says why); default: never
     replay_dir = "replays"         # optional, relative to this file: one replay per game
     log_dir = "logs"               # optional, relative to this file: the bots' output, MATCH/BOT.log
                                    # (default: LEAGUE.logs/ beside this file)
@@ -172,6 +174,7 @@ _TOP_KEYS = frozenset(
         "max_tables",
         "fault_policy",
         "fault_budget",
+        "max_timeouts",
         "replay_dir",
         "log_dir",
         "build_dir",
@@ -422,6 +425,7 @@ class _Reader:
                 default=protocol_limits.DEFAULT_FAULT_BUDGET,
                 minimum=protocol_limits.MIN_FAULT_BUDGET,
             ),
+            max_timeouts=self.optional_integer(data, "max_timeouts", minimum=1),
         )
 
     def _limit_integer(self, table: Mapping[str, Any], key: str, default: int, minimum: int) -> int:
