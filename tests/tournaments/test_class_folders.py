@@ -26,14 +26,15 @@ STUDENTS = (
     "js_stdio",
     "broken_build",
 )
-GAMES_PER_STUDENT = 4
-"""Two baselines, one deal per match, two seats."""
+DEALS = 2
+GAMES_PER_STUDENT = 2 * DEALS * 2
+"""Two baselines, DEALS deals per match, two seats (two deals: enough identical positions to compare actions)."""
 
 LEAGUE = """
 game = "scout"
 players = 2
 seed = 5
-deals_per_match = 1
+deals_per_match = {deals}
 schedule = "baselines"
 replay_dir = "replays"
 
@@ -79,7 +80,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any, dict[st
     for name in FROM_CLASS:
         shutil.copytree(FIXTURES / "class" / name, submissions / name)
     league = folder / "class.toml"
-    league.write_text(LEAGUE)
+    league.write_text(LEAGUE.format(deals=DEALS))
     run = invoke("tournament", "run", str(league), "-j", "2", "--bootstrap", "0")
     return league, run, _report(league)
 
@@ -93,7 +94,7 @@ def test_the_class_runs_from_one_command(played: tuple[Path, Any, dict[str, Any]
     assert sorted(row["bot"] for row in report["bots"]) == sorted(STUDENTS)
     assert {row["bot"] for row in report["baselines"]} == {"random", "heuristic"}
     assert all(row["games"] == GAMES_PER_STUDENT for row in report["bots"])
-    assert report["games"] == len(STUDENTS) * GAMES_PER_STUDENT + 2
+    assert report["games"] == len(STUDENTS) * GAMES_PER_STUDENT + 2 * DEALS
     assert "submissions/Heuristic' skipped: it is named like the bot 'heuristic'" in run.stderr
     assert any("Heuristic" in note for note in report["skipped"])
     assert "build: c_stdio: 'make' exited with status 0" in run.stderr
@@ -122,7 +123,10 @@ def test_the_report_marks_the_class(played: tuple[Path, Any, dict[str, Any]]) ->
     bots = _bots(played[2])
     for name in STUDENTS:
         against = bots[name]["against"]
-        assert {baseline: result["games"] for baseline, result in against.items()} == {"random": 2, "heuristic": 2}
+        assert {baseline: result["games"] for baseline, result in against.items()} == {
+            "random": 2 * DEALS,
+            "heuristic": 2 * DEALS,
+        }
         shares = {baseline: result["share"] for baseline, result in against.items()}
         expected = max(
             [0]

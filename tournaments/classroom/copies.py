@@ -12,7 +12,9 @@ Three measures, each over pairs of students (bots that are not baselines):
 - same actions: on the same deal, from the same seat, against the same opponents, two students' games are the
   same game until one of them chooses differently; every decision before that one (and that one) was taken by
   both in the very same position. Over all such positions (decisions by the bots themselves, not a forfeit's
-  fallback), the number agreed is compared with chance, the sum over positions of 1 / (legal actions there):
+  fallback; and not those where both chose the first or the last legal action, which any trivial bot picks and
+  two students reach on their own), the number agreed is compared with chance, the sum over positions of
+  1 / (legal actions there):
   flagged when at least MIN_POSITIONS positions were compared, at least AGREE_SHARE agreed, and the agreements
   exceed chance by Z_FLAG standard deviations (binomial, each position its own chance). Two deterministic
   programs that decide alike are flagged even if their code differs: the flag says how often they agreed and
@@ -108,6 +110,8 @@ class _Game:
     """(seat, by, action) of every action."""
     choices: tuple[int, ...]
     """How many legal actions there were before each action."""
+    trivial: tuple[bool, ...]
+    """Whether each action was the first or the last legal one (what a trivial bot plays)."""
 
 
 def same_actions(replays: Iterable[Mapping[str, Any]], students: set[str], game: str) -> list[CopyFlag]:
@@ -134,8 +138,11 @@ def _compare(first: _Game, second: _Game) -> tuple[int, int, float, float]:
     """(positions compared, agreed, chance's expected agreements, its variance) over the common prefix."""
     compared = agreed = 0
     expected = variance = 0.0
-    for mine, theirs, choices in zip(first.actions, second.actions, first.choices, strict=False):
+    steps = zip(first.actions, second.actions, first.choices, first.trivial, strict=False)
+    for mine, theirs, choices, trivial in steps:
         if mine[0] == first.seat and mine[1] == "bot" and theirs[0] == second.seat and theirs[1] == "bot":
+            if trivial and mine[2] == theirs[2]:
+                continue
             chance = 1 / max(choices, 1)
             compared += 1
             expected += chance
@@ -166,14 +173,16 @@ def _game(replay: Mapping[str, Any], bot: str, seat: int, game: str) -> _Game | 
     """The actions of a replay and the number of choices before each (the rules engine replays them)."""
     try:
         state = load_game(game).new_game(replay["players"], replay["seed"], replay["config"])
-        actions, choices = [], []
+        actions, choices, trivial = [], [], []
         for entry in replay["actions"]:
-            choices.append(len(state.legal_actions_view(entry["seat"])))
+            legal = state.legal_actions_view(entry["seat"])
+            choices.append(len(legal))
+            trivial.append(entry["action"] in (legal[0], legal[-1]))
             actions.append((entry["seat"], entry["by"], entry["action"]))
             state.apply(entry["seat"], entry["action"])
-    except (GameError, KeyError, TypeError, ValueError):
+    except (GameError, KeyError, TypeError, ValueError, IndexError):
         return None
-    return _Game(bot, seat, tuple(actions), tuple(choices))
+    return _Game(bot, seat, tuple(actions), tuple(choices), tuple(trivial))
 
 
 def _replays(paths: Iterable[str]) -> list[dict[str, Any]]:

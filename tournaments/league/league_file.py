@@ -22,6 +22,9 @@
 
     [config]                       # optional game options (`referee games` lists them)
 
+    [pseudonyms]                   # optional: what a published leaderboard calls each bot (else "student N")
+    ann = "Blue Heron"
+
     [marks]                        # optional: marks from the score share against each baseline (the highest
     heuristic = [[0.5, 60], [0.6, 80]]   # mark any reached threshold gives; tournaments/classroom/marks.py)
     random = [[0.5, 40]]
@@ -68,6 +71,7 @@ import enum
 import math
 import shlex
 import tomllib
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -150,6 +154,8 @@ class League:
     """Why each folder of an `each` entry that is not a bot was skipped (its name clashes with another bot's)."""
     marks: Mapping[str, tuple[tuple[float, float], ...]] = field(default_factory=dict)
     """Baseline -> (score share against it, mark) thresholds, ascending ([marks]; tournaments.classroom.marks)."""
+    pseudonyms: Mapping[str, str] = field(default_factory=dict)
+    """Bot -> the name a published leaderboard shows ([pseudonyms]; tournaments.pages.class_pages)."""
 
     @property
     def games_per_match(self) -> int:
@@ -181,6 +187,7 @@ _TOP_KEYS = frozenset(
         "limits",
         "config",
         "marks",
+        "pseudonyms",
         "bots",
     }
 )
@@ -246,6 +253,7 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
         build_dir=reader.directory(data, "build_dir") or reader.path.with_suffix(".builds"),
         skipped=skipped,
         marks=reader.marks(data, baselines),
+        pseudonyms=reader.pseudonyms(data, {bot.name for bot in bots}),
     )
 
 
@@ -403,6 +411,20 @@ class _Reader:
                 )
             marks[name] = tuple(sorted((float(share), float(mark)) for share, mark in pairs))
         return marks
+
+    def pseudonyms(self, data: Mapping[str, Any], names: set[str]) -> dict[str, str]:
+        """[pseudonyms]: bot name -> the distinct name a published leaderboard shows instead (names of skipped or
+        missing folders are allowed: a class's list is written before its folders arrive)."""
+        table = self.table(data, "pseudonyms")
+        for name, pseudonym in table.items():
+            if not isinstance(pseudonym, str) or not pseudonym.strip():
+                raise self.error(f"pseudonyms.{name}", f"must be a non-empty string, not {pseudonym!r}")
+            if pseudonym in names and pseudonym != name:
+                raise self.error(f"pseudonyms.{name}", f"{pseudonym!r} is another bot's name", "choose another")
+        repeated = [value for value, count in Counter(table.values()).items() if count > 1]
+        if repeated:
+            raise self.error("pseudonyms", f"{repeated[0]!r} is given to several bots", "give each its own")
+        return dict(table)
 
     def limits(self, data: Mapping[str, Any]) -> Limits:
         table = self.table(data, "limits")
