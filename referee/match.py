@@ -172,7 +172,7 @@ class GameRunner:
         participant = self.seated[request.seat]
         participant.timeouts += 1
         most = self.match.limits.max_timeouts
-        if most is not None and participant.timeouts >= most:
+        if most is not None and participant.timeouts >= most and participant.spec.stopped_on_timeouts:
             self._on_down(self.session.stop_timed_out(participant, most), RequestState.ABANDONED)
 
     # Events.

@@ -48,6 +48,9 @@ class BotSpec:
     sandbox: bool = True
     """False only for the referee's own programs that need what a sandbox hides (the human seat opens the
     user's terminal): they run unsandboxed, and their games record sandboxed=False."""
+    stopped_on_timeouts: bool = True
+    """False for a league's baselines (trusted programs, whose timeouts are the machine's load, not theirs):
+    Limits.max_timeouts never stops them, so one slow moment does not hand a student a match of forfeits."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +129,6 @@ class GameRecord:
     """Whether each seat forfeited the game (empty: none did)."""
     sandboxed: bool = True
     """Every bot of the game ran in the sandbox (False: the match asked for none, or the machine has none)."""
-
 
 
 @dataclass(frozen=True)

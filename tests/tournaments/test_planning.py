@@ -76,3 +76,30 @@ def test_a_dry_run_counts_and_estimates_and_writes_nothing(tmp_path: Path) -> No
     assert "8 games in 2 matches to play, 12 stored" in replayed.stdout
     assert "8 stored game(s) of their matches replayed" in replayed.stdout
     assert "Played" not in replayed.stderr and "replaying" not in replayed.stderr
+
+
+def test_a_baseline_is_never_stopped_by_max_timeouts(tmp_path: Path) -> None:
+    shutil.copytree(CLASS / "first_move", tmp_path / "submissions" / "plays")
+    league = tmp_path / "class.toml"
+    league.write_text(
+        'game = "scout"\nplayers = 2\nseed = 2\ndeals_per_match = 2\nmax_timeouts = 1\n'
+        "[limits]\nmove_time_ms = 200\nstartup_time_s = 20\n"
+        '[[bots]]\nname = "random"\ncommand = "random"\nbaseline = true\n'
+        f'[[bots]]\nname = "slow"\ncommand = "{CLASS / "timeout" / "bot.py"}"\nbaseline = true\n'
+        '[[bots]]\neach = "submissions/*"\n'
+    )
+    invoke("tournament", "run", str(league), "-j", "2", "--bootstrap", "0")
+    with sqlite3.connect(league.with_suffix(".sqlite")) as db:
+        details = [detail for (detail,) in db.execute("SELECT detail FROM faults WHERE bot = 'slow'")]
+    assert len(details) == 8 and all(detail.startswith("no answer to request") for detail in details), details
+
+
+def test_retry_faulted_replays_only_the_games_with_that_fault(tmp_path: Path) -> None:
+    league = _league(tmp_path, "max_timeouts = 1")
+    invoke("tournament", "run", str(league), "-j", "2", "--bootstrap", "0")
+    retried = invoke("tournament", "run", str(league), "-j", "2", "--bootstrap", "0", "--retry-faulted", "timeout")
+    assert "retrying 8 game(s) with a timeout fault" in retried.stderr and "Played 8 games" in retried.stderr
+    startup = invoke("tournament", "run", str(league), "--retry-faulted", "startup", "--bootstrap", "0")
+    assert "retrying 0 game(s) with a startup fault" in startup.stderr and "Played" not in startup.stderr
+    refused = CliRunner().invoke(main, ["tournament", "run", str(league), "--retry-faulted", "bad"])
+    assert refused.exit_code == 2 and "'bad' is not one of 'startup', 'timeout'" in refused.output

@@ -3,6 +3,7 @@ digest of a whole folder."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -176,3 +177,16 @@ def test_a_sandboxed_build_writes_only_its_copy_and_has_no_network(tmp_path: Pat
     assert (work / "made.txt").read_text() == "made\n"
     assert not (tmp_path / "escaped").exists() and not (folder / "written").exists()
     assert "answers" not in text and "no-network" in text
+
+
+def test_special_files_in_a_folder_never_hang_the_class(tmp_path: Path) -> None:
+    folder, work, log = _built(tmp_path, {"bot.c": C_BOT}, "cc -o bot bot.c")
+    os.mkfifo(folder / "pipe")
+    digest = folder_digest(folder)
+    assert digest.startswith("tree:")
+    outcome = build_submission(load_submission(folder), digest, work, log)
+    assert not outcome.ok and "its folder could not be copied to build it" in outcome.detail
+    manifest_pipe = tmp_path / "other"
+    manifest_pipe.mkdir()
+    os.mkfifo(manifest_pipe / "bot.toml")
+    assert load_submission(manifest_pipe).problem == "bot.toml is not a file of at most 65536 bytes"

@@ -30,6 +30,8 @@ SOURCE_SUFFIXES = frozenset(
     {".py", ".c", ".h", ".cc", ".cpp", ".hpp", ".js", ".mjs", ".ts", ".java", ".rs", ".go", ".rb", ".sh", ".lua"}
 )
 """Files whose text is compared (others, such as data or build files, are not code a student writes)."""
+MAX_SOURCE_BYTES = 1_000_000
+"""Larger files are not code a student wrote (generated tables, bundles): left out."""
 _HASH_COMMENTS = frozenset({".py", ".sh", ".rb"})
 _KEYWORD_TEXT = (
     "and as assert async await break case catch char class const continue def default del do double elif else "
@@ -88,6 +90,8 @@ def folder_fingerprints(folder: Path, files: Iterable[Path]) -> frozenset[int]:
     found: set[int] = set()
     for path in files:
         if path.suffix in SOURCE_SUFFIXES and path.is_file() and not path.is_symlink():
+            if path.stat().st_size > MAX_SOURCE_BYTES:
+                continue
             try:
                 found |= fingerprints(path.read_text(encoding="utf-8", errors="replace"), path.suffix)
             except OSError:

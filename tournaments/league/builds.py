@@ -70,11 +70,15 @@ def build_submission(
     reused = _reused(stamp, digest, submission.build, work, log)
     if reused is not None:
         return reused
-    _fresh_copy(submission.folder, work)
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text(f"$ {submission.build}\n", encoding="utf-8")
     jailed = sandbox and sandboxing.probe().usable
-    ok, detail = _run(submission.build, work, log, jailed, time_s or limits.BUILD_TIME_S)
+    try:
+        _fresh_copy(submission.folder, work)
+    except (OSError, shutil.Error) as error:
+        ok, detail = False, f"its folder could not be copied to build it ({_first_line(error)})"
+    else:
+        ok, detail = _run(submission.build, work, log, jailed, time_s or limits.BUILD_TIME_S)
     with log.open("a", encoding="utf-8") as handle:
         handle.write(f"\n== {detail}\n")
     if not ok:
@@ -129,6 +133,10 @@ def _fresh_copy(source: Path, work: Path) -> None:
             if not path.is_symlink():
                 path.chmod(path.stat().st_mode | stat.S_IRWXO | stat.S_IRWXG | stat.S_IRWXU)
     work.chmod(0o777)
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).splitlines() or [type(error).__name__])[0][:300]
 
 
 def _build_environment() -> dict[str, str]:
@@ -189,7 +197,9 @@ def build_plan(
         outcome = build_submission(sub, bot.digest, work, log, sandbox=sandbox)
         if on_built is not None:
             on_built(outcome)
-        built[bot.name] = replace(built_spec(sub, outcome, league.game), env=bot.spec.env)
+        built[bot.name] = replace(
+            built_spec(sub, outcome, league.game), env=bot.spec.env, stopped_on_timeouts=bot.spec.stopped_on_timeouts
+        )
     if not built:
         return plan
     specs = tuple(replace(spec, bots=tuple(built.get(bot.name, bot) for bot in spec.bots)) for spec in plan.specs)

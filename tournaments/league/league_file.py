@@ -227,7 +227,7 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
     schedule, challenger = reader.schedule(data, {bot.name for bot in bots})
     marked = [bot.name for bot in bots if bot.baseline]
     baselines = reader.baselines(data, schedule, [bot.name for bot in bots], players, marked)
-    bots = tuple(replace(bot, baseline=bot.name in baselines) for bot in bots)
+    bots = tuple(_as_baseline(bot) if bot.name in baselines else bot for bot in bots)
     _check_pool_size(reader, bots, players)
     config = reader.table(data, "config")
     try:
@@ -255,6 +255,11 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
         marks=reader.marks(data, baselines),
         pseudonyms=reader.pseudonyms(data, {bot.name for bot in bots}),
     )
+
+
+def _as_baseline(bot: LeagueBot) -> LeagueBot:
+    """A baseline: reported apart, and never stopped by max_timeouts (BotSpec.stopped_on_timeouts)."""
+    return replace(bot, baseline=True, spec=replace(bot.spec, stopped_on_timeouts=False))
 
 
 def _check_pool_size(reader: _Reader, bots: tuple[LeagueBot, ...], players: int) -> None:

@@ -39,6 +39,7 @@ import hashlib
 import os
 import re
 import shlex
+import stat
 import sys
 import tomllib
 from collections.abc import Iterator, Mapping
@@ -55,6 +56,7 @@ FOUND_IN_ORDER = (("bot.py", "bot.py"), ("bot", "./bot"), ("bot.js", "node bot.j
 BUILD_FILES = ("Makefile", "makefile", "GNUmakefile", "CMakeLists.txt", "build.sh")
 IGNORED_NAMES = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache", ".DS_Store"})
 IGNORED_SUFFIXES = (".pyc", ".pyo", ".log")
+MAX_MANIFEST_BYTES = 65536
 _MANIFEST_KEYS = ("command", "transport", "build", "language", "version")
 
 
@@ -134,6 +136,10 @@ def load_submission(folder: Path, command: str | None = None, name: str | None =
 def read_manifest(folder: Path) -> Manifest:
     """The folder's bot.toml (an empty Manifest without one); ManifestError saying what is wrong with it."""
     path = folder / MANIFEST
+    if not path.exists() and not path.is_symlink():
+        return Manifest()
+    if not path.is_file() or path.stat().st_size > MAX_MANIFEST_BYTES:
+        raise ManifestError(f"{MANIFEST} is not a file of at most {MAX_MANIFEST_BYTES} bytes")
     try:
         with path.open("rb") as handle:
             data = tomllib.load(handle)
@@ -181,16 +187,21 @@ def normalised(name: str) -> str:
 
 
 def folder_digest(folder: Path) -> str:
-    """ "tree:HEX": SHA-256 over every file of `folder` that may change the bot (see the module's docstring)."""
+    """ "tree:HEX": SHA-256 over every file of `folder` that may change the bot (see the module's docstring).
+    Symbolic links count by where they point (never followed), other special files (a named pipe) by their
+    name alone: nothing a folder holds can make this read forever."""
     digest = hashlib.sha256()
     for path in folder_files(folder):
         relative = path.relative_to(folder).as_posix()
-        if path.is_symlink():
+        mode = path.lstat().st_mode
+        if stat.S_ISLNK(mode):
             entry = b"link\0" + os.readlink(path).encode(errors="surrogateescape")
+        elif not stat.S_ISREG(mode):
+            entry = b"special\0"
         else:
             with path.open("rb") as handle:
                 content = hashlib.file_digest(handle, "sha256").digest()
-            entry = (b"exec\0" if os.access(path, os.X_OK) else b"file\0") + content
+            entry = (b"exec\0" if mode & stat.S_IXUSR else b"file\0") + content
         digest.update(relative.encode(errors="surrogateescape") + b"\0" + entry + b"\0")
     return "tree:" + digest.hexdigest()
 
