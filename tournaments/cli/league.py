@@ -306,7 +306,10 @@ def _plan(league: League, store: LeagueStore, sandbox: bool) -> LeaguePlan:
         raise click.ClickException(str(error)) from error
     for note in (*league.skipped, *plan.notes):
         click.echo(f"note: {note}", err=True)
-    return build_plan(plan, sandbox=sandbox, on_built=_said_built)
+    try:
+        return build_plan(plan, sandbox=sandbox, on_built=_said_built)
+    except OSError as error:
+        raise click.ClickException(f"cannot build the submissions: {error}") from error
 
 
 def _said_built(outcome: BuildOutcome) -> None:

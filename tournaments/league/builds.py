@@ -65,7 +65,8 @@ def build_submission(
 ) -> BuildOutcome:
     """Build `submission` (which has a build command) in a fresh copy at `work`, unless WORK.json says the same
     digest was built there. `time_s`: the longest it may take (default limits.BUILD_TIME_S)."""
-    assert submission.build is not None
+    if submission.build is None:
+        raise ValueError(f"{submission.name} has no build")
     stamp = work.with_name(work.name + ".json")
     reused = _reused(stamp, digest, submission.build, work, log)
     if reused is not None:
