@@ -115,6 +115,12 @@ def test_every_language_and_transport_plays_and_each_breakage_is_its_own(
     assert "error: expected" in build["first_fault"]["detail"]
     assert Path(build["build_log"]).read_text().startswith("$ make")
     assert Path(bots["c_stdio"]["build_log"]).is_file() and bots["js_stdio"]["build_log"] is None
+    assert (bots["c_stdio"]["language"], bots["js_stdio"]["language"], bots["js_stdio"]["version"]) == (
+        "c",
+        "javascript",
+        "1.0",
+    )
+    assert bots["greedy"]["language"] is None
     for baseline in ("random", "heuristic"):
         assert sum(bots[baseline]["faults"].values()) == 0
 

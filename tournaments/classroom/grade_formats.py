@@ -2,11 +2,11 @@
 
 CSV: one row per bot, the students in place order, then the baselines (no place); columns CSV_COLUMNS, then
 mark and, per baseline B, B_games, B_share and B_mean_rank (a student's results against it:
-tournaments.classroom.marks); a bot's logs in one cell, separated by LOG_SEPARATOR; the first fault's detail in
-one line (`one_line`; the JSON keeps it whole). JSON: "bots" (the students), "baselines" (their rows apart),
-"skipped" (folders the league skipped, and why), "copies" (pairs flagged: tournaments.classroom.copies; in
-CSV, column copies). Numbers are rounded for people, not for further computation:
-Elo to 0.1, means and shares to 0.001.
+tournaments.classroom.marks), copies, and the language and version its bot.toml declares; a bot's logs in one
+cell, separated by LOG_SEPARATOR; the first fault's detail in one line (`one_line`; the JSON keeps it whole).
+JSON: "bots" (the students), "baselines" (their rows apart), "skipped" (folders the league skipped, and why),
+"copies" (pairs flagged: tournaments.classroom.copies; in CSV, column copies). Numbers are rounded for people,
+not for further computation: Elo to 0.1, means and shares to 0.001.
 """
 
 from __future__ import annotations
@@ -78,6 +78,8 @@ def _bot_json(grade: BotGrade) -> dict[str, Any]:
         "max_ms": round(grade.max_ms, 3),
         "logs": list(grade.logs),
         "build_log": grade.build_log,
+        "language": grade.language,
+        "version": grade.version,
         "mark": grade.mark,
         "against": {
             result.baseline: {
@@ -148,9 +150,10 @@ def baseline_columns(baselines: tuple[str, ...]) -> tuple[str, ...]:
 
 def grades_csv(report: GradeReport) -> str:
     buffer = io.StringIO()
-    columns = (*CSV_COLUMNS, "mark", *baseline_columns(report.baselines), "copies")
+    columns = (*CSV_COLUMNS, "mark", *baseline_columns(report.baselines), "copies", "language", "version")
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n", restval="")
     writer.writeheader()
     for grade in report.bots:
-        writer.writerow({**_csv_row(grade), "copies": copies_cell(report, grade.bot)})
+        extra = {"copies": copies_cell(report, grade.bot), "language": grade.language, "version": grade.version}
+        writer.writerow({**_csv_row(grade), **extra})
     return buffer.getvalue()

@@ -67,6 +67,9 @@ class BotGrade:
     """Its mark from [marks] (None without marks, and for a baseline)."""
     build_log: str | None = None
     """The log of its build, if it had one."""
+    language: str | None = None
+    version: str | None = None
+    """What its folder's bot.toml says (for the teacher; neither changes how it is run)."""
 
     @property
     def fault_count(self) -> int:
@@ -112,6 +115,7 @@ def grade_league(store: LeagueStore, league: League | None = None, bootstrap: in
         games=stored,
         marks=league.marks if league is not None else {},
         build_logs=_build_logs(league),
+        manifests=_manifests(league),
     )
     names = [rating.bot for rating in ratings.bots] + [name for name in store.bot_names() if name not in facts.ratings]
     students = [bot for bot in names if bot not in facts.baselines]
@@ -136,6 +140,7 @@ class _Facts:
     games: list[StoredGame]
     marks: Mapping[str, tuple[tuple[float, float], ...]]
     build_logs: Mapping[str, str]
+    manifests: Mapping[str, tuple[str | None, str | None]]
 
     def grade(self, place: int | None, bot: str) -> BotGrade:
         rating = self.ratings.get(bot)
@@ -164,6 +169,8 @@ class _Facts:
             against=against,
             mark=None if baseline else mark_of(against, self.marks),
             build_log=self.build_logs.get(bot),
+            language=self.manifests.get(bot, (None, None))[0],
+            version=self.manifests.get(bot, (None, None))[1],
         )
 
 
@@ -202,6 +209,17 @@ def _logs(tables: Mapping[str, tuple[str, ...]], league: League | None) -> dict[
             if path.is_file():
                 logs.setdefault(bot, []).append(str(path))
     return logs
+
+
+def _manifests(league: League | None) -> dict[str, tuple[str | None, str | None]]:
+    """Bot -> (language, version) its bot.toml declares, or the version its [[bots]] entry declares."""
+    if league is None:
+        return {}
+    declared = {}
+    for bot in league.bots:
+        language = bot.submission.manifest.language if bot.submission is not None else None
+        declared[bot.name] = (language, bot.version)
+    return declared
 
 
 def _build_logs(league: League | None) -> dict[str, str]:

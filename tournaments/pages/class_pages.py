@@ -299,14 +299,15 @@ def _teacher_page(grades: GradeReport, students: Mapping[str, Path], out: Path) 
         f'<td class="bot">{_link(students[grade.bot], out, grade.bot)}</td>{_mark_cell(grade)}'
         f'{_baseline_cells(grade)}<td class="num">{grade.games}</td>'
         f'<td class="num{" bad" if grade.fault_count else ""}">{grade.fault_count}</td>'
-        f'<td class="copies">{escape(_copies_of(grades, grade.bot))}</td></tr>'
+        f'<td class="copies">{escape(_copies_of(grades, grade.bot))}</td>'
+        f"<td>{escape(' '.join(filter(None, (grade.language, grade.version))))}</td></tr>"
         for grade in grades.students
     )
     body = [
         _header(grades.league, "for the teacher", [grades.game or "", f"{grades.games} games"]),
         f'<section id="students"><h2>Students</h2><table class="teacher"><thead><tr><th class="num">#</th>'
         f'<th>student</th>{marks}{_baseline_headers(grades)}<th class="num">games</th><th class="num">faults</th>'
-        f"<th>may be a copy of</th></tr></thead><tbody>{rows}</tbody></table></section>",
+        f"<th>may be a copy of</th><th>bot.toml</th></tr></thead><tbody>{rows}</tbody></table></section>",
         _copies_section(grades),
         _skipped_section(grades),
         _baselines_section(grades),
