@@ -76,6 +76,10 @@ def test_a_dry_run_counts_and_estimates_and_writes_nothing(tmp_path: Path) -> No
     assert "8 games in 2 matches to play, 12 stored" in replayed.stdout
     assert "8 stored game(s) of their matches replayed" in replayed.stdout
     assert "Played" not in replayed.stderr and "replaying" not in replayed.stderr
+    league.write_text(league.read_text().replace("move_time_ms = 200", "move_time_ms = 300"))
+    refused = CliRunner().invoke(main, ["tournament", "run", str(league), "--dry-run"])
+    assert refused.exit_code == 1 and "the run would be refused: " in refused.output
+    assert "move_time_ms = 200 in the store, 300 in the league file" in refused.output
 
 
 def test_a_baseline_is_never_stopped_by_max_timeouts(tmp_path: Path) -> None:

@@ -245,6 +245,10 @@ def _dry_run(league: League, store_path: Path, concurrency: int, replay_changed:
         click.echo(f"note: {note}", err=True)
     if store_path.is_file():
         with _store(store_path, create=False) as store:
+            try:
+                store.check(league)
+            except StoreError as error:
+                raise click.ClickException(f"the run would be refused: {error}") from error
             estimate = plan_estimate(league, store, concurrency, replay_changed)
     else:
         estimate = plan_estimate(league, None, concurrency, replay_changed)

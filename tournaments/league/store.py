@@ -259,11 +259,17 @@ class LeagueStore:
                     (league.name, league.game, league.players, league.seed, config, limits),
                 )
             else:
-                _check_same_league(self.path, row[:3], (league.game, league.players, league.seed))
-                _check_same_settings(self.path, _OPTIONS, json.loads(row[3]), json.loads(config))
-                _check_same_settings(self.path, _LIMITS, json.loads(row[4]), json.loads(limits))
+                _check_same(self.path, row, league, config, limits)
                 db.execute("UPDATE league SET name = ?", (league.name,))
             return self._bind_bots(db, league, frozenset(hold))
+
+    def check(self, league: League) -> None:
+        """StoreMismatch if `league` could not be bound for its settings (game, seats, seed, options, limits);
+        reads only (for a dry run)."""
+        row = self._db.execute("SELECT game, players, seed, config, limits FROM league").fetchone()
+        if row is not None:
+            config = _settings_json(league.config)
+            _check_same(self.path, row, league, config, _settings_json(_limits_record(league.limits)))
 
     def changed_bots(self, league: League) -> dict[str, str]:
         """The bots of `league` that the store holds, with games, under another command or program: name -> what
@@ -593,6 +599,12 @@ def _advice(error: sqlite3.Error) -> str:
 def _insert_rows(db: sqlite3.Connection, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
     marks = ", ".join("?" for _ in columns)
     db.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
+
+
+def _check_same(path: Path, row: Sequence[Any], league: League, config: str, limits: str) -> None:
+    _check_same_league(path, row[:3], (league.game, league.players, league.seed))
+    _check_same_settings(path, _OPTIONS, json.loads(row[3]), json.loads(config))
+    _check_same_settings(path, _LIMITS, json.loads(row[4]), json.loads(limits))
 
 
 def _check_same_league(path: Path, stored: Sequence[Any], given: Sequence[Any]) -> None:
