@@ -190,3 +190,22 @@ def test_special_files_in_a_folder_never_hang_the_class(tmp_path: Path) -> None:
     manifest_pipe.mkdir()
     os.mkfifo(manifest_pipe / "bot.toml")
     assert load_submission(manifest_pipe).problem == "bot.toml is not a file of at most 65536 bytes"
+
+
+def _running(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("sandboxed", [True, False])
+def test_nothing_a_build_starts_outlives_it(tmp_path: Path, sandboxed: bool) -> None:
+    folder, work, log = _built(tmp_path, {"build.sh": "sleep 6127 &\nsetsid sleep 6127 &\necho left\n"}, "sh build.sh")
+    outcome = build_submission(load_submission(folder), "tree:x", work, log, sandbox=sandboxed)
+    assert outcome.ok, log.read_text()
+    assert _running("6127") == []
