@@ -153,11 +153,12 @@ def test_a_resubmission_replays_only_that_student_s_games(played: tuple[Path, An
     library.write_text("MIDDLE = 2\n")
     held = invoke("tournament", "run", str(league), "-j", "2", "--bootstrap", "0")
     assert "bot 'greedy' is held" in held.stderr and "Played" not in held.stderr
+    assert _report(league)["changed"] == ["greedy"]
     rerun = invoke("tournament", "run", str(league), "-j", "2", "--bootstrap", "0", "--replay-changed")
     assert "replaying 'greedy'" in rerun.stderr and "program tree " in rerun.stderr
     assert f"Played {GAMES_PER_STUDENT} games" in rerun.stderr
     after = _report(league)
-    assert after["games"] == before["games"]
+    assert after["games"] == before["games"] and after["changed"] == []
     old, new = _bots(before), _bots(after)
     for name in STUDENTS:
         if name != "greedy":

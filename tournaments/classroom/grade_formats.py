@@ -5,7 +5,8 @@ mark and, per baseline B, B_games, B_share and B_mean_rank (a student's results 
 tournaments.classroom.marks), copies, and the language and version its bot.toml declares; a bot's logs in one
 cell, separated by LOG_SEPARATOR; the first fault's detail in one line (`one_line`; the JSON keeps it whole).
 JSON: "bots" (the students), "baselines" (their rows apart), "skipped" (folders the league skipped, and why),
-"copies" (pairs flagged: tournaments.classroom.copies; in CSV, column copies). Numbers are rounded for people,
+"copies" (pairs flagged: tournaments.classroom.copies; in CSV, column copies), "changed" (bots whose program
+changed since their stored games: their figures are the old program's). Numbers are rounded for people,
 not for further computation: Elo to 0.1, means and shares to 0.001.
 """
 
@@ -101,6 +102,7 @@ def grades_json(report: GradeReport) -> str:
         "bots": [_bot_json(grade) for grade in report.students],
         "baselines": [_bot_json(grade) for grade in report.baseline_grades],
         "skipped": list(report.skipped),
+        "changed": list(report.changed),
         "copies": [
             {"kind": flag.kind.value, "bots": list(flag.bots), "figure": round(flag.figure, 3), "detail": flag.detail}
             for flag in report.copies

@@ -89,6 +89,9 @@ class GradeReport:
     """The league's notes on folders it skipped (tournaments.league.league_file.League.skipped)."""
     copies: tuple[CopyFlag, ...] = ()
     """Pairs of students that may be copies (tournaments.classroom.copies; needs the league file)."""
+    changed: tuple[str, ...] = ()
+    """Bots whose program changed since their stored games: their rows are the old program's until
+    `tournament run --replay-changed` (needs the league file)."""
 
     def copies_of(self, bot: str) -> tuple[CopyFlag, ...]:
         return tuple(flag for flag in self.copies if bot in flag.bots)
@@ -124,7 +127,10 @@ def grade_league(store: LeagueStore, league: League | None = None, bootstrap: in
     rows += [facts.grade(None, bot) for bot in names if bot in facts.baselines]
     skipped = league.skipped if league is not None else ()
     copies = find_copies(league, store) if league is not None else ()
-    return GradeReport(name, store.league_game(), len(stored), bootstrap, tuple(rows), facts.baselines, skipped, copies)
+    changed = tuple(sorted(store.changed_bots(league))) if league is not None else ()
+    return GradeReport(
+        name, store.league_game(), len(stored), bootstrap, tuple(rows), facts.baselines, skipped, copies, changed
+    )
 
 
 @dataclass(frozen=True)

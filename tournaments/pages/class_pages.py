@@ -308,6 +308,7 @@ def _teacher_page(grades: GradeReport, students: Mapping[str, Path], out: Path) 
         f'<section id="students"><h2>Students</h2><table class="teacher"><thead><tr><th class="num">#</th>'
         f'<th>student</th>{marks}{_baseline_headers(grades)}<th class="num">games</th><th class="num">faults</th>'
         f"<th>may be a copy of</th><th>bot.toml</th></tr></thead><tbody>{rows}</tbody></table></section>",
+        _changed_section(grades),
         _copies_section(grades),
         _skipped_section(grades),
         _baselines_section(grades),
@@ -331,6 +332,16 @@ def _copies_section(grades: GradeReport) -> str:
         '<section id="copies"><h2>Possible copies</h2><p class="muted">Leads to look into, not verdicts: what was '
         'measured is said for each pair.</p><table class="copies"><thead><tr><th>measure</th><th>students</th>'
         f"<th>what was found</th></tr></thead><tbody>{rows}</tbody></table></section>"
+    )
+
+
+def _changed_section(grades: GradeReport) -> str:
+    if not grades.changed:
+        return ""
+    return (
+        '<section id="changed"><h2>Changed since their games</h2><p class="bad">'
+        f"{escape(', '.join(grades.changed))}: the figures above are of the program they replaced; "
+        "<code>referee tournament run --replay-changed</code> plays their games again.</p></section>"
     )
 
 
