@@ -63,3 +63,11 @@ counts against its memory limit). Also its largest file (RLIMIT_FSIZE)."""
 MAX_CPU_SECONDS = 3600
 """The most CPU time each process of a sandboxed bot may use (RLIMIT_CPU): a catch for a runaway process, far
 above what any move clock allows a bot to think."""
+
+BUILD_TIME_S = 300
+"""The longest a submission's build (its bot.toml `build` command, tournaments/league/builds.py) may run, in the
+sandbox, before it is stopped and counted as failed."""
+BUILD_MEMORY_MB = 2048
+"""A build's memory (compilers need more than a bot)."""
+BUILD_LOG_CAP_BYTES = 256 * 1024
+"""The most of a build's output kept in its log."""

@@ -178,6 +178,11 @@ class GameRunner:
         if misanswered is not None:
             detail += _misanswered(request.id, *misanswered)
         self._fault(request.seat, FaultKind.TIMEOUT, detail, request)
+        participant = self.seated[request.seat]
+        participant.timeouts += 1
+        most = self.match.limits.max_timeouts
+        if most is not None and participant.timeouts >= most and participant.spec.stopped_on_timeouts:
+            self._on_down(self.session.stop_timed_out(participant, most), RequestState.ABANDONED)
 
     def _on_late_answer(self, frames: list[bytes]) -> None:
         """A message from a bot after its request timed out: if it answers that request, its fault says how

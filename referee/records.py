@@ -48,6 +48,9 @@ class BotSpec:
     sandbox: bool = True
     """False only for the referee's own programs that need what a sandbox hides (the human seat opens the
     user's terminal): they run unsandboxed, and their games record sandboxed=False."""
+    stopped_on_timeouts: bool = True
+    """False for a league's baselines (trusted programs, whose timeouts are the machine's load, not theirs):
+    Limits.max_timeouts never stops them, so one slow moment does not hand a student a match of forfeits."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,9 @@ class Limits:
     log_cap_bytes: int = limits.DEFAULT_LOG_CAP_BYTES
     fault_policy: FaultPolicy = FaultPolicy.FORFEIT
     fault_budget: int = limits.DEFAULT_FAULT_BUDGET
+    max_timeouts: int | None = None
+    """After this many timeouts in one match a bot is stopped and forfeits the match's remaining games (its
+    faults say so); None: never (a hanging bot then costs its move time in every decision it is asked)."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +129,6 @@ class GameRecord:
     """Whether each seat forfeited the game (empty: none did)."""
     sandboxed: bool = True
     """Every bot of the game ran in the sandbox (False: the match asked for none, or the machine has none)."""
-
 
 
 @dataclass(frozen=True)

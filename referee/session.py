@@ -83,6 +83,8 @@ class Participant:
     """Why the last hello from this bot's processes was refused (only where the sender is known)."""
     thefts: list[str] = field(default_factory=list)
     """Hellos with another bot's token, not yet recorded as faults of this bot's seat."""
+    timeouts: int = 0
+    """Its timeouts so far in this match (Limits.max_timeouts)."""
 
 
 OUT_OF_MEMORY_WORDS = (
@@ -387,6 +389,15 @@ class Session:
         participant = self.participants[flood.owner]
         self.stop(participant)
         participant.down = Downtime(FaultKind.PROTOCOL_ERROR, flood.detail)
+        participant.restartable = False
+        return participant
+
+    def stop_timed_out(self, participant: Participant, count: int) -> Participant:
+        """Stop a bot that reached the match's max_timeouts, down (a timeout) for the rest of the match."""
+        self.stop(participant)
+        participant.down = Downtime(
+            FaultKind.TIMEOUT, f"stopped after {count} timeouts in this match (max_timeouts = {count})"
+        )
         participant.restartable = False
         return participant
 

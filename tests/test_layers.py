@@ -25,7 +25,7 @@ ALLOWED: dict[str, set[str]] = {
     "tournaments.ratings": {"referee.games"},
     "tournaments": LOWER | {"tournaments.league", "tournaments.ratings"},
     "tournaments.classroom": JOINED,
-    "tournaments.pages": JOINED,
+    "tournaments.pages": JOINED | {"tournaments.classroom"},
     "tournaments.bench": JOINED,
     "tournaments.cli": JOINED | {"tournaments.classroom", "tournaments.pages", "tournaments.bench", "bots"},
 }

@@ -270,6 +270,11 @@ class BotProcess:
     def exited(self) -> bool:
         return self._popen.poll() is not None
 
+    @property
+    def returncode(self) -> int | None:
+        """Its exit status once it has exited (negative: the signal that killed it), else None."""
+        return self._popen.poll()
+
     def describe_exit(self) -> str:
         """How the bot ended, in words: a signal by its name and number, and the memory limit when the kernel
         killed it for going over it (its cgroup counted an oom_kill)."""

@@ -195,11 +195,11 @@ def _folders_to(path: str, made: set[str] | None = None) -> list[str]:
     return flags
 
 
-def _program_flags(folders: Sequence[str], masked: Sequence[str], cwd: str) -> list[str]:
+def _program_flags(folders: Sequence[str], masked: Sequence[str], cwd: str, writable: Sequence[str] = ()) -> list[str]:
     made: set[str] = set()
     flags = []
-    for folder in sorted(folders):
-        flags += [*_folders_to(folder, made), "--ro-bind", folder, folder]
+    for folder in sorted({*folders, *writable}):
+        flags += [*_folders_to(folder, made), "--bind" if folder in writable else "--ro-bind", folder, folder]
         made.add(folder)
     for path in _shown_paths(masked, folders):
         if os.path.isdir(path):
@@ -270,12 +270,14 @@ def sandbox_command(
     setpriv: str | None,
     masked: Sequence[str] = (),
     seccomp_fd: int | None = None,
+    writable: Sequence[str] = (),
 ) -> list[str]:
     """The bwrap command line that runs `command` (its program an absolute path) in a sandbox showing
     `folders` read-only, in `cwd`, with the match's `socket` bound at SOCKET_INSIDE, as host `uid` through
     `setpriv` (as root), or in a user namespace as the organiser (uid None). The `masked` paths (the match's
     own files) are hidden where a folder shown holds them. `seccomp_fd` is a file descriptor the bwrap process
-    inherits, to read the seccomp filter from (referee.isolation.seccomp)."""
+    inherits, to read the seccomp filter from (referee.isolation.seccomp). The `writable` folders are shown
+    read-write (a submission's build, in a copy of its folder: nothing a bot plays from is ever writable)."""
     switches_uid = uid is not None and setpriv is not None
     return [
         bwrap,
@@ -284,7 +286,7 @@ def sandbox_command(
         *_seccomp_flags(seccomp_fd),
         *_system_flags(),
         *_private_flags(),
-        *_program_flags(folders, masked, cwd),
+        *_program_flags(folders, masked, cwd, writable),
         *_socket_flags(socket),
         "--",
         *_exec_prefix(uid, setpriv),
@@ -520,10 +522,12 @@ def _probe() -> SandboxProbe:
 
 @dataclass(frozen=True)
 class SandboxRequest:
-    """What the referee gives a bot's sandbox: the match's socket, and the match's own files to keep hidden."""
+    """What the referee gives a bot's sandbox: the match's socket, and the match's own files to keep hidden. A
+    build (tournaments.league.builds) has no socket and one writable folder, the copy it builds in."""
 
-    socket: Path
+    socket: Path | None
     masked: tuple[str, ...] = ()
+    writable: tuple[str, ...] = ()
 
 
 class Jail:
@@ -599,6 +603,7 @@ def confine(command: Sequence[str], cwd: str | None, request: SandboxRequest, me
             setpriv=found.setpriv,
             masked=request.masked,
             seccomp_fd=jail.seccomp_fd,
+            writable=request.writable,
         )
         jail.options_fd, jail.argv = options_through_fd(argv)
     except BaseException:

@@ -170,3 +170,26 @@ def test_a_store_of_another_schema_is_refused_with_what_to_do(tmp_path: Path) ->
     LeagueStore(fresh).close()
     with sqlite3.connect(fresh) as db:
         assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+
+
+def test_faulted_games_are_dropped_alone_to_be_played_again(write_league, tmp_path: Path) -> None:
+    league = load_league(write_league(deals_per_match=2))
+    with LeagueStore(tmp_path / "db.sqlite") as store:
+        store.bind(league)
+        schedule = league_schedule(league, store.deal_key())
+        store.add_matches(schedule)
+        match = schedule[0]
+        bot = match.table[0]
+        startup = Fault(0, bot, FaultKind.TIMEOUT, "not running: no hello within the startup limit of 10.0 s")
+        late = Fault(0, bot, FaultKind.TIMEOUT, "no answer to request 3 within 1000 ms")
+        faults = [(startup,), (late,), ()]
+        for spec, fault in zip(match.games, faults, strict=False):
+            store.add_game(record_of(match, spec, fault))
+        first, second, third = (match.games[position].index for position in range(3))
+        assert store.faulted_games("timeout", "no hello within the startup limit") == [(match.match_id, first)]
+        assert store.faulted_games("timeout") == [(match.match_id, first), (match.match_id, second)]
+        assert store.drop_games(store.faulted_games("timeout", "no hello within the startup limit")) == 1
+        assert store.played() == {(match.match_id, second), (match.match_id, third)}
+        assert store.fault_counts() == {bot: 1}
+        (left,) = store.missing([match])
+        assert left.games[0].index == first

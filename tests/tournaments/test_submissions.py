@@ -84,7 +84,6 @@ def test_a_submission_that_cannot_run_still_plays_and_says_why(tmp_path: Path) -
     [
         ('[[bots]]\neach = "nowhere/*"\n', "key 'bots[2].each': 'nowhere/*' matches no folder"),
         ('[[bots]]\neach = "submissions/*"\nname = "x"\n', "key 'bots[2].name': is not a league setting"),
-        ('[[bots]]\neach = "submissions/*"\n[[bots]]\nname = "ann"\ncommand = "random"\n', "'ann' is used twice"),
     ],
 )
 def test_bad_each_entries_name_their_key(tmp_path: Path, each: str, problem: str) -> None:

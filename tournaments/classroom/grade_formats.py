@@ -1,8 +1,13 @@
 """A GradeReport (tournaments.classroom.grading) as JSON or CSV: one place that decides what a grading file holds.
 
-CSV: one row per bot, columns CSV_COLUMNS; a bot's logs in one cell, separated by LOG_SEPARATOR; the first
-fault's detail in one line (`one_line`; the JSON keeps it whole). Numbers are rounded for people, not for
-further computation: Elo to 0.1, means to 0.001.
+CSV: one row per bot, the students in place order, then the baselines (no place); columns CSV_COLUMNS, then
+mark and, per baseline B, B_games, B_share and B_mean_rank (a student's results against it:
+tournaments.classroom.marks), copies, and the language and version its bot.toml declares; a bot's logs in one
+cell, separated by LOG_SEPARATOR; the first fault's detail in one line (`one_line`; the JSON keeps it whole).
+JSON: "bots" (the students), "baselines" (their rows apart), "skipped" (folders the league skipped, and why),
+"copies" (pairs flagged: tournaments.classroom.copies; in CSV, column copies), "changed" (bots whose program
+changed since their stored games: their figures are the old program's). Numbers are rounded for people,
+not for further computation: Elo to 0.1, means and shares to 0.001.
 """
 
 from __future__ import annotations
@@ -83,6 +88,18 @@ def _bot_json(grade: BotGrade) -> dict[str, Any]:
             for group in grade.fault_groups
         ],
         "clock_warning": grade.clock_warning,
+        "build_log": grade.build_log,
+        "language": grade.language,
+        "version": grade.version,
+        "mark": grade.mark,
+        "against": {
+            result.baseline: {
+                "games": result.games,
+                "share": _rounded(result.share, 3),
+                "mean_rank": _rounded(result.mean_rank, 3),
+            }
+            for result in grade.against
+        },
     }
 
 
@@ -92,9 +109,25 @@ def grades_json(report: GradeReport) -> str:
         "game": report.game,
         "games": report.games,
         "bootstrap": report.bootstrap,
-        "bots": [_bot_json(grade) for grade in report.bots],
+        "bots": [_bot_json(grade) for grade in report.students],
+        "baselines": [_bot_json(grade) for grade in report.baseline_grades],
+        "skipped": list(report.skipped),
+        "changed": list(report.changed),
+        "copies": [
+            {"kind": flag.kind.value, "bots": list(flag.bots), "figure": round(flag.figure, 3), "detail": flag.detail}
+            for flag in report.copies
+        ],
     }
     return json.dumps(document, indent=2) + "\n"
+
+
+def copies_cell(report: GradeReport, bot: str) -> str:
+    """The bots `bot` may be a copy of, and why, in one cell: "ann: similar code (93%); ..."."""
+    cells = []
+    for flag in report.copies_of(bot):
+        other = flag.bots[1] if flag.bots[0] == bot else flag.bots[0]
+        cells.append(f"{other}: {flag.kind.value} ({flag.figure:.0%})")
+    return "; ".join(cells)
 
 
 def _csv_row(grade: BotGrade) -> dict[str, Any]:
@@ -114,13 +147,26 @@ def _csv_row(grade: BotGrade) -> dict[str, Any]:
         "first_fault_kind": first.kind.value if first else "",
         "first_fault": one_line(first.detail) if first else "",
         "logs": LOG_SEPARATOR.join(grade.logs),
+        "mark": "" if grade.mark is None else grade.mark,
+        **{
+            f"{result.baseline}_{figure}": "" if value is None else value
+            for result in grade.against
+            for figure, value in row["against"][result.baseline].items()
+        },
     }
+
+
+def baseline_columns(baselines: tuple[str, ...]) -> tuple[str, ...]:
+    """The columns of a student's results against each baseline."""
+    return tuple(f"{baseline}_{figure}" for baseline in baselines for figure in ("games", "share", "mean_rank"))
 
 
 def grades_csv(report: GradeReport) -> str:
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    columns = (*CSV_COLUMNS, "mark", *baseline_columns(report.baselines), "copies", "language", "version")
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n", restval="")
     writer.writeheader()
     for grade in report.bots:
-        writer.writerow(_csv_row(grade))
+        extra = {"copies": copies_cell(report, grade.bot), "language": grade.language, "version": grade.version}
+        writer.writerow({**_csv_row(grade), **extra})
     return buffer.getvalue()

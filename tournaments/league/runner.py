@@ -41,14 +41,20 @@ class LeaguePlan:
         return self.scheduled - self.stored
 
 
-def plan_league(league: League, store: LeagueStore, *, sandbox: bool = True) -> LeaguePlan:
+def plan_league(league: League, store: LeagueStore, *, sandbox: bool = True, hold_changed: bool = False) -> LeaguePlan:
     """Bind the store to the league (StoreMismatch if they disagree), record the schedule, list what is missing.
     `sandbox`: run the bots in the sandbox (MatchSpec.sandbox), which hides the league file and the store from
-    them even where a bot's own folder holds them."""
-    notes = store.bind(league)
+    them even where a bot's own folder holds them. `hold_changed`: a bot whose program changed since its stored
+    games is held rather than refused (LeagueStore.bind): its missing games wait, the others' are played."""
+    held = set(store.changed_bots(league)) if hold_changed else set()
+    notes = store.bind(league, hold=held)
     schedule = league_schedule(league, store.deal_key())
     store.add_matches(schedule)
+    waiting = [match for match in store.missing(schedule) if held & set(match.table)]
+    schedule = [match for match in schedule if not held & set(match.table)]
     missing = store.missing(schedule)
+    if waiting:
+        notes.append(f"{sum(len(match.games) for match in waiting)} game(s) of held bots wait")
     private = (str(league.path), *(f"{store.path.resolve()}{suffix}" for suffix in _STORE_FILES))
     scheduled = sum(len(match.games) for match in schedule)
     remaining = sum(len(match.games) for match in missing)

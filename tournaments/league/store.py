@@ -22,7 +22,7 @@ import shlex
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -240,12 +240,14 @@ class LeagueStore:
         except sqlite3.Error as error:
             raise StoreError(f"{self.path}: {error}{_advice(error)}") from error
 
-    def bind(self, league: League) -> list[str]:
+    def bind(self, league: League, hold: Collection[str] = ()) -> list[str]:
         """Record the league and its bots, or check them against what the store holds.
 
         Raises StoreMismatch when the game, seats, seed, game options or limits differ, and BotChanged when a
-        stored name now runs another command or program. Returns notes: a bot whose working directory moved
-        (same command and program: its results are kept), bots no longer in the file (listed as retired).
+        stored name now runs another command or program, unless it is one of `hold` (`changed_bots`): such a
+        bot keeps its stored identity and games, and its matches wait (tournaments.league.runner). Returns
+        notes: a bot whose working directory moved (same command and program: its results are kept), bots no
+        longer in the file (listed as retired), bots held.
         """
         config = _settings_json(league.config)
         limits = _settings_json(_limits_record(league.limits))
@@ -257,22 +259,52 @@ class LeagueStore:
                     (league.name, league.game, league.players, league.seed, config, limits),
                 )
             else:
-                _check_same_league(self.path, row[:3], (league.game, league.players, league.seed))
-                _check_same_settings(self.path, _OPTIONS, json.loads(row[3]), json.loads(config))
-                _check_same_settings(self.path, _LIMITS, json.loads(row[4]), json.loads(limits))
+                _check_same(self.path, row, league, config, limits)
                 db.execute("UPDATE league SET name = ?", (league.name,))
-            return self._bind_bots(db, league)
+            return self._bind_bots(db, league, frozenset(hold))
 
-    def _bind_bots(self, db: sqlite3.Connection, league: League) -> list[str]:
+    def check(self, league: League) -> None:
+        """StoreMismatch if `league` could not be bound for its settings (game, seats, seed, options, limits);
+        reads only (for a dry run)."""
+        row = self._db.execute("SELECT game, players, seed, config, limits FROM league").fetchone()
+        if row is not None:
+            config = _settings_json(league.config)
+            _check_same(self.path, row, league, config, _settings_json(_limits_record(league.limits)))
+
+    def changed_bots(self, league: League) -> dict[str, str]:
+        """The bots of `league` that the store holds, with games, under another command or program: name -> what
+        changed, in words (after "bot 'name'")."""
+        games = dict(self._db.execute("SELECT bot, COUNT(*) FROM seats GROUP BY bot").fetchall())
+        known = {
+            name: _StoredBot(command, cwd, digest, games.get(name, 0))
+            for name, command, cwd, digest in self._db.execute("SELECT name, command, cwd, digest FROM bots")
+        }
+        return {
+            bot.name: before.change(bot)
+            for bot in league.bots
+            if (before := known.get(bot.name)) and before.games and before.differs(bot)
+        }
+
+    def _bind_bots(self, db: sqlite3.Connection, league: League, hold: frozenset[str]) -> list[str]:
         games = dict(db.execute("SELECT bot, COUNT(*) FROM seats GROUP BY bot").fetchall())
         known = {
             name: _StoredBot(command, cwd, digest, games.get(name, 0))
             for name, command, cwd, digest in db.execute("SELECT name, command, cwd, digest FROM bots")
         }
         changed = [(bot, before) for bot in league.bots if (before := known.get(bot.name)) and before.differs(bot)]
-        self._refuse_changed(league, [(bot, before) for bot, before in changed if before.games])
-        notes = [f"bot {bot.name!r}{before.change_without_games(bot)}" for bot, before in changed]
+        held = [(bot, before) for bot, before in changed if before.games and bot.name in hold]
+        self._refuse_changed(
+            league, [(bot, before) for bot, before in changed if before.games and (bot, before) not in held]
+        )
+        notes = [f"bot {bot.name!r}{before.change_without_games(bot)}" for bot, before in changed if not before.games]
+        notes += [
+            f"bot {bot.name!r} is held{before.change(bot)}: its stored games are kept and its other matches wait "
+            "(`tournament run --replay-changed` replays them with the new program)"
+            for bot, before in held
+        ]
         for bot in league.bots:
+            if bot.name in hold:
+                continue
             before = known.get(bot.name)
             if before is not None and before.cwd != bot.cwd and not before.differs(bot):
                 notes.append(
@@ -462,6 +494,27 @@ class LeagueStore:
             db.executemany("DELETE FROM bots WHERE name = ?", [(name,) for name in sorted(dropped)])
         return Forgotten(tuple(bots), len(keys), games)
 
+    def faulted_games(self, kind: str, detail_contains: str = "") -> list[tuple[str, int]]:
+        """(match_id, game_index) of every stored game with a fault of `kind` whose detail contains the text."""
+        rows = self._db.execute(
+            "SELECT DISTINCT match_id, game_index FROM faults WHERE kind = ? AND instr(detail, ?) > 0 "
+            "ORDER BY match_id, game_index",
+            (kind, detail_contains),
+        )
+        return [(match_id, index) for match_id, index in rows]
+
+    def drop_games(self, keys: Sequence[tuple[str, int]]) -> int:
+        """Drop these games (their seats, faults and timings), so that a rerun plays them again; returns how many
+        were stored."""
+        with self._transaction() as db:
+            dropped = sum(
+                db.execute("SELECT COUNT(*) FROM games WHERE match_id = ? AND game_index = ?", key).fetchone()[0]
+                for key in keys
+            )
+            for table in _GAME_TABLES:
+                db.executemany(f"DELETE FROM {table} WHERE match_id = ? AND game_index = ?", list(keys))
+        return int(dropped)
+
     def seat_rows(self) -> list[SeatRow]:
         """One row per seat of every stored game, in the order of (match, game, seat)."""
         rows = self._db.execute(
@@ -552,6 +605,12 @@ def _advice(error: sqlite3.Error) -> str:
 def _insert_rows(db: sqlite3.Connection, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
     marks = ", ".join("?" for _ in columns)
     db.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
+
+
+def _check_same(path: Path, row: Sequence[Any], league: League, config: str, limits: str) -> None:
+    _check_same_league(path, row[:3], (league.game, league.players, league.seed))
+    _check_same_settings(path, _OPTIONS, json.loads(row[3]), json.loads(config))
+    _check_same_settings(path, _LIMITS, json.loads(row[4]), json.loads(limits))
 
 
 def _check_same_league(path: Path, stored: Sequence[Any], given: Sequence[Any]) -> None:
