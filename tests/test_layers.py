@@ -17,6 +17,7 @@ JOINED = LOWER | {"tournaments.league", "tournaments.ratings", "tournaments"}
 ALLOWED: dict[str, set[str]] = {
     "protocol": set(),
     "referee.games": set(),
+    "referee.games.rl": {"referee.games"},
     "referee.isolation": {"protocol"},
     "referee.wire": {"protocol"},
     "referee": {"protocol", "referee.games", "referee.isolation", "referee.wire"},
