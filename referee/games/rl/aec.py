@@ -148,13 +148,20 @@ class CardGameEnv(AECEnv):
         self.infos = {agent: {"result": result} for agent in self.agents}
         self._legal = {}
 
+    def action_index(self, action: dict[str, Any]) -> int:
+        """The index `step` takes for `action`, one of `infos[agent_selection]["legal_actions"]`: for a learner
+        that picks among the engine's actions rather than from the mask."""
+        info = self.infos[self.agent_selection]
+        return self.codec.encode(action, info["observation"])
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         state = self._engine()
-        seat = self.possible_agents.index(agent)
-        observation = state.observation(seat)
         mask = np.zeros(self.codec.size, np.int8)
         if not state.is_over() and agent == self.agent_selection:
+            observation = self.infos[agent]["observation"]
             mask[list(self._legal)] = 1
+        else:
+            observation = state.observation(self.possible_agents.index(agent))
         return {"observation": features(self.game.name, observation, self.config), "action_mask": mask}
 
     # Output.

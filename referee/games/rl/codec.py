@@ -79,29 +79,28 @@ def hand_cap(players: int) -> int:
 @dataclass(frozen=True)
 class ScoutCodec:
     players: int
+    hand_cap: int = 0
+    size: int = 0
 
-    @property
-    def hand_cap(self) -> int:
-        return hand_cap(self.players)
-
-    @property
-    def size(self) -> int:
-        cap = self.hand_cap
-        return 2 + cap * LONGEST_SET + 8 * (cap + 1)
+    @classmethod
+    def of(cls, players: int) -> ScoutCodec:
+        cap = hand_cap(players)
+        return cls(players, cap, 2 + cap * LONGEST_SET + 8 * (cap + 1))
 
     def encode(self, action: Action, observation: Observation) -> int:
         kind = action["kind"]
-        if kind == "orient":
-            return int(action["flip"])
+        cap = self.hand_cap
         if kind == "show":
             start, length = action["start"], action["length"]
-            assert 0 <= start < self.hand_cap and 1 <= length <= LONGEST_SET, action
+            assert 0 <= start < cap and 1 <= length <= LONGEST_SET, action
             return 2 + start * LONGEST_SET + length - 1
+        if kind == "orient":
+            return int(action["flip"])
         assert kind == "scout", action
         insert = action["insert"]
-        assert 0 <= insert <= self.hand_cap, action
+        assert 0 <= insert <= cap, action
         slot = ((action["end"] == "right") * 2 + action["flip"]) * 2 + action["and_show"]
-        return 2 + self.hand_cap * LONGEST_SET + slot * (self.hand_cap + 1) + insert
+        return 2 + cap * LONGEST_SET + slot * (cap + 1) + insert
 
 
 SETUP_INDEX = {pattern: index for index, pattern in enumerate(SETUP_PATTERNS)}
@@ -165,7 +164,7 @@ class ScauverCodec:
 def codec_for(game: str, players: int, config: Mapping[str, Any]) -> ScoutCodec | ScauverCodec:
     """The action encoding of `game` at `players` seats with the resolved `config`."""
     if game == "scout":
-        return ScoutCodec(players)
+        return ScoutCodec.of(players)
     if game == "scauver":
         return ScauverCodec.of(config)
     raise ValueError(f"no action encoding for {game!r}")

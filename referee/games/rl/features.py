@@ -2,7 +2,9 @@
 
 Each vector is computed from the observation dict alone (what the referee sends that seat), so it holds
 nothing the seat may not know. Seats are listed relative to the observing seat (itself first, then the
-seat on its left, ...), counts are scaled to about [0, 1] and every value is clipped to [-1, 1].
+seat on its left, ...) and counts are scaled to about [0, 1].
+
+Every value lies in [-1, 1] (the few counts without a bound are clipped to it).
 
 SCOUT, per player count (H = codec.hand_cap):
     hand           H slots x (10 top + 10 bottom one-hot), in hand order (an empty slot is all zero)
@@ -56,14 +58,16 @@ def scout_features(observation: Observation) -> np.ndarray:
     _cards(out, cap * 20, observation["active_set"])
     offset = (cap + LONGEST_SET) * 20
     owner, to_move = observation["active_owner"], observation["to_move"]
+    hand_sizes, captured, chips = observation["hand_sizes"], observation["captured"], observation["chips"]
+    used, scores = observation["scout_show_used"], observation["scores"]
     for relative in range(players):
         other = (seat + relative) % players
         out[offset : offset + SCOUT_PER_SEAT] = (
-            observation["hand_sizes"][other] / cap,
-            observation["captured"][other] / 45,
-            observation["chips"][other] / 10,
-            observation["scout_show_used"][other],
-            observation["scores"][other] / 50,
+            hand_sizes[other] / cap,
+            captured[other] / 45,
+            min(chips[other] / 10, 1.0),
+            used[other],
+            max(-1.0, min(scores[other] / 50, 1.0)),
             other == owner,
             other in to_move,
         )
@@ -72,7 +76,7 @@ def scout_features(observation: Observation) -> np.ndarray:
     out[offset + 3] = observation["must_show"]
     out[offset + 4] = observation["round"] / observation["rounds"]
     out[offset + 5 + (observation["round_starter"] - seat) % players] = 1.0
-    return np.clip(out, -1.0, 1.0, out=out)
+    return out
 
 
 def scauver_size(players: int) -> int:

@@ -152,6 +152,8 @@ class Progress:
     seen: list[list[str]] = field(default_factory=list)
     round_log_seen: list[int] = field(default_factory=list)
     legal: dict[int, Any] | None = None
+    observed: dict[str, Any] | None = None
+    """The observation of the seat to move that `legal` was encoded from."""
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Progress:
         return Progress(
@@ -165,6 +167,7 @@ class Progress:
             seen=[list(shown) for shown in self.seen],
             round_log_seen=list(self.round_log_seen),
             legal=self.legal,
+            observed=self.observed,
         )
 
 
@@ -292,6 +295,7 @@ class CardState(pyspiel.State):
             observation = self._p.engine.observation(seat)
             legal = self._p.engine.legal_actions_view(seat)
             self._p.legal = {self._game.codec.encode(action, observation): action for action in legal}
+            self._p.observed = observation
         return self._p.legal
 
     def _legal_actions(self, player: int) -> list[int]:
@@ -307,7 +311,7 @@ class CardState(pyspiel.State):
         assert engine is not None
         seat = engine.to_move()[0]
         chosen = self._legal_table()[int(action)]
-        self._remember(seat, engine, chosen)
+        self._remember(seat, self._p.observed, chosen)
         round_before = engine.round
         engine.apply(seat, dict(chosen))
         self._p.legal = None
@@ -320,9 +324,9 @@ class CardState(pyspiel.State):
         if self._p.moves >= self._game.max_moves and not engine.is_over():
             self._p.truncated = True
 
-    def _remember(self, seat: int, engine: GameState, action: Any) -> None:
+    def _remember(self, seat: int, shown: dict[str, Any] | None, action: Any) -> None:
         """What the seat was shown at this decision (the round's log from where it last looked), and its move."""
-        observation = dict(engine.observation(seat))
+        observation = dict(shown or {})
         key = "history" if self._game.name == "scout" else "betting"
         log = observation[key]
         observation[key] = log[self._p.round_log_seen[seat] :]
