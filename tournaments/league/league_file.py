@@ -63,7 +63,16 @@ from pathlib import Path
 from typing import Any
 
 from protocol import limits as protocol_limits
-from referee.botspec import BUILT_IN_MODULES, GAME_HEURISTIC, GAME_SEARCH, STDIO_PREFIX, UnknownBot, resolve_bot
+from referee.botspec import (
+    BUILT_IN_MODULES,
+    GAME_HEURISTIC,
+    GAME_SEARCH,
+    POLICY_PREFIX,
+    STDIO_PREFIX,
+    UnknownBot,
+    policy_target,
+    resolve_bot,
+)
 from referee.games import GameError, load_game
 from referee.games.base import MAX_SEED
 from referee.records import BotSpec, FaultPolicy, Limits
@@ -242,9 +251,12 @@ def _submission_spec(submission: Submission, game: str) -> BotSpec:
 
 def _anchored(command: str, base: Path) -> str:
     """`command` with a relative program path made absolute against `base` (built-in names stay as they are;
-    stdio:BOT is BOT anchored)."""
+    stdio:BOT is BOT anchored, policy:FILE its FILE)."""
     if command.startswith(STDIO_PREFIX):
         return STDIO_PREFIX + _anchored(command[len(STDIO_PREFIX) :], base)
+    if command.startswith(POLICY_PREFIX):
+        path, function = policy_target(command[len(POLICY_PREFIX) :])
+        return POLICY_PREFIX + str(base / path) + ("" if function is None else f":{function}")
     if command in BUILT_IN_MODULES or command in (GAME_HEURISTIC, GAME_SEARCH):
         return command
     if (base / command).exists():
