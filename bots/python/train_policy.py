@@ -5,7 +5,7 @@ takes one seat (each seat in turn), the opponents the others (`--opponent`: rand
 heuristic bot played in-process); at the end the learner's weights move along
 its choices' log-probability gradients, scaled by its reward (the environment's rank reward) minus a
 running baseline. Every `--report` games it prints how the greedy policy fares against those opponents in a
-few evaluation games, and keeps the best weights seen in the file.
+few evaluation games, and keeps in the file the weights that scored best (the latest of equal scores).
 
     python -m bots.python.train_policy scout --players 4 --minutes 10 --out scout-policy.npz
 """
@@ -111,7 +111,7 @@ def train(
         episode += 1
         if episode % report == 0 or time.monotonic() >= deadline:
             score = evaluate(env, policy, evaluation_games, make_opponent)
-            if score > best_score:
+            if score >= best_score:
                 best, best_score = policy.weights.copy(), score
                 LinearPolicy(game, best).save(out)
             print(
