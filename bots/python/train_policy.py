@@ -1,11 +1,13 @@
-"""Train a linear softmax policy (bots/python/linear_policy.py) by REINFORCE against random opponents.
+"""Train a linear softmax policy (bots/python/linear_policy.py) by REINFORCE.
 
 Each episode is one game through the PettingZoo environment (referee.games.rl, the `rl` extra): the learner
 takes one seat (each seat in turn), the opponents the others (`--opponent`: random, or the game's built-in
-heuristic bot played in-process); at the end the learner's weights move along
-its choices' log-probability gradients, scaled by its reward (the environment's rank reward) minus a
-running baseline. Every `--report` games it prints how the greedy policy fares against those opponents in a
-few evaluation games, and keeps in the file the weights that scored best (the latest of equal scores).
+heuristic bot played in-process); at the end the learner's weights move along its choices'
+log-probability gradients, scaled by its reward minus a running baseline. The reward is the environment's
+rank reward, or with `--reward score` its score minus the table's mean over SCORE_SCALE (a signal that
+varies against opponents it nearly always ranks below). Every `--report` games it prints how the greedy
+policy fares against those opponents in a few evaluation games (in the same reward, unscaled), and keeps in
+the file the weights that scored best (the latest of equal scores).
 
     python -m bots.python.train_policy scout --players 4 --minutes 10 --out scout-policy.npz
 """
@@ -58,6 +60,8 @@ def _random(rng: np.random.Generator) -> Chooser:
 
 
 OPPONENTS = ("random", "heuristic")
+SCORE_SCALE = 20.0
+"""Score rewards (points or chips above the table's mean) are divided by this, to the scale of rank rewards."""
 
 
 def opponents(game: str, kind: str, rng: np.random.Generator) -> Callable[[], Chooser]:
@@ -79,8 +83,10 @@ def train(
     report: int = 100,
     evaluation_games: int = 40,
     opponent: str = "random",
+    reward: str = "rank",
 ) -> LinearPolicy:
-    env = pettingzoo_env(game, players=players)
+    reward_kind = reward
+    env = pettingzoo_env(game, players=players, reward=reward)
     agents = env.possible_agents
     policy = LinearPolicy.new(game)
     best, best_score = policy.weights.copy(), -np.inf
@@ -105,7 +111,7 @@ def train(
         choosers: dict[str, Chooser] = {agent: make_opponent() for agent in agents}
         choosers[learner] = learn
         env.reset(seed=seed * 1_000_003 + episode)
-        reward = play_episode(env, choosers)[learner]
+        reward = play_episode(env, choosers)[learner] / (SCORE_SCALE if reward_kind == "score" else 1.0)
         policy.weights += learning_rate * (reward - baseline) * gradient / max(steps, 1) ** 0.5
         baseline += 0.05 * (reward - baseline)
         episode += 1
@@ -133,6 +139,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and of the learner's draws")
     parser.add_argument("--report", type=int, default=100, help="evaluate (and keep the best) every N games")
     parser.add_argument("--opponent", choices=OPPONENTS, default="random", help="who the learner plays against")
+    parser.add_argument(
+        "--reward",
+        choices=("rank", "score"),
+        default="rank",
+        help="what the learner maximises: its rank against each other seat, or its score minus the table's mean",
+    )
     options = parser.parse_args(argv)
     policy = train(
         options.game,
@@ -142,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         seed=options.seed,
         report=options.report,
         opponent=options.opponent,
+        reward=options.reward,
     )
     print(f"wrote {options.out}: weights {np.round(policy.weights, 2).tolist()}")
     return 0

@@ -74,3 +74,12 @@ def test_a_file_that_is_not_a_policy_is_refused(tmp_path: Path) -> None:
     np.savez(tmp_path / "other.npz", game=np.array("chess"), weights=np.zeros(3))
     with pytest.raises(ValueError, match="not a linear policy"):
         LinearPolicy.load(tmp_path / "other.npz")
+
+
+def test_training_against_the_heuristic_on_score_writes_a_policy(tmp_path: Path) -> None:
+    pytest.importorskip("pettingzoo")
+    from bots.python.train_policy import train
+
+    out = tmp_path / "p.npz"
+    policy = train("scauver", 2, 0.0, out, opponent="heuristic", reward="score", report=1, evaluation_games=2)
+    assert LinearPolicy.load(out).game == "scauver" and policy.weights.shape == (len(FEATURES["scauver"]),)
