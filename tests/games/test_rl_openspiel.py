@@ -137,3 +137,13 @@ def test_information_states_hold_only_what_the_seat_was_shown() -> None:
     after = json.loads(state.observation_string(1))
     assert after.pop("to_move") == [1, 2] and before.pop("to_move") == [0, 1, 2]
     assert after == before and after["history"] == []
+
+
+def test_an_observer_of_public_information_alone_is_refused() -> None:
+    game = pyspiel.load_game("python_scout", {"players": 3})
+    public = pyspiel.IIGObservationType(
+        perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE
+    )
+    with pytest.raises(ValueError, match="own view"):
+        game.make_py_observer(public)
+    assert game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True)) is not None

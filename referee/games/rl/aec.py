@@ -4,7 +4,9 @@ Agents are `player_0` .. `player_{n-1}`, one per seat. `observe(agent)` is a dic
 vector (features.py), "action_mask": int8 vector over the fixed Discrete action space (codec.py)}, both
 computed from `state.observation(seat)` alone, the map the referee would send that seat. The agent to act
 also finds in `infos[agent]` that map itself ("observation") and the engine's legal actions
-("legal_actions", in the engine's order); other agents' infos are empty.
+("legal_actions", in the engine's order; copies, free to change); other agents' infos are empty. The
+observation map shares unchanging parts with the engine's state, as `state.observation` does: treat it as
+read-only (`copy.deepcopy` it before changing it).
 
 Simultaneous decisions (SCOUT's orientation, Scauver's setup and showdown) are taken one seat after the
 other, lowest seat first; the engine keeps a seat's choice out of every other seat's observation until all

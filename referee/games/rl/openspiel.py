@@ -22,6 +22,8 @@ rules engine itself (nothing of the rules is written again here):
   decisions (each round's public log only from where the previous one ended) with the action it took, then
   its current observation: all it was ever shown, so it has perfect recall of what the referee sends. The
   information-state tensor is the observation tensor (a fixed size cannot hold a whole game's history).
+  Only the seat's own view is offered: an observer of public information alone raises ValueError rather
+  than hand out the seat's private cards.
 
 Game parameters: `players`, `max_moves`, and the game's own options that take a number or a truth value
 (`referee games` lists them), e.g. `{"players": 3, "round_cap": 20}` for Scauver.
@@ -133,6 +135,10 @@ class CardGame(pyspiel.Game):
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
         if params:
             raise ValueError(f"observation parameters are not supported; passed {params}")
+        if iig_obs_type is not None and (
+            iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not iig_obs_type.public_info
+        ):
+            raise ValueError("only the seat's own view is observed (private_info SINGLE_PLAYER, public_info True)")
         perfect_recall = bool(iig_obs_type and iig_obs_type.perfect_recall)
         return Observer(self, perfect_recall)
 
