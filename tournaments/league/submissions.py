@@ -47,7 +47,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.botspec import BUILT_IN_MODULES, GAME_HEURISTIC, GAME_SEARCH, STDIO_PREFIX, UnknownBot, resolve_bot
+from referee.botspec import (
+    BUILT_IN_MODULES,
+    GAME_HEURISTIC,
+    GAME_SEARCH,
+    POLICY_PREFIX,
+    STDIO_PREFIX,
+    UnknownBot,
+    policy_target,
+    resolve_bot,
+)
 from referee.records import BotSpec
 
 MANIFEST = "bot.toml"
@@ -233,9 +242,12 @@ def submission_spec(submission: Submission, game: str, folder: Path | None = Non
 
 def anchored(command: str, base: Path) -> str:
     """`command` with a relative program path made absolute against `base` (built-in names stay as they are;
-    stdio:BOT is BOT anchored)."""
+    stdio:BOT is BOT anchored, policy:FILE its FILE)."""
     if command.startswith(STDIO_PREFIX):
         return STDIO_PREFIX + anchored(command[len(STDIO_PREFIX) :], base)
+    if command.startswith(POLICY_PREFIX):
+        path, function = policy_target(command[len(POLICY_PREFIX) :])
+        return POLICY_PREFIX + str(base / path) + ("" if function is None else f":{function}")
     if command in BUILT_IN_MODULES or command in (GAME_HEURISTIC, GAME_SEARCH):
         return command
     if (base / command).exists():
