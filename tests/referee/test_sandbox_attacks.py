@@ -371,6 +371,32 @@ class FillTmp(Attack):
         assert claims and all(fill["error"] for claim in claims for fill in claim["fills"]), claims
 
 
+class Kernel(Attack):
+    """Bits passed between two processes through kernel objects every bot reaches (see attack_kernel.py)."""
+
+    bot = "attack_kernel"
+    receivers = ("flock", "posix lock", "ofd lock", "mincore", "cachestat", "preadv2 nowait", "inotify")
+
+    def harms(self, scene: Scene, run: AttackRun) -> dict[str, object]:
+        reports = _reports(run, "kernel")
+        harms: dict[str, object] = {
+            f"bits passed through {name}": [
+                claim["game"]
+                for claim in reports
+                if claim["channels"][name]["received"] == claim["channels"][name]["sent"]
+            ]
+            for name in self.receivers
+        }
+        harms["refused calls allowed"] = sorted({call for r in reports for call, (ok, _) in r["refused"].items() if ok})
+        harms["global counters read live"] = sorted({path for claim in reports for path in claim["live"]})
+        return harms
+
+    def check_sandboxed(self, scene: Scene, run: AttackRun) -> None:
+        for claim in run.reports("kernel"):
+            assert claim["files"] >= 8, claim
+            assert all(ok for ok, _ in claim["kept"].values()), f"a call the sandbox must keep failed: {claim['kept']}"
+
+
 ATTACKS: dict[str, Attack] = {
     attack.bot.removeprefix("attack_"): attack
     for attack in (
@@ -384,6 +410,7 @@ ATTACKS: dict[str, Attack] = {
         Memory(),
         Processes(),
         FillTmp(),
+        Kernel(),
     )
 }
 
