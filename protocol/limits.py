@@ -58,3 +58,8 @@ counts against its memory limit). Also its largest file (RLIMIT_FSIZE)."""
 MAX_CPU_SECONDS = 3600
 """The most CPU time each process of a sandboxed bot may use (RLIMIT_CPU): a catch for a runaway process, far
 above what any move clock allows a bot to think."""
+
+BOT_CPU_SHARE = 0.9
+"""The most of the referee's CPUs a sandboxed bot's processes may use together (a cgroup's CPU quota), so that a
+bot busy on every CPU leaves the referee room. Every bot also gets the same CPU weight, however many processes
+or sessions it starts."""

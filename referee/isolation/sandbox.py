@@ -773,6 +773,27 @@ def report(found: SandboxProbe | None = None) -> list[Check]:
     )
     checks.append(
         Check(
+            "bots frozen while not on move",
+            found.cgroups.freezer,
+            f"{found.cgroups.mode.value} freezer (a league's ponder = true, or --ponder, turns it off)"
+            if found.cgroups.freezer
+            else "no cgroup freezer: bots run while others are on move (they may take CPU from the bot on move, "
+            "time it, or think on its time)",
+            required=False,
+        )
+    )
+    checks.append(
+        Check(
+            "equal CPU weight and a CPU quota per bot",
+            found.cgroups.cpu,
+            f"a cpu cgroup per bot, at most {limits.BOT_CPU_SHARE:.0%} of the referee's CPUs"
+            if found.cgroups.cpu
+            else "no writable cpu cgroup: a bot gets a CPU share per session it starts, and may starve the referee",
+            required=False,
+        )
+    )
+    checks.append(
+        Check(
             "CPUs kept to the referee's",
             found.cgroups.cpuset,
             "a cpuset cgroup per bot"

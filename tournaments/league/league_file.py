@@ -12,6 +12,7 @@
     replay_dir = "replays"         # optional, relative to this file: one replay per game
     log_dir = "logs"               # optional, relative to this file: the bots' output, MATCH/BOT.log
                                    # (default: LEAGUE.logs/ beside this file)
+    ponder = false                 # optional: true lets bots run while not on move (see README, "Pondering")
 
     [limits]                       # optional; defaults from protocol/limits.py
     move_time_ms = 1000
@@ -128,6 +129,8 @@ class League:
     replay_dir: Path | None = None
     log_dir: Path | None = None
     """The bots' logs: one folder per match in it, with one NAME.log per bot (a league file always has one)."""
+    ponder: bool = False
+    """Let bots run while not on move (MatchSpec.ponder)."""
 
     @property
     def games_per_match(self) -> int:
@@ -154,6 +157,7 @@ _TOP_KEYS = frozenset(
         "fault_budget",
         "replay_dir",
         "log_dir",
+        "ponder",
         "limits",
         "config",
         "bots",
@@ -216,6 +220,7 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
         config=resolved_config,
         replay_dir=reader.directory(data, "replay_dir"),
         log_dir=reader.directory(data, "log_dir") or reader.path.with_suffix(".logs"),
+        ponder=reader.boolean(data, "ponder"),
     )
 
 
@@ -276,6 +281,12 @@ class _Reader:
         value = self.string(data, key, prefix)
         if value is None:
             raise self.error(prefix + key, "is missing", f'add {key} = "..."')
+        return value
+
+    def boolean(self, data: Mapping[str, Any], key: str) -> bool:
+        value = data.get(key, False)
+        if not isinstance(value, bool):
+            raise self.error(key, f"must be true or false, not {value!r}")
         return value
 
     def string(self, data: Mapping[str, Any], key: str, prefix: str = "") -> str | None:
