@@ -41,9 +41,10 @@ the declared version) and refuses a league file in which a stored name runs anot
 deals_per_match: every match plays each of its deals once from every seat, in turn orders chosen so that
 every bot plays right after every other equally often (referee/seating.py). That takes a multiple of 1, 2,
 6 or 4 deals at 2, 3, 4 or 5 seats (2, 6, 24 or 20 games), which is also the default; another number is
-refused with the nearest ones that balance. The deals are the same at every table, and come from a secret
-key the league's store draws when it is first used (so a bot cannot deal them from the seed); a rerun of the
-league uses the stored key, so resumed games are the same deals.
+refused with the nearest ones that balance. Every table has deals of its own, from a secret key the league's
+store draws when it is first used and the match's id (so a bot cannot deal them from the seed, and a note of
+one match's deals is of no use in another); a rerun of the league uses the stored key, so resumed games are
+the same deals.
 
 A baselines schedule grades a class: each bot that is not a baseline (a student) plays one match against every
 (players - 1) baselines, never against another student, and the baselines play their own round robin; a
