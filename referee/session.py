@@ -71,7 +71,8 @@ class Participant:
     name: str = ""
     """The name it plays under (Session.start settles it); its spec's name until then."""
     log_start: int = 0
-    """Where the output of its latest start begins in its log (a restarted bot's log goes on in the same file)."""
+    """Where the output of its latest start begins in its log (a restarted bot's log goes on in the same file,
+    and the log cap, Limits.log_cap_bytes, is for the whole match: a start gets what earlier ones left)."""
     process: BotProcess | None = None
     hello_name: str | None = None
     handshake: Handshake | None = None
@@ -228,7 +229,7 @@ class Session:
                 participant.spec.command,
                 env,
                 participant.log_path,
-                self.spec.limits.log_cap_bytes,
+                max(0, self.spec.limits.log_cap_bytes - participant.log_start),
                 memory_mb=self.spec.limits.memory_mb,
                 cwd=participant.spec.cwd,
                 sandbox=jail,

@@ -241,7 +241,7 @@ class BotCgroup:
             path, freeze, thaw = self.freezer
             if self._freezer_fd is None:
                 self._freezer_fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
-            os.write(self._freezer_fd, (freeze if frozen else thaw).encode())
+            os.pwrite(self._freezer_fd, (freeze if frozen else thaw).encode(), 0)
 
     def pids(self) -> set[int]:
         found: set[int] = set()

@@ -197,8 +197,10 @@ def _store(path: Path, create: bool = True) -> Iterator[LeagueStore]:
 def _plan(league: League, store: LeagueStore, sandbox: bool) -> LeaguePlan:
     try:
         plan = plan_league(league, store, sandbox=sandbox)
-    except StoreError as error:
+    except (StoreError, LeagueFileError) as error:
         raise click.ClickException(str(error)) from error
+    except OSError as error:
+        raise click.ClickException(f"cannot make the league's log or replay folders: {error}") from error
     for note in plan.notes:
         click.echo(f"note: {note}", err=True)
     return plan
