@@ -71,3 +71,7 @@ BUILD_MEMORY_MB = 2048
 """A build's memory (compilers need more than a bot)."""
 BUILD_LOG_CAP_BYTES = 256 * 1024
 """The most of a build's output kept in its log."""
+BOT_CPU_SHARE = 0.9
+"""The most of the referee's CPUs a sandboxed bot's processes may use together (a cgroup's CPU quota), so that a
+bot busy on every CPU leaves the referee room. Every bot also gets the same CPU weight, however many processes
+or sessions it starts."""

@@ -141,6 +141,7 @@ class GameRunner:
             frame = codec.encode_request(
                 request_id, observation, state.legal_actions_view(seat), move_ms, status.bank_left_ms, log_from
             )
+            self.session.hold(participant, False)
             sent_at = time.monotonic()
             self.session.send(participant, frame)
             deadline = sent_at + (move_ms + status.bank_left_ms) / 1000
@@ -266,7 +267,7 @@ class GameRunner:
             self._fault(seat, FaultKind.ILLEGAL_ACTION, f"request {request.id}: {error.reason}", request)
             return
         request.state = RequestState.ANSWERED
-        del self.pending[self.seated[seat].index]
+        self._close(seat)
         overrun = elapsed_ms - self.match.limits.move_time_ms
         if overrun > 0:
             status.bank_left_ms = max(0, status.bank_left_ms - math.ceil(overrun))
@@ -311,8 +312,14 @@ class GameRunner:
         if self.log_senders:
             self.log_senders[seat].resend()
         if request is not None:
-            del self.pending[self.seated[seat].index]
+            self._close(seat)
             self._play_fallback(seat)
+
+    def _close(self, seat: int) -> None:
+        """The seat's open request is over: the bot is frozen until its next one (Session.hold)."""
+        participant = self.seated[seat]
+        del self.pending[participant.index]
+        self.session.hold(participant, True)
 
     def _play_fallback(self, seat: int) -> None:
         action = self.book.fallback_action(seat, self.state.legal_actions(seat))

@@ -90,6 +90,10 @@ class MatchSpec:
     sandbox: bool = True
     """Run this match's bots in the sandbox (referee.isolation.sandbox) where the machine allows it; where it does not,
     they run unsandboxed and the games record `sandboxed=False`."""
+    ponder: bool = False
+    """Let bots run while not on move. By default (False) a sandboxed bot is frozen (cgroup freezer) from its
+    hello until its first request and whenever it is not on move, so no two bots run at once outside
+    simultaneous decisions: none can take CPU from the bot on move, or time it, or think on another's time."""
     private_paths: tuple[str, ...] = ()
     """The organiser's files no bot may see (a league's file and store): hidden in the sandbox even where a
     folder it shows a bot holds them."""

@@ -71,7 +71,8 @@ class Participant:
     name: str = ""
     """The name it plays under (Session.start settles it); its spec's name until then."""
     log_start: int = 0
-    """Where the output of its latest start begins in its log (a restarted bot's log goes on in the same file)."""
+    """Where the output of its latest start begins in its log (a restarted bot's log goes on in the same file,
+    and the log cap, Limits.log_cap_bytes, is for the whole match: a start gets what earlier ones left)."""
     process: BotProcess | None = None
     hello_name: str | None = None
     handshake: Handshake | None = None
@@ -127,6 +128,10 @@ class Session:
         chosen = iter(self._chosen_logs)
         jails = spec.sandbox and transport is Transport.IPC and sandbox.probe().usable
         self.sandboxed = jails and all(bot.sandbox for bot in spec.bots)
+        self.freezes = self.sandboxed and not spec.ponder and sandbox.probe().cgroups.freezer
+        """Bots are frozen while not on move: thawed when a request is sent to them (before its clock starts),
+        frozen again when their reply arrives or the request ends otherwise, and from their hello until their
+        first request (MatchSpec.ponder turns this off)."""
         self._sandbox_request = None
         if jails:
             socket = Path(self.router.endpoint.removeprefix("ipc://"))
@@ -241,7 +246,7 @@ class Session:
                 participant.spec.command,
                 env,
                 participant.log_path,
-                self.spec.limits.log_cap_bytes,
+                max(0, self.spec.limits.log_cap_bytes - participant.log_start),
                 memory_mb=self.spec.limits.memory_mb,
                 cwd=participant.spec.cwd,
                 sandbox=jail,
@@ -277,6 +282,7 @@ class Session:
             )
         for participant in group:
             participant.restartable = participant.down is None
+            self.hold(participant, True)
 
     def _handle_hellos(self, waiting: dict[int, Participant], refusals: list[str]) -> None:
         for incoming in self.router.receive():
@@ -285,7 +291,7 @@ class Session:
                 continue
             self.admit(incoming, refusals)
         for index in [index for index in waiting if self.bindings.identity(index) is not None]:
-            del waiting[index]
+            self.hold(waiting.pop(index), True)
 
     def admit(self, incoming: Incoming, refusals: list[str] | None = None) -> Participant | None:
         """Answer a message from a connection not bound yet: bind it (welcome) if it is a hello that may bind,
@@ -430,6 +436,17 @@ class Session:
         self.router.unwatch(pidfd)
         return participant
 
+    def hold(self, participant: Participant, frozen: bool) -> None:
+        """Freeze a bot that is not on move (it uses no CPU until thawed), or thaw it; nothing when the match
+        lets bots ponder or the bot cannot be frozen (see `freezes`)."""
+        process = participant.process
+        if not self.freezes or process is None:
+            return
+        try:
+            process.hold(frozen)
+        except OSError as error:
+            _log.warning("bot %s could not be %s: %s", participant.name, "frozen" if frozen else "thawed", error)
+
     def send(self, participant: Participant, frame: bytes) -> None:
         identity = self.bindings.identity(participant.index)
         if identity is not None:
@@ -483,6 +500,7 @@ class Session:
         waiting = set()
         for participant in group:
             if participant.down is None and participant.process is not None:
+                self.hold(participant, False)
                 self.send(participant, codec.BYE_FRAME)
                 waiting.add(participant.process.pidfd)
         deadline = time.monotonic() + _BYE_GRACE_S

@@ -275,6 +275,18 @@ class BotProcess:
         """Its exit status once it has exited (negative: the signal that killed it), else None."""
         return self._popen.poll()
 
+    @property
+    def can_hold(self) -> bool:
+        """The bot can be frozen (it is sandboxed with a cgroup and the machine has the freezer)."""
+        return self.jail is not None and self.jail.cgroup is not None and self.jail.cgroup.can_hold
+
+    def hold(self, frozen: bool) -> None:
+        """Freeze every process of the bot (it uses no CPU until thawed) or thaw them; nothing if it cannot be
+        frozen, or once it was killed."""
+        if self.can_hold and not self._killed:
+            assert self.jail is not None and self.jail.cgroup is not None
+            self.jail.cgroup.hold(frozen)
+
     def describe_exit(self) -> str:
         """How the bot ended, in words: a signal by its name and number, and the memory limit when the kernel
         killed it for going over it (its cgroup counted an oom_kill)."""
@@ -295,6 +307,8 @@ class BotProcess:
         log."""
         if self._killed:
             return
+        with contextlib.suppress(OSError):
+            self.hold(False)  # a process frozen by cgroup v1 dies of SIGKILL only once thawed
         self._killed = True
         inits = self._namespace_inits()
         with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -145,9 +145,24 @@ def _engine_instructions(game: str, players: int, games: int, seed: int, as_json
 @_bench_seed
 @_one_core
 @sandbox_option
+@click.option(
+    "--ponder",
+    is_flag=True,
+    default=False,
+    help="Let the referee's bots run while not on move, as a league with ponder = true does "
+    "[default: sandboxed bots are frozen between their decisions, which the figures then include].",
+)
 @json_option
 def protocol(
-    game: str, players: int, games: int, repeats: int, seed: int, one_core: bool, sandbox: bool, as_json: bool
+    game: str,
+    players: int,
+    games: int,
+    repeats: int,
+    seed: int,
+    one_core: bool,
+    sandbox: bool,
+    ponder: bool,
+    as_json: bool,
 ) -> None:
     """Referee per-decision round trip vs a raw ZeroMQ round trip of the same requests.
 
@@ -161,12 +176,13 @@ def protocol(
     referee's bots run in the sandbox unless --no-sandbox; the raw and prepared peers never do.
     """
     with kept_on(_placement(one_core)):
-        result = bench_protocol(game, players, games, seed, repeats, sandbox)
+        result = bench_protocol(game, players, games, seed, repeats, sandbox, ponder)
     figures = {
         "game": game,
         "players": players,
         "one_core": one_core,
         "sandbox": sandbox,
+        "ponder": ponder,
         "request_bytes": round(result.request_bytes),
         "raw_round_trip_us": round(result.raw.median_us, 1),
         "referee_decision_us": round(result.referee.median_us, 1),
@@ -187,7 +203,7 @@ def protocol(
     click.echo(
         f"{game}, {players} players, requests of {figures['request_bytes']} bytes on average"
         f" ({result.decisions} decisions{', on one core' if one_core else ''}"
-        f"{', bots sandboxed' if sandbox else ', bots unsandboxed'}):\n"
+        f"{', bots sandboxed' if sandbox else ', bots unsandboxed'}{', pondering' if ponder else ''}):\n"
         f"                          median       mean\n"
         f"  raw ZeroMQ round trip   {result.raw.median_us:>6.1f} us  {result.raw.mean_us:>6.1f} us\n"
         f"  referee per decision    {result.referee.median_us:>6.1f} us  {result.referee.mean_us:>6.1f} us\n"

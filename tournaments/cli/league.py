@@ -306,8 +306,10 @@ def _drop_faulted(store: LeagueStore, kinds: tuple[str, ...]) -> None:
 def _plan(league: League, store: LeagueStore, sandbox: bool) -> LeaguePlan:
     try:
         plan = plan_league(league, store, sandbox=sandbox, hold_changed=True)
-    except StoreError as error:
+    except (StoreError, LeagueFileError) as error:
         raise click.ClickException(str(error)) from error
+    except OSError as error:
+        raise click.ClickException(f"cannot make the league's log or replay folders: {error}") from error
     for note in (*league.skipped, *plan.notes):
         click.echo(f"note: {note}", err=True)
     try:

@@ -183,6 +183,13 @@ def _print_summary(record: MatchRecord, tablefmt: str) -> None:
 )
 @transport_option
 @sandbox_option
+@click.option(
+    "--ponder",
+    is_flag=True,
+    default=False,
+    help="Let bots run while they are not on move. By default a sandboxed bot is frozen until it is asked for a "
+    "decision, so that no bot takes CPU from the one on move, times it or thinks on its time.",
+)
 @json_option
 @tablefmt_option
 def play(
@@ -197,6 +204,7 @@ def play(
     log_dir: str | None,
     transport: Transport,
     sandbox: bool,
+    ponder: bool,
     as_json: bool,
     tablefmt: str,
 ) -> None:
@@ -237,6 +245,7 @@ def play(
         replay_dir=replay_dir,
         log_dir=str(logs),
         sandbox=sandbox,
+        ponder=ponder,
     )
     note = _balance_note(len(specs), count)
     if note is not None:

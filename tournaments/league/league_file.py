@@ -14,6 +14,7 @@
     replay_dir = "replays"         # optional, relative to this file: one replay per game
     log_dir = "logs"               # optional, relative to this file: the bots' output, MATCH/BOT.log
                                    # (default: LEAGUE.logs/ beside this file)
+    ponder = false                 # optional: true lets bots run while not on move (see README, "Pondering")
 
     [limits]                       # optional; defaults from protocol/limits.py
     move_time_ms = 1000
@@ -54,9 +55,10 @@ file in which a stored name runs another command or program.
 deals_per_match: every match plays each of its deals once from every seat, in turn orders chosen so that
 every bot plays right after every other equally often (referee/seating.py). That takes a multiple of 1, 2,
 6 or 4 deals at 2, 3, 4 or 5 seats (2, 6, 24 or 20 games), which is also the default; another number is
-refused with the nearest ones that balance. The deals are the same at every table, and come from a secret
-key the league's store draws when it is first used (so a bot cannot deal them from the seed); a rerun of the
-league uses the stored key, so resumed games are the same deals.
+refused with the nearest ones that balance. Every table has deals of its own, from a secret key the league's
+store draws when it is first used and the match's id (so a bot cannot deal them from the seed, and a note of
+one match's deals is of no use in another); a rerun of the league uses the stored key, so resumed games are
+the same deals.
 
 A baselines schedule grades a class: each bot that is not a baseline (a student) plays one match against every
 (players - 1) baselines, never against another student, and the baselines play their own round robin; a
@@ -156,6 +158,8 @@ class League:
     """Baseline -> (score share against it, mark) thresholds, ascending ([marks]; tournaments.classroom.marks)."""
     pseudonyms: Mapping[str, str] = field(default_factory=dict)
     """Bot -> the name a published leaderboard shows ([pseudonyms]; tournaments.pages.class_pages)."""
+    ponder: bool = False
+    """Let bots run while not on move (MatchSpec.ponder)."""
 
     @property
     def games_per_match(self) -> int:
@@ -184,6 +188,7 @@ _TOP_KEYS = frozenset(
         "replay_dir",
         "log_dir",
         "build_dir",
+        "ponder",
         "limits",
         "config",
         "marks",
@@ -254,6 +259,7 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
         skipped=skipped,
         marks=reader.marks(data, baselines),
         pseudonyms=reader.pseudonyms(data, {bot.name for bot in bots}),
+        ponder=reader.boolean(data, "ponder"),
     )
 
 
@@ -289,6 +295,12 @@ class _Reader:
         value = self.string(data, key, prefix)
         if value is None:
             raise self.error(prefix + key, "is missing", f'add {key} = "..."')
+        return value
+
+    def boolean(self, data: Mapping[str, Any], key: str) -> bool:
+        value = data.get(key, False)
+        if not isinstance(value, bool):
+            raise self.error(key, f"must be true or false, not {value!r}")
         return value
 
     def string(self, data: Mapping[str, Any], key: str, prefix: str = "") -> str | None:
