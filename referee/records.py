@@ -95,6 +95,9 @@ class Fault:
     bot: str
     kind: FaultKind
     detail: str
+    sent: str | None = None
+    """For an illegal action, the action as the bot sent it: its JSON text (referee.faults.sent_text), never
+    interpreted again; None for other faults."""
 
 
 @dataclass(frozen=True)
