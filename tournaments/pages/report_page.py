@@ -29,7 +29,6 @@ FAULTS_SHOWN = 200
 """At most this many faults are listed one by one (the counts per bot cover them all)."""
 
 
-
 def render_report_page(report: LeagueReport, link_base: Path) -> str:
     """The page; `link_base` is the folder it will be written to (replay links are relative to it)."""
     ratings = report.ratings

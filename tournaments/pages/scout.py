@@ -68,6 +68,29 @@ class ScoutNarrator(Narrator):
             notes.append(f"game over; totals: {seat_list(last['scores'])}")
         return tuple(notes)
 
+    def round_end(
+        self, seat: int, action: dict[str, Any], before: Sequence[Observation], after: Sequence[Observation]
+    ) -> dict[str, Any] | None:
+        """Every hand and the Active Set as the round's last action left them (the engine deals the next round at
+        once): the hands before it, with the mover's show or scout done; the engine's counts of the round's end
+        (`finished_rounds`) come along, and tests check the two agree."""
+        if len(after[seat]["finished_rounds"]) == len(before[seat]["finished_rounds"]):
+            return None
+        hands = [list(view["hand"]) for view in before]
+        active = list(before[seat]["active_set"])
+        owner = before[seat]["active_owner"]
+        if action["kind"] == "show":
+            start, length = action["start"], action["length"]
+            active = hands[seat][start : start + length]
+            del hands[seat][start : start + length]
+            owner = seat
+        elif action["kind"] == "scout":
+            taken = active.pop(0 if action["end"] == "left" else -1)
+            hands[seat].insert(action["insert"], [taken[1], taken[0]] if action["flip"] else taken)
+        finished = after[seat]["finished_rounds"][-1]
+        totals = [sum(entry["scores"][who] for entry in after[seat]["finished_rounds"]) for who in range(len(hands))]
+        return {"hands": hands, "active_set": active, "active_owner": owner, "finished": finished, "totals": totals}
+
     def round_lines(self, observations: Sequence[Observation], seats: Sequence[str]) -> list[str]:
         first = observations[0]
         lines = [f"round {first['round']} of {first['rounds']}: seat {first['round_starter']} starts"]

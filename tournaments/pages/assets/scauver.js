@@ -157,6 +157,7 @@
   }
 
   V.games.scauver = {
+    chart: { label: "chips", value: (observation) => observation.chips },
     draw(context) {
       values = context.meta.constants.card_values;
       const h = context.h;
