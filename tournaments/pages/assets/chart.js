@@ -1,5 +1,5 @@
 // A chart over the whole game (inline SVG): each seat's value step by step (SCOUT: total score, Scauver: chips,
-// as the game script's `chart` says), round starts as faint lines, the current step as a bar; a click or a tap
+// as the game script's `chart` says, from what every seat was shown alike), round starts as faint lines, the current step as a bar; a click or a tap
 // goes to the step under it.
 "use strict";
 (function () {
@@ -23,7 +23,7 @@
     const lines = Array.from({ length: api.players }, () => []);
     let before = null;
     for (let step = 0; step <= api.last; step++) {
-      const now = value(api.observation(0, step));
+      const now = value(api.shared(step));
       for (let seat = 0; seat < api.players; seat++) {
         if (!before || before[seat] !== now[seat]) {
           if (before) lines[seat].push([step, before[seat]]);

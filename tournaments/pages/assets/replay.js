@@ -322,6 +322,7 @@
 
     const api = {
       h, meta, data, moves, last, names, players, faultsAt, state, go, setView, observation, roundOf, seatLabel, timing, legal,
+      shared: (step) => views.shared[step],
     };
     setUp();
     fromAddress();
