@@ -78,6 +78,9 @@ def test_the_move_list_lists_every_move_by_round_and_follows_the_step(
     assert "round 1 ends" in page.evaluate("document.querySelector('.ml-round[data-round=\"1\"]').textContent")
     fault = page.evaluate("document.querySelector('#moves .ml-fault').textContent")
     assert "illegal action of seat 2" in fault
+    group = f"#moves .ml-round[data-round='{rounds[39]}']"
+    assert page.evaluate(f"document.querySelector({json.dumps(group)} + ' details').open") is False
+    click_shown(page, group + " summary")
     click_shown(page, '#moves .ml-move[data-step="40"]')
     assert step_of(page) == 40
     assert page.evaluate("document.querySelector('#moves .ml-move.current').dataset.step") == "40"

@@ -1,5 +1,7 @@
 // The move list beside the board: every decision, grouped by round, with what it set off (a round's end and its
 // scores) and the faults where they happened; a click goes to that step, and the list follows the current one.
+// Each round is a <details>: the current round's opens by itself, and closed rounds cost no layout (a long
+// game has thousands of moves).
 "use strict";
 (function () {
   const V = (window.RefereeViewer = window.RefereeViewer || { games: {} });
@@ -32,7 +34,9 @@
     for (let index = 0; index < starts.length; index++) {
       const { round, first } = starts[index];
       const end = index + 1 < starts.length ? starts[index + 1].first : api.last;
-      html.push('<li class="ml-round" data-round="' + round + '"><div class="ml-round-head" data-step="' + first + '">Round ' + round + "</div><ol>");
+      const count = end - first;
+      html.push('<li class="ml-round" data-round="' + round + '"><details><summary class="ml-round-head">Round ' + round +
+        ' <span class="muted">· ' + count + " move" + (count === 1 ? "" : "s") + "</span></summary><ol>");
       if (first === 0) {
         html.push(moveLine(0, "the deal", ""));
         for (const fault of api.faultsAt.get(0) || []) html.push(faultLine(fault));
@@ -44,7 +48,7 @@
         for (const fault of api.faultsAt.get(step) || []) html.push(faultLine(fault));
         for (const note of move.notes) html.push('<li class="ml-note" data-step="' + step + '">' + escape(note) + "</li>");
       }
-      html.push("</ol></li>");
+      html.push("</ol></details></li>");
     }
     const list = h("ol", { class: "ml-rounds" });
     list.innerHTML = html.join("");
@@ -73,6 +77,15 @@
       current = row;
       if (!row) return;
       row.classList.add("current");
+      const group = row.closest("details");
+      if (!group.open) {
+        for (const other of box.querySelectorAll("details[open][data-auto]")) {
+          other.open = false;
+          delete other.dataset.auto;
+        }
+        group.open = true;
+        group.dataset.auto = "1";
+      }
       // Scroll the list only, never the page.
       const top = row.offsetTop;
       if (top < box.scrollTop + 20 || top > box.scrollTop + box.clientHeight - 40) box.scrollTop = Math.max(0, top - box.clientHeight / 3);
