@@ -47,12 +47,18 @@ class FaultBook:
         self.faults: list[Fault] = []
 
     def record(
-        self, seat: int, kind: FaultKind, detail: str, bot_stopped: bool = False, sent: str | None = None
+        self,
+        seat: int,
+        kind: FaultKind,
+        detail: str,
+        bot_stopped: bool = False,
+        sent: str | None = None,
+        before_action: int | None = None,
     ) -> None:
         """Record a fault; `bot_stopped`: the seat's bot is gone for this game (the referee stopped it); `sent`:
-        the illegal action as sent (sent_text)."""
+        the illegal action as sent (sent_text); `before_action`: the index of the action it came before."""
         status = self._seats[seat]
-        self.faults.append(Fault(seat, status.bot, kind, detail, sent))
+        self.faults.append(Fault(seat, status.bot, kind, detail, sent, before_action))
         status.fault_count += 1
         if (
             bot_stopped

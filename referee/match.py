@@ -279,7 +279,7 @@ class GameRunner:
         """Record the fault (`sent`: the illegal action as sent); a decision left open by it is played by the
         fallback."""
         self.fault_at.append(len(self.moves))
-        self.book.record(seat, kind, detail, bot_stopped, sent)
+        self.book.record(seat, kind, detail, bot_stopped, sent, len(self.moves))
         if self.log_senders:
             self.log_senders[seat].resend()
         if request is not None:

@@ -46,6 +46,7 @@ def test_the_illegal_action_is_in_the_fault_and_the_replay(tmp_path: Path) -> No
     assert fault.sent == '{"kind":"teleport","where":"home"}'
     assert data["version"] == 3
     assert [entry["sent"] for entry in data["faults"]] == [fault.sent]
+    assert [entry["before_action"] for entry in data["faults"]] == [fault.before_action]
     logs = [seat["log"] for seat in data["seats"]]
     assert logs[0] == "../logs/m/illegal_action.log"
     assert all(not Path(log).is_absolute() for log in logs)

@@ -181,11 +181,12 @@ def test_the_illegal_action_sent_is_stored(write_league, tmp_path: Path) -> None
         match = schedule[0]
         bot = match.table[match.games[0].seating[0]]
         faults = (
-            Fault(0, bot, FaultKind.ILLEGAL_ACTION, "not legal", sent='{"kind":"teleport"}'),
+            Fault(0, bot, FaultKind.ILLEGAL_ACTION, "not legal", sent='{"kind":"teleport"}', before_action=4),
             Fault(0, bot, FaultKind.TIMEOUT, "slow"),
         )
         store.add_game(record_of(match, match.games[0], faults))
-        assert [fault.sent for fault in store.fault_list()] == ['{"kind":"teleport"}', None]
+        stored = store.fault_list()
+        assert [(fault.sent, fault.before_action) for fault in stored] == [('{"kind":"teleport"}', 4), (None, None)]
 
 
 def test_a_schema_2_store_is_upgraded_keeping_its_games(write_league, tmp_path: Path) -> None:
@@ -200,6 +201,7 @@ def test_a_schema_2_store_is_upgraded_keeping_its_games(write_league, tmp_path: 
         store.add_game(record_of(match, match.games[0], (fault,)))
     with sqlite3.connect(path) as db:
         db.execute("ALTER TABLE faults DROP COLUMN sent")
+        db.execute("ALTER TABLE faults DROP COLUMN before_action")
         db.execute("PRAGMA user_version = 2")
     with LeagueStore(path) as store:
         assert [(f.detail, f.sent) for f in store.fault_list()] == [("slow", None)]

@@ -36,10 +36,10 @@ from .schedule import ScheduledMatch
 
 SCHEMA_VERSION = 3
 """The store's layout (PRAGMA user_version): 2 added bot identities, forfeits, sandboxing and the deal key; 3 the
-illegal action a bot sent (faults.sent)."""
+illegal action a bot sent and the action a fault came before (faults.sent, faults.before_action)."""
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
-    2: ("ALTER TABLE faults ADD COLUMN sent TEXT",),
+    2: ("ALTER TABLE faults ADD COLUMN sent TEXT", "ALTER TABLE faults ADD COLUMN before_action INTEGER"),
 }
 """Schema N -> the statements that make it schema N + 1, run in one transaction when a store of schema N is opened
 (a store older than the first of them cannot be upgraded: its games lack what later schemas record)."""
@@ -95,6 +95,7 @@ CREATE TABLE IF NOT EXISTS faults (
     kind TEXT NOT NULL,
     detail TEXT NOT NULL,
     sent TEXT,
+    before_action INTEGER,
     PRIMARY KEY (match_id, game_index, position),
     FOREIGN KEY (match_id, game_index) REFERENCES games (match_id, game_index)
 );
@@ -195,6 +196,9 @@ class StoredFault:
     detail: str
     sent: str | None = None
     """An illegal action as the bot sent it (referee.faults.sent_text); None for other faults and older stores."""
+    before_action: int | None = None
+    """The index of the game's action the fault came before (its replay page shows it at step before_action + 1);
+    None in stores older than schema 3."""
 
 
 class LeagueStore:
@@ -397,10 +401,10 @@ class LeagueStore:
             _insert_rows(
                 db,
                 "faults",
-                ("match_id", "game_index", "position", "seat", "bot", "kind", "detail", "sent"),
+                ("match_id", "game_index", "position", "seat", "bot", "kind", "detail", "sent", "before_action"),
                 [
-                    (*key, position, fault.seat, fault.bot, fault.kind.value, fault.detail, fault.sent)
-                    for position, fault in enumerate(record.faults)
+                    (*key, position, f.seat, f.bot, f.kind.value, f.detail, f.sent, f.before_action)
+                    for position, f in enumerate(record.faults)
                 ],
             )
             _insert_rows(
@@ -551,7 +555,7 @@ class LeagueStore:
     def fault_list(self) -> list[StoredFault]:
         """Every stored fault, in the order of (match_id, game_index, position)."""
         rows = self._db.execute(
-            "SELECT match_id, game_index, seat, bot, kind, detail, sent FROM faults "
+            "SELECT match_id, game_index, seat, bot, kind, detail, sent, before_action FROM faults "
             "ORDER BY match_id, game_index, position"
         )
         return [StoredFault(*row) for row in rows]
