@@ -42,6 +42,10 @@ class GameEntry:
     faults: int
     page: Path | None
     """The game's replay page, if it exists here."""
+    scores: tuple[int, ...] = ()
+    """The final score at each seat."""
+    decisions: int | None = None
+    """The decisions its bots made (its length; fallback actions not counted)."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,7 @@ def league_report(store: LeagueStore, name: str | None = None, bootstrap: int = 
         kinds.setdefault(fault.bot, Counter())[fault.kind] += 1
     faults_in = Counter((fault.match_id, fault.index) for fault in faults)
     replays = store.replay_paths()
+    lengths = store.game_decisions()
     bots = [rating.bot for rating in ratings.bots] + [bot for bot in store.bot_names() if bot not in games_of]
     activity = tuple(
         BotActivity(bot, games_of[bot], dict(kinds.get(bot, {})), timings.get(bot, BotTiming(0, 0.0, 0.0)))
@@ -83,6 +88,8 @@ def league_report(store: LeagueStore, name: str | None = None, bootstrap: int = 
             tuple(game.ranks.values()),
             faults_in[(game.match_id, game.index)],
             replay_page(replays.get((game.match_id, game.index))),
+            tuple(game.scores.values()),
+            lengths.get((game.match_id, game.index)),
         )
         for game in stored
     )

@@ -552,6 +552,13 @@ class LeagueStore:
             for bot, decisions, total, longest in rows
         }
 
+    def game_decisions(self) -> dict[tuple[str, int], int]:
+        """(match_id, game_index) -> the decisions its bots made (fallback actions are not counted)."""
+        rows = self._db.execute(
+            "SELECT match_id, game_index, SUM(decisions) FROM timings GROUP BY match_id, game_index"
+        )
+        return {(match_id, index): decisions for match_id, index, decisions in rows}
+
     def fault_list(self) -> list[StoredFault]:
         """Every stored fault, in the order of (match_id, game_index, position)."""
         rows = self._db.execute(

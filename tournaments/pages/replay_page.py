@@ -27,6 +27,7 @@ from referee.games import Observation
 
 from .captions import Caption
 from .delta import Patch, diff
+from .fault_text import without_paths
 from .games import game_pages
 from .html import document, json_block, packed_block
 from .timeline import replay_steps
@@ -147,7 +148,10 @@ def _meta(replay: Mapping[str, Any], rounds: list[list[int]]) -> dict[str, Any]:
         "seats": seat_timings(replay),
         "steps": actions + 1,
         "rounds": rounds,
-        "faults": [{**fault, "step": fault_step(fault, actions)} for fault in replay["faults"]],
+        "faults": [
+            {**fault, "detail": without_paths(fault["detail"]), "step": fault_step(fault, actions)}
+            for fault in replay["faults"]
+        ],
     }
 
 

@@ -192,6 +192,7 @@
       root.dataset.step = String(step);
       root.dataset.view = state.view === null ? "full" : String(state.view);
       clearTimeout(state.addressTimer);
+      state.drawnHash = location.hash;
       state.addressTimer = setTimeout(keepPlace, ADDRESS_DELAY_MS);
     }
 
@@ -199,7 +200,8 @@
     // (browsers throttle that, and some throw).
     function keepPlace() {
       const address = "#step=" + state.step + "&view=" + (state.view === null ? "full" : state.view);
-      if (location.hash === address) return;
+      // An address set since this step was drawn (a link, the back button) wins: its hashchange is on its way.
+      if (location.hash === address || location.hash !== state.drawnHash) return;
       try {
         history.replaceState(null, "", address);
       } catch (error) {
