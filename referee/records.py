@@ -131,7 +131,6 @@ class GameRecord:
     """Every bot of the game ran in the sandbox (False: the match asked for none, or the machine has none)."""
 
 
-
 @dataclass(frozen=True)
 class Handshake:
     """What a bot said in its first accepted hello (the token left out)."""

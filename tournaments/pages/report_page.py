@@ -31,6 +31,7 @@ FAULTS_SHOWN = 200
 FAULT_PLACES_SHOWN = 12
 """At most this many places of one group of faults are linked."""
 
+
 def render_report_page(report: LeagueReport, link_base: Path) -> str:
     """The page; `link_base` is the folder it will be written to (replay links are relative to it)."""
     ratings = report.ratings
@@ -275,7 +276,7 @@ def _detail(detail: str) -> str:
         return escape(first)
     count = rest.count("\n") + 1
     return (
-        f"<details><summary>{escape(first)} <span class=\"muted\">({count} more line{'s' * (count != 1)})</span>"
+        f'<details><summary>{escape(first)} <span class="muted">({count} more line{"s" * (count != 1)})</span>'
         f"</summary><pre>{escape(rest)}</pre></details>"
     )
 
@@ -294,8 +295,7 @@ def _games_section(report: LeagueReport, link_base: Path) -> str:
     rows = "".join(_game_row(game, link_base) for game in report.games)
     pages = sum(game.page is not None for game in report.games)
     headers = "".join(
-        f'<th class="{kind}" data-kind="{kind}">'
-        f'<button type="button" class="sort">{label}</button></th>'
+        f'<th class="{kind}" data-kind="{kind}"><button type="button" class="sort">{label}</button></th>'
         for label, kind in GAME_COLUMNS
     )
     return (
