@@ -12,9 +12,8 @@ import re
 from typing import Any
 
 import pytest
-from replays import self_play
+from replays import forfeited, self_play
 
-from referee.faults import forfeit_ranks, forfeit_scores
 from tournaments.pages.replay_page import LEGAL_BLOCK, render_replay_page
 from tournaments.pages.text import render_text
 from tournaments.pages.timeline import replay_steps
@@ -54,27 +53,6 @@ def test_each_decision_lists_its_legal_moves_and_marks_the_one_played(game: str)
     for options, index, move in zip(legal, chosen, replay["actions"], strict=True):
         assert options[index] == move["action"]
         assert all(option != move["action"] for option in options[:index])
-
-
-def forfeited(replay: dict[str, Any], seat: int) -> dict[str, Any]:
-    """The replay with `seat` forfeited at its first decision (as the referee records it)."""
-    first = next(number for number, move in enumerate(replay["actions"]) if move["seat"] == seat)
-    lost = [other == seat for other in range(replay["players"])]
-    fault = {
-        "seat": seat,
-        "bot": replay["seats"][seat]["bot"],
-        "kind": "crash",
-        "detail": "gone",
-        "before_action": first,
-    }
-    result = replay["result"]
-    return {
-        **replay,
-        "faults": [fault],
-        "forfeited": lost,
-        "ranks": forfeit_ranks(result["ranks"], lost),
-        "scores": forfeit_scores(result["scores"], lost),
-    }
 
 
 def test_a_forfeited_seat_shows_the_forfeit_score_as_play_does() -> None:

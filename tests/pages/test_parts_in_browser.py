@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from chromium import Chromium, Page
 from page_figures import FIGURES
-from replays import self_play
+from replays import forfeited, self_play
 
 from tournaments.pages.timeline import replay_steps
 from tournaments.pages.writer import write_replay_page
@@ -249,3 +249,51 @@ def test_at_phone_size_nothing_scrolls_sideways_and_the_moves_are_listed(
     go(page, len(replay["actions"]) // 2)
     page.screenshot(screenshot_dir / f"replay-{game}-phone-middle.png")
     assert json.loads(json.dumps(page.errors())) == []
+
+
+def test_six_and_nine_are_underlined_and_nothing_else_is(
+    browser: Chromium, scout_game: tuple[dict[str, Any], Path]
+) -> None:
+    _, path = scout_game
+    page = opened(browser, path)
+    numbers = page.evaluate(
+        "[...document.querySelectorAll('#board .sc-top, #board .sc-bottom')].map((span) =>"
+        " [span.textContent, getComputedStyle(span).textDecorationLine])"
+    )
+    assert {text for text, line in numbers if line == "underline"} == {"6", "9"}
+    assert all(line == "none" for text, line in numbers if text not in ("6", "9"))
+
+
+def test_a_forfeited_seat_is_marked_from_its_fault_on(browser: Chromium, tmp_path: Path) -> None:
+    replay = forfeited(self_play("scout", ["heuristic", "random", "random"], seed=4), 1)
+    path = write_replay_page(replay, tmp_path / "forfeit.html")
+    at = replay["faults"][0]["before_action"] + 1
+    page = opened(browser, path, f"#step={at - 1}&view=full")
+    badge = "document.querySelectorAll('.seat-row[data-seat=\"1\"] .badge.forfeit').length"
+    assert page.evaluate(badge) == 0
+    go(page, at)
+    assert page.evaluate(badge) == 1
+    assert page.evaluate("document.querySelectorAll('table.seats .badge.forfeit').length") == 1
+    page.press("End")
+    row = page.evaluate("document.querySelector('#game-over tr[data-seat=\"1\"]').textContent")
+    assert "forfeited" in row and f"the game counted {replay['result']['scores'][1]}" in row
+    assert page.errors() == []
+
+
+def test_a_showdown_gives_the_chips_when_the_pot_was_paid(
+    browser: Chromium, scauver_replay: dict[str, Any], scauver_page: Path
+) -> None:
+    steps = list(replay_steps(scauver_replay))
+    paid = next(
+        step
+        for before, step in zip(steps, steps[1:], strict=False)
+        if step.observations[0]["last_round"] != before.observations[0]["last_round"]
+        and not step.observations[0]["last_round"]["by_fold"]
+    )
+    page = opened(browser, scauver_page, f"#step={paid.index}&view=full")
+    text = page.evaluate("document.querySelector('[data-paid]').textContent")
+    table = paid.observations[0]
+    total = sum(table["chips"]) + sum(table["put"])
+    assert total == scauver_replay["players"] * scauver_replay["config"]["starting_chips"]
+    assert text.startswith("chips when the pot was paid: seat 0 " + str(table["chips"][0] + table["put"][0]))
+    assert page.errors() == []

@@ -24,6 +24,15 @@ def cards_text(cards: Sequence[Sequence[int]]) -> str:
     return " ".join(card_text(card) for card in cards) or "-"
 
 
+def _orient_text(flip: bool, everyone_chose: bool) -> str:
+    """An orientation: hands turn only once every seat has chosen (the board shows them as dealt until then)."""
+    if not flip:
+        return "keeps its hand as dealt"
+    if everyone_chose:
+        return "turns its hand around (every seat has chosen: the hands are oriented now)"
+    return "chooses to turn its hand around (it turns once every seat has chosen)"
+
+
 class ScoutNarrator(Narrator):
     def caption(
         self, seat: int, action: dict[str, Any], before: Sequence[Observation], after: Sequence[Observation]
@@ -31,7 +40,7 @@ class ScoutNarrator(Narrator):
         mine = before[seat]
         kind = action["kind"]
         if kind == "orient":
-            text = "turns its hand around" if action["flip"] else "keeps its hand as dealt"
+            text = _orient_text(action["flip"], after[seat]["phase"] != "orient")
             return Caption(text, "orients its hand (hidden until every seat has)", self._notes(seat, before, after))
         if kind == "show":
             start, length = action["start"], action["length"]

@@ -38,6 +38,13 @@
     return out;
   };
 
+  // A seat that forfeited is marked from the step of the fault that forfeited it (replay_page.py forfeited_at).
+  V.forfeitBadge = function forfeitBadge(context, seat) {
+    const entry = context.meta.seats[seat];
+    if (!entry.forfeited || entry.forfeited_at === null || context.step < entry.forfeited_at) return null;
+    return context.h("span", { class: "badge forfeit", title: "a fallback plays its decisions; it ranks last" }, "forfeited");
+  };
+
   // Keys belong to the page unless a person is typing into a field.
   V.typing = function typing(target) {
     if (!target || !target.tagName) return false;

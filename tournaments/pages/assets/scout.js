@@ -42,6 +42,7 @@
     if (table.active_owner === seat) badges.push(badge(h, "owns the Active Set", "owner"));
     if (table.scout_show_used[seat]) badges.push(badge(h, "Scout & Show used"));
     if (context.view === seat) badges.push(badge(h, "this view", "viewer"));
+    badges.push(V.forfeitBadge(context, seat));
     let cards;
     if (own) {
       cards = context.observation(seat).hand.map((pair, index) => card(h, pair, index === scouted ? "scouted" : ""));
