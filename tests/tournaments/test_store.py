@@ -187,6 +187,7 @@ def test_the_illegal_action_sent_is_stored(write_league, tmp_path: Path) -> None
         store.add_game(record_of(match, match.games[0], faults))
         stored = store.fault_list()
         assert [(fault.sent, fault.before_action) for fault in stored] == [('{"kind":"teleport"}', 4), (None, None)]
+        assert store.game_decisions() == {(match.match_id, match.games[0].index): 5 * len(match.games[0].seating)}
 
 
 def test_a_schema_2_store_is_upgraded_keeping_its_games(write_league, tmp_path: Path) -> None:

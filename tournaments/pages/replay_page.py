@@ -192,11 +192,11 @@ def _body(meta: Mapping[str, Any]) -> str:
 <div class="stage">
   <main id="board" class="board"><p class="loading">Unpacking the game&hellip;</p></main>
   <aside class="side">
+    <section id="decision" class="decision" aria-label="The decision of this step"></section>
     <section id="chart" class="chart-box" aria-label="Chart over the game"></section>
     <section id="moves" class="move-list" aria-label="Moves"></section>
   </aside>
 </div>
-<section id="decision" class="decision" aria-label="The decision of this step"></section>
 <details id="raw" class="raw" hidden><summary>Observation of this seat at this step</summary><pre></pre></details>
 <footer>Keys: &#x2190; &#x2192; step (with Shift: 10), PageUp PageDown round, Home End, space play, F full view,
 0-9 a seat's view; they work whichever control was used last. Click a move, a round or the chart to go there.

@@ -51,7 +51,10 @@
       h("li", { class: index === chosen ? "chosen" : "", "data-option": index }, describe(action), index === chosen ? h("span", { class: "badge turn" }, move.by === "fallback" ? "played (fallback)" : "chosen") : null));
     if (chosen !== null && chosen >= SHOWN) items.push(h("li", { class: "chosen", "data-option": chosen }, describe(legal[chosen]), h("span", { class: "badge turn" }, "chosen")));
     if (legal.length > SHOWN) items.push(h("li", { class: "muted" }, "and " + (legal.length - SHOWN) + " more"));
-    box.replaceChildren(h("div", { class: "zone-label" }, legal.length + " legal move" + (legal.length === 1 ? "" : "s")), h("ol", { class: "legal" }, items));
+    const list = h("ol", { class: "legal" }, items);
+    box.replaceChildren(h("div", { class: "zone-label" }, legal.length + " legal move" + (legal.length === 1 ? "" : "s")), list);
+    const marked = list.querySelector("li.chosen");
+    if (marked) list.scrollTop = Math.max(0, marked.offsetTop - list.clientHeight / 3);
   }
 
   V.faultDetail = function faultDetail(h, detail) {
