@@ -80,7 +80,7 @@
           document.activeElement.blur();
         }
       });
-      filterGames();
+      $("games-shown").textContent = document.querySelectorAll("table.games tbody tr").length + " games shown";
     }
     document.documentElement.dataset.readyAt = String(Math.round(performance.now()));
     document.documentElement.dataset.ready = "1";
