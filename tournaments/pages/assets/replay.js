@@ -146,6 +146,12 @@
       const step = state.step;
       const parts = [];
       const move = step > 0 ? moves[step - 1] : null;
+      // The step's faults come first: on a small screen the caption shows only its first lines.
+      for (const fault of faultsAt.get(step) || []) {
+        parts.push(
+          h("div", { class: "caption-fault kind-" + fault.kind }, h("b", {}, fault.kind.replace("_", " ")), " of " + seatLabel(fault.seat) + ": ", V.faultDetail(h, fault.detail))
+        );
+      }
       if (move) {
         const hidden = state.view !== null && state.view !== move.seat && move.pub;
         parts.push(
@@ -155,11 +161,6 @@
         for (const note of move.notes) parts.push(h("div", { class: "caption-note" }, note));
       } else {
         parts.push(h("div", { class: "caption-move" }, "The deal, before any decision."));
-      }
-      for (const fault of faultsAt.get(step) || []) {
-        parts.push(
-          h("div", { class: "caption-fault kind-" + fault.kind }, h("b", {}, fault.kind.replace("_", " ")), " of " + seatLabel(fault.seat) + ": ", V.faultDetail(h, fault.detail))
-        );
       }
       const next = observation(0, step).to_move;
       if (next && next.length) {
