@@ -23,6 +23,10 @@ MAX_STRING_BYTES = 1024
 MAX_NAME_CHARS = 64
 """The longest bot name or version string in `hello`."""
 
+MAX_RECORDED_ACTION_CHARS = 2048
+"""The longest text of an illegal action the referee keeps as sent (in the fault, the replay and the store): its
+JSON, cut at this many characters and marked as cut. A bot's reply may be 64 KiB; a fault record stays small."""
+
 MAX_OPEN_FILES = 1024
 """The most files (sockets included) each process of a bot may have open (RLIMIT_NOFILE, soft and hard)."""
 

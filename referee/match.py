@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
+import os
 import secrets
 import tempfile
 import time
@@ -33,7 +34,7 @@ from typing import Any
 from protocol import codec, limits
 from protocol.logs import LogSender
 from referee import replay
-from referee.faults import FaultBook, SeatStatus, forfeit_ranks, forfeit_scores
+from referee.faults import FaultBook, SeatStatus, forfeit_ranks, forfeit_scores, sent_text
 from referee.games import Game, GameState, IllegalAction, load_game
 from referee.games.base import Config
 from referee.records import FaultKind, GameRecord, GameSpec, MatchRecord, MatchSpec, SeatTiming
@@ -264,7 +265,8 @@ class GameRunner:
             self.state.apply(seat, action)
         except IllegalAction as error:
             request.state = RequestState.ILLEGAL
-            self._fault(seat, FaultKind.ILLEGAL_ACTION, f"request {request.id}: {error.reason}", request)
+            detail = f"request {request.id}: {error.reason}"
+            self._fault(seat, FaultKind.ILLEGAL_ACTION, detail, request, sent=sent_text(action))
             return
         request.state = RequestState.ANSWERED
         self._close(seat)
@@ -304,11 +306,18 @@ class GameRunner:
     # Faults and fallbacks.
 
     def _fault(
-        self, seat: int, kind: FaultKind, detail: str, request: Request | None = None, bot_stopped: bool = False
+        self,
+        seat: int,
+        kind: FaultKind,
+        detail: str,
+        request: Request | None = None,
+        bot_stopped: bool = False,
+        sent: str | None = None,
     ) -> None:
-        """Record the fault; a decision left open by it is played by the fallback."""
+        """Record the fault (`sent`: the illegal action as sent); a decision left open by it is played by the
+        fallback."""
         self.fault_at.append(len(self.moves))
-        self.book.record(seat, kind, detail, bot_stopped)
+        self.book.record(seat, kind, detail, bot_stopped, sent, len(self.moves))
         if self.log_senders:
             self.log_senders[seat].resend()
         if request is not None:
@@ -376,7 +385,10 @@ class GameRunner:
             "seed": self.spec.seed,
             "config": self.config,
             "deal": self.state.dealt,
-            "seats": [{"seat": seat, "bot": p.name, "command": list(p.spec.command)} for seat, p in seated],
+            "seats": [
+                {"seat": seat, "bot": p.name, "command": list(p.spec.command), "log": self._log_link(p)}
+                for seat, p in seated
+            ],
             "limits": {
                 "move_time_ms": limits_in_force.move_time_ms,
                 "time_bank_ms": limits_in_force.time_bank_ms,
@@ -385,15 +397,19 @@ class GameRunner:
                 "fault_budget": limits_in_force.fault_budget,
             },
             "actions": [move.to_json(self.started) for move in self.moves],
-            "faults": [
-                {"seat": f.seat, "bot": f.bot, "kind": f.kind.value, "detail": f.detail, "before_action": at}
-                for f, at in zip(self.book.faults, self.fault_at, strict=True)
-            ],
+            "faults": [replay.fault_entry(f, at) for f, at in zip(self.book.faults, self.fault_at, strict=True)],
             "result": result,
             "forfeited": forfeited,
             "ranks": ranks,
             "scores": scores,
         }
+
+    def _log_link(self, participant: Participant) -> str | None:
+        """Where the bot's log is from the replay's folder (a relative path, so a replay shown to others names
+        no folder of the organiser's), or None when the match keeps no logs."""
+        if not self.session.keeps_logs or self.match.replay_dir is None:
+            return None
+        return os.path.relpath(participant.log_path, self.match.replay_dir)
 
 
 def _late(request_id: int, answered_ms: float, allowed_ms: int) -> str:

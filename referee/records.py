@@ -105,6 +105,12 @@ class Fault:
     bot: str
     kind: FaultKind
     detail: str
+    sent: str | None = None
+    """For an illegal action, the action as the bot sent it: its JSON text (referee.faults.sent_text), never
+    interpreted again; None for other faults."""
+    before_action: int | None = None
+    """The index of the game's action the fault came before (the replay's `before_action`: its page shows the
+    fault at step before_action + 1); None where it was not recorded (older stores)."""
 
 
 @dataclass(frozen=True)

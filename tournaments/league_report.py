@@ -52,6 +52,10 @@ class GameEntry:
     faults: int
     page: Path | None
     """The game's replay page, if it exists here."""
+    scores: tuple[int, ...] = ()
+    """The final score at each seat."""
+    decisions: int | None = None
+    """The decisions its bots made (its length; fallback actions not counted)."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,7 @@ def league_report(store: LeagueStore, name: str | None = None, bootstrap: int = 
         kinds.setdefault(fault.bot, Counter())[fault.kind] += 1
     faults_in = Counter((fault.match_id, fault.index) for fault in faults)
     replays = store.replay_paths()
+    lengths = store.game_decisions()
     bots = [rating.bot for rating in ratings.bots] + [bot for bot in store.bot_names() if bot not in games_of]
     move_time_ms = store.league_move_time_ms()
     activity = tuple(_activity(bot, games_of[bot], kinds.get(bot, {}), timings, move_time_ms) for bot in bots)
@@ -91,6 +96,8 @@ def league_report(store: LeagueStore, name: str | None = None, bootstrap: int = 
             tuple(game.ranks.values()),
             faults_in[(game.match_id, game.index)],
             replay_page(replays.get((game.match_id, game.index))),
+            tuple(game.scores.values()),
+            lengths.get((game.match_id, game.index)),
         )
         for game in stored
     )

@@ -172,6 +172,54 @@ def test_a_store_of_another_schema_is_refused_with_what_to_do(tmp_path: Path) ->
         assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
 
 
+def test_the_illegal_action_sent_is_stored(write_league, tmp_path: Path) -> None:
+    league = load_league(write_league(deals_per_match=2))
+    with LeagueStore(tmp_path / "league.sqlite") as store:
+        store.bind(league)
+        schedule = league_schedule(league, store.deal_key())
+        store.add_matches(schedule)
+        match = schedule[0]
+        bot = match.table[match.games[0].seating[0]]
+        faults = (
+            Fault(0, bot, FaultKind.ILLEGAL_ACTION, "not legal", sent='{"kind":"teleport"}', before_action=4),
+            Fault(0, bot, FaultKind.TIMEOUT, "slow"),
+        )
+        store.add_game(record_of(match, match.games[0], faults))
+        stored = store.fault_list()
+        assert [(fault.sent, fault.before_action) for fault in stored] == [('{"kind":"teleport"}', 4), (None, None)]
+        assert store.game_decisions() == {(match.match_id, match.games[0].index): 5 * len(match.games[0].seating)}
+
+
+def test_a_schema_2_store_is_upgraded_keeping_its_games(write_league, tmp_path: Path) -> None:
+    league = load_league(write_league(deals_per_match=2))
+    path = tmp_path / "league.sqlite"
+    with LeagueStore(path) as store:
+        store.bind(league)
+        schedule = league_schedule(league, store.deal_key())
+        store.add_matches(schedule)
+        match = schedule[0]
+        fault = Fault(1, match.table[match.games[0].seating[1]], FaultKind.TIMEOUT, "slow")
+        store.add_game(record_of(match, match.games[0], (fault,)))
+    with sqlite3.connect(path) as db:
+        db.execute("ALTER TABLE faults DROP COLUMN sent")
+        db.execute("ALTER TABLE faults DROP COLUMN before_action")
+        db.execute("PRAGMA user_version = 2")
+    with LeagueStore(path) as store:
+        assert [(f.detail, f.sent) for f in store.fault_list()] == [("slow", None)]
+        assert store.game_count() == 1
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (3,)
+
+
+def test_a_store_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "new.sqlite"
+    LeagueStore(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(StoreError, match=f"a store of schema {SCHEMA_VERSION + 1}"):
+        LeagueStore(path)
+
+
 def test_faulted_games_are_dropped_alone_to_be_played_again(write_league, tmp_path: Path) -> None:
     league = load_league(write_league(deals_per_match=2))
     with LeagueStore(tmp_path / "db.sqlite") as store:

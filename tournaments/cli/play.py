@@ -59,7 +59,10 @@ def _game_json(record: GameRecord) -> dict[str, Any]:
         "seats": list(record.seats),
         "ranks": list(record.ranks),
         "scores": list(record.scores),
-        "faults": [{"seat": f.seat, "kind": f.kind.value, "detail": f.detail} for f in record.faults],
+        "faults": [
+            {"seat": f.seat, "kind": f.kind.value, "detail": f.detail, **({"sent": f.sent} if f.sent else {})}
+            for f in record.faults
+        ],
         "timing": [
             {"decisions": t.decisions, "mean_ms": round(t.mean_ms, 3), "max_ms": round(t.max_ms, 3)}
             for t in record.timings
@@ -121,6 +124,8 @@ def _print_game(record: GameRecord, played: int, total: int, tablefmt: str) -> N
     for fault in record.faults:
         detail = fault.detail.replace("\n", "\n      ")
         click.echo(f"  fault: seat {fault.seat} ({fault.bot}) {fault.kind.value}: {detail}")
+        if fault.sent:
+            click.echo(f"      it sent: {fault.sent}")
     if record.replay_path:
         click.echo(f"  replay: {record.replay_path}")
     click.echo()

@@ -34,8 +34,15 @@ from referee.records import GameRecord, Limits
 from .league_file import League, LeagueBot
 from .schedule import ScheduledMatch
 
-SCHEMA_VERSION = 2
-"""The store's layout (PRAGMA user_version): 2 added bot identities, forfeits, sandboxing and the deal key."""
+SCHEMA_VERSION = 3
+"""The store's layout (PRAGMA user_version): 2 added bot identities, forfeits, sandboxing and the deal key; 3 the
+illegal action a bot sent and the action a fault came before (faults.sent, faults.before_action)."""
+
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    2: ("ALTER TABLE faults ADD COLUMN sent TEXT", "ALTER TABLE faults ADD COLUMN before_action INTEGER"),
+}
+"""Schema N -> the statements that make it schema N + 1, run in one transaction when a store of schema N is opened
+(a store older than the first of them cannot be upgraded: its games lack what later schemas record)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS league (
@@ -87,6 +94,8 @@ CREATE TABLE IF NOT EXISTS faults (
     bot TEXT NOT NULL,
     kind TEXT NOT NULL,
     detail TEXT NOT NULL,
+    sent TEXT,
+    before_action INTEGER,
     PRIMARY KEY (match_id, game_index, position),
     FOREIGN KEY (match_id, game_index) REFERENCES games (match_id, game_index)
 );
@@ -185,6 +194,11 @@ class StoredFault:
     bot: str
     kind: str
     detail: str
+    sent: str | None = None
+    """An illegal action as the bot sent it (referee.faults.sent_text); None for other faults and older stores."""
+    before_action: int | None = None
+    """The index of the game's action the fault came before (its replay page shows it at step before_action + 1);
+    None in stores older than schema 3."""
 
 
 class LeagueStore:
@@ -200,22 +214,36 @@ class LeagueStore:
             self._db.execute("PRAGMA synchronous = NORMAL")
             self._db.execute("PRAGMA foreign_keys = ON")
             self._db.execute("PRAGMA busy_timeout = 10000")
-            self._check_version()
+            self._upgrade()
             self._db.executescript(SCHEMA)
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.Error as error:
             raise StoreError(f"{self.path}: cannot be used as a league store ({error}){_advice(error)}") from None
 
-    def _check_version(self) -> None:
-        """StoreError for a store an older card-referee wrote: its tables lack what this one records."""
+    def _upgrade(self) -> None:
+        """Bring a store of an older schema up to SCHEMA_VERSION (MIGRATIONS, in one transaction); StoreError for
+        one that cannot be: older than the migrations go, or written by a newer card-referee."""
         (version,) = self._db.execute("PRAGMA user_version").fetchone()
         (tables,) = self._db.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'").fetchone()
-        if tables and version != SCHEMA_VERSION:
+        if not tables or version == SCHEMA_VERSION:
+            return
+        steps = range(version, SCHEMA_VERSION)
+        if not steps or not all(step in MIGRATIONS for step in steps):
             self._db.close()
             raise StoreError(
                 f"{self.path}: a store of schema {version}, written by another version of card-referee (this one "
                 f"reads schema {SCHEMA_VERSION}); give a new store (--db NEW.sqlite) and run the league again"
             )
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            for step in steps:
+                for statement in MIGRATIONS[step]:
+                    self._db.execute(statement)
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except sqlite3.Error:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
 
     def close(self) -> None:
         self._db.close()
@@ -405,10 +433,10 @@ class LeagueStore:
             _insert_rows(
                 db,
                 "faults",
-                ("match_id", "game_index", "position", "seat", "bot", "kind", "detail"),
+                ("match_id", "game_index", "position", "seat", "bot", "kind", "detail", "sent", "before_action"),
                 [
-                    (*key, position, fault.seat, fault.bot, fault.kind.value, fault.detail)
-                    for position, fault in enumerate(record.faults)
+                    (*key, position, f.seat, f.bot, f.kind.value, f.detail, f.sent, f.before_action)
+                    for position, f in enumerate(record.faults)
                 ],
             )
             _insert_rows(
@@ -583,10 +611,18 @@ class LeagueStore:
             for bot, decisions, total, longest in rows
         }
 
+    def game_decisions(self) -> dict[tuple[str, int], int]:
+        """(match_id, game_index) -> the decisions its bots made (fallback actions are not counted)."""
+        rows = self._db.execute(
+            "SELECT match_id, game_index, SUM(decisions) FROM timings GROUP BY match_id, game_index"
+        )
+        return {(match_id, index): decisions for match_id, index, decisions in rows}
+
     def fault_list(self) -> list[StoredFault]:
         """Every stored fault, in the order of (match_id, game_index, position)."""
         rows = self._db.execute(
-            "SELECT match_id, game_index, seat, bot, kind, detail FROM faults ORDER BY match_id, game_index, position"
+            "SELECT match_id, game_index, seat, bot, kind, detail, sent, before_action FROM faults "
+            "ORDER BY match_id, game_index, position"
         )
         return [StoredFault(*row) for row in rows]
 
