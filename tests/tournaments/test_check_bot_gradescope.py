@@ -277,6 +277,15 @@ def test_the_redactor_makes_submission_paths_relative_and_hides_the_graders(tmp_
     assert redactor.value({"a": [text], "n": 1})["a"][0] == redactor.text(text)
 
 
+def test_the_redactor_makes_paths_in_the_built_copy_relative_too(tmp_path: Path) -> None:
+    root, run = tmp_path / "submission", tmp_path / "run"
+    copy = run / "build" / "submission"
+    redactor = Redactor.for_check(root, run, copy)
+    assert redactor.text(f'File "{copy}/bot.py", line 3; log {run}/build.log') == (
+        'File "bot.py", line 3; log <run folder>/build.log'
+    )
+
+
 CLASS_FOLDERS = ROOT / "tests" / "fixtures" / "class_folders"
 
 
