@@ -356,3 +356,13 @@ def _copy_class_folder(tmp_path: Path, name: str) -> Path:
     folder = tmp_path / "submission"
     shutil.copytree(CLASS_FOLDERS / name, folder)
     return folder
+
+
+def test_build_for_a_program_path_runs_the_program_its_copy_built(tmp_path: Path) -> None:
+    folder = _submission(tmp_path, {"Makefile": "bot.py: player.py\n\tcp player.py bot.py\n"})
+    (folder / "player.py").write_text((CLASS / "first_move" / "bot.py").read_text())
+    checked = resolve_submission(str(folder / "bot.py"), "scout", build="make", run_dir=tmp_path / "run")
+    copy = tmp_path / "run" / "build" / "submission"
+    assert checked.problem is None and checked.spec is not None, checked.problem
+    assert checked.spec.command[-1] == str(copy / "bot.py") and checked.built_in == copy
+    assert not (folder / "bot.py").exists()
