@@ -366,3 +366,18 @@ def test_build_for_a_program_path_runs_the_program_its_copy_built(tmp_path: Path
     assert checked.problem is None and checked.spec is not None, checked.problem
     assert checked.spec.command[-1] == str(copy / "bot.py") and checked.built_in == copy
     assert not (folder / "bot.py").exists()
+
+
+def test_a_stdio_bot_in_a_folder_without_its_bot_toml_is_told_to_say_stdio(tmp_path: Path) -> None:
+    """Run over ZeroMQ, a stdio bot prints its hello on its standard output and is never heard: the student is
+    told what the folder lacks, not only that no hello came."""
+    folder = _copy_class_folder(tmp_path, "c_stdio")
+    (folder / "bot.toml").write_text('build = "make"\ncommand = "./bot"\n')
+    status, results, text = _grade(tmp_path, str(folder))
+    assert status == 1 and problems(results) == []
+    assert results["tests"][0]["status"] == "failed"
+    assert 'transport = "stdio" in its bot.toml' in results["tests"][0]["output"]
+    assert 'transport = "stdio"' in results["output"]
+    (folder / "bot.toml").write_text('build = "make"\ncommand = "./bot"\ntransport = "stdio"\n')
+    _, results, _ = _grade(tmp_path / "again", str(folder))
+    assert results["tests"][0]["status"] == "passed" and "stdio" not in results["tests"][0]["output"]
