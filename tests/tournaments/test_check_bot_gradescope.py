@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from gradescope_schema import problems
 
-from referee.botspec import resolve_bot
+from referee.botspec import STDIO_BRIDGE_MODULE, resolve_bot
 from referee.records import Limits
 from tournaments.classroom.checkbot import CheckPlan, check_bot
 from tournaments.classroom.checkbot_strength import (
@@ -99,7 +99,7 @@ def test_an_unbuilt_folder_says_it_was_not_built(tmp_path: Path) -> None:
 def test_a_failed_build_quotes_the_compilers_words(tmp_path: Path) -> None:
     folder = _submission(tmp_path, {"Makefile": FAILING_BUILD, "bot.c": "int main;\n"})
     _, results, _ = _grade(tmp_path, str(folder), "--build", "make")
-    assert "the build (make) failed with status 2" in results["output"]
+    assert "the build failed: 'make' exited with status 2" in results["output"]
     assert "no-such-library-here" in results["output"]
 
 
@@ -275,3 +275,109 @@ def test_the_redactor_makes_submission_paths_relative_and_hides_the_graders(tmp_
         'File "bot.py", line 3; log <run folder>/2p/bot.log; module <referee>/protocol/sdk.py; in the submission folder'
     )
     assert redactor.value({"a": [text], "n": 1})["a"][0] == redactor.text(text)
+
+
+def test_the_redactor_makes_paths_in_the_built_copy_relative_too(tmp_path: Path) -> None:
+    root, run = tmp_path / "submission", tmp_path / "run"
+    copy = run / "build" / "submission"
+    redactor = Redactor.for_check(root, run, copy)
+    assert redactor.text(f'File "{copy}/bot.py", line 3; log {run}/build.log') == (
+        'File "bot.py", line 3; log <run folder>/build.log'
+    )
+
+
+CLASS_FOLDERS = ROOT / "tests" / "fixtures" / "class_folders"
+
+
+def test_a_folders_bot_toml_names_its_zmq_bot_and_builds_it_in_a_copy(tmp_path: Path) -> None:
+    """The league's submission folder: bot.toml's command (a program no league would find), its transport and
+    its build, which runs in a copy in the run folder; the student's folder stays as handed in."""
+    folder = _submission(tmp_path, {"player.py": (CLASS / "first_move" / "bot.py").read_text()})
+    (folder / "bot.toml").write_text('command = "built.py"\ntransport = "zmq"\nbuild = "cp player.py built.py"\n')
+    before = sorted(path.name for path in folder.iterdir())
+    status, results, text = _grade(tmp_path, str(folder))
+    assert status == 0, results["output"]
+    assert results["score"] == results["extra_data"]["max_score"] == 3
+    assert sorted(path.name for path in folder.iterdir()) == before
+    assert (tmp_path / "run" / "build" / "submission" / "built.py").is_file()
+    assert str(tmp_path) not in text and str(ROOT) not in text
+
+
+def test_a_folders_stdio_bot_is_built_and_checked_over_stdio(tmp_path: Path) -> None:
+    folder = _copy_class_folder(tmp_path, "c_stdio")
+    checked = resolve_submission(str(folder), "scout", run_dir=tmp_path / "resolved")
+    copy = tmp_path / "resolved" / "build" / "submission"
+    assert checked.spec is not None and checked.built_in == copy and checked.spec.cwd == str(copy)
+    assert checked.spec.command[1:3] == ("-m", STDIO_BRIDGE_MODULE) and checked.spec.command[-1] == str(copy / "bot")
+    status, results, _ = _grade(tmp_path, str(folder))
+    assert status == 0, results["output"]
+    assert [test["status"] for test in results["tests"]] == ["passed"] * 3
+    assert not (folder / "bot").exists()
+
+
+def test_a_folder_whose_build_fails_is_told_why(tmp_path: Path) -> None:
+    folder = _copy_class_folder(tmp_path, "broken_build")
+    status, results, text = _grade(tmp_path, str(folder))
+    assert status == 1 and problems(results) == []
+    assert results["score"] == 0 and all(test["status"] == "failed" for test in results["tests"])
+    reason = results["tests"][0]["output"]
+    assert "the build failed: 'make' exited with status 2" in reason and "bot.c:" in reason
+    assert str(tmp_path) not in text and str(ROOT) not in text
+
+
+@pytest.mark.parametrize(
+    "manifest, words",
+    [
+        ('command = "./bot\n', "bot.toml is not valid TOML"),
+        ('command = "bot.py"\nlanguage = 3\n', "bot.toml: language must be a non-empty string, not 3"),
+        ('transport = "pigeon"\n', 'bot.toml: transport must be "zmq" or "stdio", not \'pigeon\''),
+    ],
+    ids=["not TOML", "a wrong type", "an unknown transport"],
+)
+def test_a_folder_with_an_invalid_bot_toml_is_told_what_is_wrong(manifest: str, words: str, tmp_path: Path) -> None:
+    folder = _submission(tmp_path, {"bot.py": (CLASS / "first_move" / "bot.py").read_text(), "bot.toml": manifest})
+    status, results, text = _grade(tmp_path, str(folder))
+    assert status == 1 and problems(results) == []
+    assert results["score"] == 0 and all(test["status"] == "failed" for test in results["tests"])
+    assert words in results["output"] and words in results["tests"][0]["output"]
+    assert str(tmp_path) not in text
+
+
+def test_build_runs_in_a_copy_for_a_folder_without_bot_toml(tmp_path: Path) -> None:
+    """--build maps onto the league's build: in a copy of the folder, the bot found and run there."""
+    folder = _submission(tmp_path, {"Makefile": "bot.py: player.py\n\tcp player.py bot.py\n"})
+    (folder / "player.py").write_text((CLASS / "first_move" / "bot.py").read_text())
+    status, results, _ = _grade(tmp_path, str(folder), "--build", "make")
+    assert status == 0, results["output"]
+    assert not (folder / "bot.py").exists()
+
+
+def _copy_class_folder(tmp_path: Path, name: str) -> Path:
+    folder = tmp_path / "submission"
+    shutil.copytree(CLASS_FOLDERS / name, folder)
+    return folder
+
+
+def test_build_for_a_program_path_runs_the_program_its_copy_built(tmp_path: Path) -> None:
+    folder = _submission(tmp_path, {"Makefile": "bot.py: player.py\n\tcp player.py bot.py\n"})
+    (folder / "player.py").write_text((CLASS / "first_move" / "bot.py").read_text())
+    checked = resolve_submission(str(folder / "bot.py"), "scout", build="make", run_dir=tmp_path / "run")
+    copy = tmp_path / "run" / "build" / "submission"
+    assert checked.problem is None and checked.spec is not None, checked.problem
+    assert checked.spec.command[-1] == str(copy / "bot.py") and checked.built_in == copy
+    assert not (folder / "bot.py").exists()
+
+
+def test_a_stdio_bot_in_a_folder_without_its_bot_toml_is_told_to_say_stdio(tmp_path: Path) -> None:
+    """Run over ZeroMQ, a stdio bot prints its hello on its standard output and is never heard: the student is
+    told what the folder lacks, not only that no hello came."""
+    folder = _copy_class_folder(tmp_path, "c_stdio")
+    (folder / "bot.toml").write_text('build = "make"\ncommand = "./bot"\n')
+    status, results, text = _grade(tmp_path, str(folder))
+    assert status == 1 and problems(results) == []
+    assert results["tests"][0]["status"] == "failed"
+    assert 'transport = "stdio" in its bot.toml' in results["tests"][0]["output"]
+    assert 'transport = "stdio"' in results["output"]
+    (folder / "bot.toml").write_text('build = "make"\ncommand = "./bot"\ntransport = "stdio"\n')
+    _, results, _ = _grade(tmp_path / "again", str(folder))
+    assert results["tests"][0]["status"] == "passed" and "stdio" not in results["tests"][0]["output"]

@@ -10,9 +10,11 @@ machine path: the caller passes a checkbot_submission.Redactor. The JSON holds e
 
 from __future__ import annotations
 
+import re
 import shlex
 from typing import Any, TypedDict
 
+from referee.botspec import STDIO_BRIDGE_MODULE
 from referee.records import Handshake
 
 from . import gradescope
@@ -20,6 +22,12 @@ from .checkbot import CheckReport, DecisionTimes, TableCheck
 from .checkbot_strength import StrengthResult, StrengthTest
 from .checkbot_submission import Redactor
 from .fault_groups import FaultGroup, group_faults
+
+STDIO_HINT = (
+    "it printed a hello on its standard output, as a bot of the stdio transport does: a submission folder whose "
+    'bot speaks JSON lines on stdin/stdout says transport = "stdio" in its bot.toml (a program is given as stdio:BOT)'
+)
+_PRINTED_HELLO = re.compile(r'"type"\s*:\s*"hello"')
 
 FORMAT = "card-referee-check"
 VERSION = 2
@@ -232,9 +240,20 @@ def verdict_line(report: CheckReport) -> str:
     )
 
 
+def stdio_hint(report: CheckReport) -> str | None:
+    """STDIO_HINT for a bot run over ZeroMQ that never completed a handshake but printed a JSON hello."""
+    if report.handshake is not None or STDIO_BRIDGE_MODULE in report.command:
+        return None
+    said = [reason.detail for reason in report.verdict.reasons if reason.handshake]
+    said += [line for table in report.tables for line in table.output_tail]
+    return STDIO_HINT if any(_PRINTED_HELLO.search(text) for text in said) else None
+
+
 def report_text(report: CheckReport) -> list[str]:
     lines = [f"check-bot {report.game}: {report.name} ({shlex.join(report.command)}), seed {report.seed}"]
     lines.append(handshake_line(report.handshake))
+    if (hint := stdio_hint(report)) is not None:
+        lines.append(f"  note: {hint}")
     for table in report.tables:
         lines += table_lines(report.game, table)
     illegal = report.illegal_actions
@@ -273,7 +292,9 @@ def _handshake_output(report: CheckReport) -> str:
     """The handshake line, and for a bot that never completed one, what stopped it."""
     first = report.verdict.reasons[0] if report.verdict.reasons else None
     if report.handshake is None and first is not None and first.handshake:
-        return f"{handshake_line(report.handshake)}: {first.kind.value}: {first.detail}"
+        hint = stdio_hint(report)
+        said = f"{handshake_line(report.handshake)}: {first.kind.value}: {first.detail}"
+        return said if hint is None else f"{said}\n{hint}"
     return handshake_line(report.handshake)
 
 

@@ -1,24 +1,27 @@
 """What check-bot checks: a BOT argument, a submission folder, or a submission that cannot run, and why.
 
-    submission = resolve_submission("/autograder/submission", "scout", build="make")
+    submission = resolve_submission("/autograder/submission", "scout", build="make", run_dir=Path("run"))
     submission.spec      # the BotSpec to check, or None
     submission.problem   # why it cannot run (None when it can): shown to the student as is
 
-A folder is resolved the way a league's `each` entry resolves one (tournaments/league/submissions.py): its
-`bot.py`, else an executable `bot`, else `bot.js`, run in the folder. `build` (a shell command, e.g. `make`) runs
-first, in the folder, and a build that fails is the submission's problem, its last lines of output quoted.
+A folder is read the way a league reads one of its `each` folders (tournaments.league.submissions): its
+`bot.toml` if it has one (command, transport zmq or stdio, build), else its `bot.py`, an executable `bot` or
+`bot.js`. A build (the bot.toml's `build`, else `--build COMMAND`) runs as a league's does
+(tournaments.league.builds): in a copy of the folder in the run folder (RUN/build/NAME, its output in
+RUN/build.log), in the bot sandbox where the machine has one, and the bot then runs from the copy. The
+submission's own folder is never written. A build that fails, a bot.toml that is not valid, a folder without
+a program: each is the submission's problem, in words for the student.
 
-The student sees no path of the grading machine: `Redactor` turns paths inside the submission into paths
-relative to it and the grader's own folders (the run folder, the referee's installation, its Python) into
-labels.
+The student sees no path of the grading machine: `Redactor` turns paths inside the submission (and inside its
+built copy) into paths relative to it and the grader's own folders (the run folder, the referee's
+installation, its Python) into labels.
 """
 
 from __future__ import annotations
 
 import os
-import shlex
-import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -27,12 +30,21 @@ from typing import Any
 from referee.botspec import STDIO_PREFIX, UnknownBot, resolve_bot
 from referee.records import BotSpec
 
-from ..league.submissions import BUILD_FILES, FOUND_IN_ORDER, found_command
+from ..league.builds import BuildOutcome, after_build, build_submission
+from ..league.submissions import (
+    BUILD_FILES,
+    FOUND_IN_ORDER,
+    MANIFEST,
+    Manifest,
+    Submission,
+    folder_digest,
+    load_submission,
+    runnable_spec,
+)
 
-BUILD_TIMEOUT_S = 600.0
-"""A build that runs longer is stopped and counts as failed."""
-BUILD_TAIL_LINES = 20
-"""The last lines of a failed build's output quoted to the student."""
+BUILD_FOLDER = "build"
+"""The folder of the run folder a submission is copied into to be built (RUN/build/NAME)."""
+BUILD_LOG = "build.log"
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -46,27 +58,84 @@ class CheckedSubmission:
     """The submission's folder (a folder argument, or the folder of a program path); None for a built-in bot or
     a command line."""
     build_output: str = ""
+    built_in: Path | None = None
+    """The copy of `root` it was built in (where it runs), None without a build."""
 
 
-def resolve_submission(argument: str, game: str, *, build: str | None = None) -> CheckedSubmission:
-    """The submission `argument` names, built first if `build` is given; never raises for a submission that
-    cannot run (that is `problem`)."""
-    path = Path(argument)
+def resolve_submission(
+    argument: str, game: str, *, build: str | None = None, run_dir: Path | None = None
+) -> CheckedSubmission:
+    """The submission `argument` names, built first if its bot.toml or `build` says so (a folder's bot.toml's
+    build wins over `build`), in a copy in `run_dir` (default: a new temporary folder); never raises for a
+    submission that cannot run (that is `problem`)."""
     root = _root(argument)
-    if build is not None:
-        if root is None:
-            problem = f"--build needs a submission folder or file, not {argument!r}"
-            return CheckedSubmission(argument, None, problem, None)
-        failed, output = run_build(build, root)
-        if failed is not None:
-            return CheckedSubmission(argument, None, failed, root, output)
-    else:
-        output = ""
+    if Path(argument).is_dir() and root is not None:
+        return _folder(argument, root, game, build, run_dir)
+    if build is None:
+        return _resolved(argument, argument, game, root)
+    if root is None:
+        return CheckedSubmission(argument, None, f"--build needs a submission folder or file, not {argument!r}", None)
+    outcome, output = _build(Submission(root.name, root, None, Manifest(build=build)), run_dir)
+    if not outcome.ok:
+        return CheckedSubmission(argument, None, outcome.detail, root, output, outcome.folder)
+    checked = _resolved(argument, _moved(argument, root, outcome.folder), game, root)
+    return replace(checked, build_output=output, built_in=outcome.folder)
+
+
+def _folder(argument: str, root: Path, game: str, build: str | None, run_dir: Path | None) -> CheckedSubmission:
+    submission = load_submission(root)
+    if submission.problem is not None:
+        return CheckedSubmission(argument, None, submission.problem, root)
+    if submission.build is None and build is not None:
+        manifest = replace(submission.manifest, build=build)
+        submission = replace(submission, command=submission.manifest.command, manifest=manifest)
+    if submission.build is None and submission.command is None:
+        return CheckedSubmission(argument, None, _unfound(submission.folder, game), root)
+    if submission.build is None:
+        return _runnable(argument, submission, game, root)
+    outcome, output = _build(submission, run_dir)
+    if not outcome.ok:
+        return CheckedSubmission(argument, None, outcome.detail, root, output, outcome.folder)
+    checked = _runnable(argument, after_build(submission, outcome), game, root, outcome.folder)
+    return replace(checked, build_output=output, built_in=outcome.folder)
+
+
+def _runnable(
+    argument: str, submission: Submission, game: str, root: Path, folder: Path | None = None
+) -> CheckedSubmission:
+    """The submission run from `folder` (its own by default), playing under the name of its hello."""
     try:
-        spec = _folder_spec(path, game) if path.is_dir() else resolve_bot(argument, game, named_by_hello=True)
+        spec = runnable_spec(submission, game, folder)
     except UnknownBot as error:
-        return CheckedSubmission(argument, None, f"the bot cannot be run: {error}", root, output)
-    return CheckedSubmission(argument, spec, None, root, output)
+        return CheckedSubmission(argument, None, f"the bot cannot be run: {error}", root, built_in=folder)
+    return CheckedSubmission(argument, replace(spec, named_by_hello=True), None, root, built_in=folder)
+
+
+def _resolved(argument: str, runs: str, game: str, root: Path | None) -> CheckedSubmission:
+    try:
+        spec = resolve_bot(runs, game, named_by_hello=True)
+    except UnknownBot as error:
+        return CheckedSubmission(argument, None, f"the bot cannot be run: {error}", root)
+    return CheckedSubmission(argument, spec, None, root)
+
+
+def _build(submission: Submission, run_dir: Path | None) -> tuple[BuildOutcome, str]:
+    """The league's build (in the sandbox, in a copy) in the run folder; (its outcome, its log's text)."""
+    base = run_dir if run_dir is not None else Path(tempfile.mkdtemp(prefix="check-build-"))
+    log = base / BUILD_LOG
+    outcome = build_submission(submission, folder_digest(submission.folder), base / BUILD_FOLDER / "submission", log)
+    try:
+        output = log.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        output = ""
+    return outcome, output
+
+
+def _moved(argument: str, root: Path, copy: Path) -> str:
+    """A program path argument (alone or after stdio:) moved from `root` into its built `copy`."""
+    prefix = STDIO_PREFIX if argument.startswith(STDIO_PREFIX) else ""
+    relative = Path(os.path.abspath(argument.removeprefix(prefix))).relative_to(root)
+    return prefix + str(copy / relative)
 
 
 def _root(argument: str) -> Path | None:
@@ -79,58 +148,23 @@ def _root(argument: str) -> Path | None:
     return path if path.is_dir() else path.parent
 
 
-def _folder_spec(folder: Path, game: str) -> BotSpec:
-    command = found_command(folder)
-    if command is None and (folder / "bot").is_file():
-        resolve_bot(str(folder.resolve() / "bot"), game)
-    if command is None:
-        raise UnknownBot(_missing_program(folder))
-    file = next(file for file, found in FOUND_IN_ORDER if found == command)
-    program = str(folder.resolve() / file)
-    words = shlex.split(command)
-    argument = shlex.join([*words[:-1], program]) if len(words) > 1 else program
-    return replace(resolve_bot(argument, game, named_by_hello=True), cwd=str(folder.resolve()))
-
-
-def _missing_program(folder: Path) -> str:
-    """The league's reason (tournaments.league.submissions), with check-bot's advice for a folder to build."""
+def _unfound(folder: Path, game: str) -> str:
+    """Why a folder without a build has no program: a `bot` without its run bit says so; else the league's
+    places looked in, with check-bot's advice for a folder to build."""
+    if (folder / "bot").is_file():
+        try:
+            resolve_bot(str(folder / "bot"), game)
+        except UnknownBot as error:
+            return f"the bot cannot be run: {error}"
     looked = ", ".join(file for file, _ in FOUND_IN_ORDER)
     build = next((file for file in BUILD_FILES if (folder / file).is_file()), None)
-    advice = f"; it has a {build}, which was not built (check-bot --build make builds it first)" if build else ""
-    return f"no bot program in {folder.resolve()} (looked for {looked}){advice}"
-
-
-def run_build(command: str, folder: Path) -> tuple[str | None, str]:
-    """Run `command` in `folder` with a shell: (None, its output) if it succeeded, else (why, its output)."""
-    try:
-        run = subprocess.run(
-            command,
-            shell=True,
-            cwd=folder,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            timeout=BUILD_TIMEOUT_S,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as error:
-        output = _text(error.stdout)
-        return f"the build ({command}) did not finish within {BUILD_TIMEOUT_S:.0f} s" + _quoted(output), output
-    output = _text(run.stdout)
-    if run.returncode == 0:
-        return None, output
-    return f"the build ({command}) failed with status {run.returncode}" + _quoted(output), output
-
-
-def _text(data: bytes | str | None) -> str:
-    if data is None:
-        return ""
-    return data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-
-
-def _quoted(output: str) -> str:
-    lines = output.rstrip().splitlines()[-BUILD_TAIL_LINES:]
-    return "; its last output:\n" + "\n".join(f"| {line}" for line in lines) if lines else " (it printed nothing)"
+    advice = (
+        f"; it has a {build}, which was not built (check-bot --build make builds it first, as would "
+        f'build = "make" in its {MANIFEST})'
+        if build
+        else ""
+    )
+    return f"no bot program in {folder} (looked for {looked}){advice}"
 
 
 @dataclass(frozen=True)
@@ -141,7 +175,8 @@ class Redactor:
     pairs: tuple[tuple[str, str], ...]
 
     @classmethod
-    def for_check(cls, submission_root: Path | None, run_dir: Path) -> Redactor:
+    def for_check(cls, submission_root: Path | None, run_dir: Path, built_in: Path | None = None) -> Redactor:
+        """Paths in `submission_root` and in its built copy `built_in` relative, the grader's labelled."""
         grader = [
             (str(Path(run_dir).resolve()), "<run folder>"),
             (str(run_dir), "<run folder>"),
@@ -150,7 +185,7 @@ class Redactor:
             (sys.base_prefix, "<python>"),
             (os.path.dirname(sys.executable), "<python>/bin"),
         ]
-        own = [] if submission_root is None else [(str(submission_root), ""), (str(submission_root.resolve()), "")]
+        own = [(str(folder), "") for root in (submission_root, built_in) if root for folder in (root, root.resolve())]
         pairs = {prefix: label for prefix, label in [*grader, *own] if prefix not in ("", "/")}
         return cls(tuple(sorted(pairs.items(), key=lambda pair: -len(pair[0]))))
 

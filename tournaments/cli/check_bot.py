@@ -117,8 +117,9 @@ def _baseline_names(game: str, tests: tuple[StrengthTest, ...]) -> tuple[tuple[S
     "--build",
     default=None,
     metavar="COMMAND",
-    help="Build the submission first: COMMAND (e.g. make) runs with a shell in its folder; a failed build is "
-    "reported as the reason the bot cannot run.",
+    help="Build the submission first, unless its bot.toml has a build: COMMAND (e.g. make) runs with sh -c in "
+    "a copy of its folder in the run folder, in the bot sandbox, as a league builds (the bot then runs from the "
+    "copy); a failed build is reported as the reason the bot cannot run.",
 )
 @click.option(
     "--run-dir",
@@ -163,14 +164,16 @@ def check_bot_command(
     """Check that BOT plays GAME by the protocol: handshake, legal actions, decision times, no crash.
 
     BOT is given as to `referee play` (a built-in name, a path, a command line in quotes, stdio:BOT), or is a
-    submission folder (its bot.py, else an executable bot, else bot.js, as a league's `each` finds them). It
-    plays seeded games at every player count of GAME, against seeded random bots, at every seat in turn. The
-    report gives its hello (name, version, protocol), every fault with its kind and detail, how many of its
-    actions were legal, its decision times (median, 95th percentile, max) against --move-time, and, when it
-    faulted, the last lines of its output. Logs and replays stay in the run folder, whose path is printed.
+    submission folder, read as a league's `each` reads one (its bot.toml's command, transport and build, else
+    its bot.py, an executable bot or bot.js). It plays seeded games at every player count of GAME, against
+    seeded random bots, at every seat in turn. The report gives its hello (name, version, protocol), every
+    fault with its kind and detail, how many of its actions were legal, its decision times (median, 95th
+    percentile, max) against --move-time, and, when it faulted, the last lines of its output. Logs and replays
+    stay in the run folder, whose path is printed.
 
     Exit status 0 only when the bot conforms (it completed its handshake and played every game without a
-    fault) and passed every --against. 1 when it does not, or cannot be run (a missing program, a failed build):
+    fault) and passed every --against. 1 when it does not, or cannot be run (a missing program, a failed build,
+    a bot.toml that is not valid):
     the reasons on stderr, and with --format gradescope the results file is written in every such case. 2 when
     the options are wrong (a player count the game does not have, an unknown baseline): nothing is written.
     """
@@ -182,8 +185,8 @@ def check_bot_command(
     baselines = _baseline_names(game, against)
     folder = run_dir if run_dir is not None else new_run_dir("check", game)
     started = time.monotonic()
-    submission = resolve_submission(bot, game, build=build)
-    redactor = Redactor.for_check(submission.root, folder)
+    submission = resolve_submission(bot, game, build=build, run_dir=folder)
+    redactor = Redactor.for_check(submission.root, folder, submission.built_in)
     if submission.spec is None:
         problem = submission.problem or "the bot cannot be run"
         if chosen is ReportFormat.GRADESCOPE:

@@ -93,8 +93,12 @@ def built_spec(submission: Submission, outcome: BuildOutcome, game: str) -> BotS
     """What runs a built submission: its command in the copy, or a program that says why it cannot run."""
     if not outcome.ok:
         return BotSpec(submission.name, cannot_run(f"{submission.name}: {outcome.detail}"), str(outcome.folder))
-    command = submission.command or found_command(outcome.folder)
-    return submission_spec(replace(submission, command=command), game, outcome.folder)
+    return submission_spec(after_build(submission, outcome), game, outcome.folder)
+
+
+def after_build(submission: Submission, outcome: BuildOutcome) -> Submission:
+    """The submission as its build left it: its command, else the one found in the copy it was built in."""
+    return replace(submission, command=submission.command or found_command(outcome.folder))
 
 
 def prepare_submission(

@@ -228,16 +228,25 @@ def submission_spec(submission: Submission, game: str, folder: Path | None = Non
     """What runs a submission in `folder` (default: its own): its command over its transport, or a program that
     says why there is none it can run."""
     folder = folder or submission.folder
-    cwd = str(folder)
+    try:
+        return runnable_spec(submission, game, folder)
+    except UnknownBot as error:
+        return BotSpec(submission.name, cannot_run(str(error)), str(folder))
+
+
+def runnable_spec(submission: Submission, game: str, folder: Path | None = None) -> BotSpec:
+    """What runs a submission in `folder` (default: its own), or UnknownBot saying why nothing can: check-bot
+    reports that reason instead of playing, where a league seats a program that says it (submission_spec)."""
+    folder = folder or submission.folder
     if submission.problem is not None:
-        return BotSpec(submission.name, cannot_run(f"{submission.name}: {submission.problem}"), cwd)
+        raise UnknownBot(f"{submission.name}: {submission.problem}")
     if submission.command is None:
-        return BotSpec(submission.name, cannot_run(submission.missing_program(folder)), cwd)
+        raise UnknownBot(submission.missing_program(folder))
     try:
         resolved = resolve_bot(anchored(submission.argument(submission.command), folder), game)
     except UnknownBot as error:
-        return BotSpec(submission.name, cannot_run(f"cannot run {submission.command!r} in {cwd}: {error}"), cwd)
-    return BotSpec(submission.name, resolved.command, cwd)
+        raise UnknownBot(f"cannot run {submission.command!r} in {folder}: {error}") from None
+    return BotSpec(submission.name, resolved.command, str(folder))
 
 
 def anchored(command: str, base: Path) -> str:

@@ -24,8 +24,10 @@ from html import escape
 from pathlib import Path
 from urllib.parse import quote
 
+from referee.records import FaultKind
 from referee.replay import ReplayError, load
 
+from ..classroom.fault_groups import group_faults
 from ..classroom.grading import BotGrade, GradeReport
 from ..league.store import LeagueStore, SeatRow, StoredFault
 from ..league_report import replay_page
@@ -37,12 +39,11 @@ SCRIPTS = ("class.js",)
 LEADERBOARD = "leaderboard.html"
 TEACHER = "teacher.html"
 STUDENTS = "students"
-_NUMBERS = re.compile(r"\d+")
 
 
 @dataclass(frozen=True)
 class FaultGroup:
-    """Faults alike (the same kind, the same words but for numbers), with how many there were."""
+    """Faults alike (tournaments.classroom.fault_groups), with how many there were and where the first was."""
 
     kind: str
     detail: str
@@ -87,21 +88,19 @@ def pseudonym(grade: BotGrade, pseudonyms: Mapping[str, str]) -> str:
 
 
 def fault_groups(faults: Sequence[StoredFault], replays: Mapping[tuple[str, int], str]) -> list[FaultGroup]:
-    """`faults` collapsed by kind and words (numbers aside), in order of first occurrence."""
-    groups: dict[tuple[str, str], list[StoredFault]] = {}
-    for fault in faults:
-        first_line = fault.detail.splitlines()[0] if fault.detail else ""
-        groups.setdefault((fault.kind, _NUMBERS.sub("N", first_line)), []).append(fault)
+    """`faults` collapsed as check-bot and the grading report collapse them (tournaments.classroom.fault_groups:
+    the same kind and detail but for where and how late), in order of first occurrence."""
+    grouped = group_faults((FaultKind(fault.kind), fault.detail, fault) for fault in faults)
     return [
         FaultGroup(
-            kind=alike[0].kind,
-            detail=alike[0].detail,
-            count=len(alike),
-            match_id=alike[0].match_id,
-            game_index=alike[0].index,
-            step=_step(alike[0], replays.get((alike[0].match_id, alike[0].index))),
+            kind=group.kind.value,
+            detail=group.detail,
+            count=group.count,
+            match_id=group.where[0].match_id,
+            game_index=group.where[0].index,
+            step=_step(group.where[0], replays.get((group.where[0].match_id, group.where[0].index))),
         )
-        for alike in groups.values()
+        for group in grouped
     ]
 
 
@@ -255,8 +254,9 @@ def _faults_section(groups: Sequence[FaultGroup], replays: Mapping[tuple[str, in
         for group in groups
     )
     return (
-        '<section id="faults"><h2>Faults</h2><p class="muted">Faults alike (the same words, numbers aside) are '
-        'shown once with how many there were.</p><table class="faults"><thead><tr><th>kind</th><th>count</th>'
+        '<section id="faults"><h2>Faults</h2><p class="muted">Faults alike (the same words but for the game, '
+        "request or id they name and how late) are shown once with how many there were.</p>"
+        '<table class="faults"><thead><tr><th>kind</th><th>count</th>'
         f"<th>what happened (the first)</th><th>where</th></tr></thead><tbody>{rows}</tbody></table></section>"
     )
 
