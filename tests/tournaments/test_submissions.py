@@ -84,12 +84,36 @@ def test_a_submission_that_cannot_run_still_plays_and_says_why(tmp_path: Path) -
     [
         ('[[bots]]\neach = "nowhere/*"\n', "key 'bots[2].each': 'nowhere/*' matches no folder"),
         ('[[bots]]\neach = "submissions/*"\nname = "x"\n', "key 'bots[2].name': is not a league setting"),
-        ('[[bots]]\neach = "submissions/*"\n[[bots]]\nname = "ann"\ncommand = "random"\n', "'ann' is used twice"),
     ],
 )
 def test_bad_each_entries_name_their_key(tmp_path: Path, each: str, problem: str) -> None:
     with pytest.raises(LeagueFileError, match=re.escape(problem)):
         load_league(_class(tmp_path, {"ann": {"bot.py": ""}}, each))
+
+
+def test_folders_with_unsafe_or_taken_names_are_skipped_with_a_note(tmp_path: Path) -> None:
+    """A student cannot stop the class's league, nor pass for a baseline, by naming a folder: the folder is
+    skipped and the organiser told why. A folder name is normalised (NFKC) before it is compared."""
+    each = '[[bots]]\neach = "submissions/*"\n[[bots]]\nname = "ann"\ncommand = "random"\n'
+    names = ["ann", "heuristic", "RANDOM", "r\u0430ndom", "bob\u200b", "\u202ebob", "ｃａｒｌ", "carl"]
+    league = load_league(_class(tmp_path, {name: {"bot.py": ""} for name in names}, each))
+    assert sorted(bot.name for bot in league.bots) == ["ann", "carl", "heuristic", "random"]
+    assert next(bot for bot in league.bots if bot.name == "carl").cwd == str(tmp_path / "submissions" / "carl")
+    notes = "\n".join(league.notes)
+    assert len(league.notes) == 7, notes
+    assert "U+200B" in notes and "U+202E" in notes and "\\u202ebob" in notes
+    assert notes.count("looks like the name of the bot 'random'") == 2
+    assert notes.count("looks like the name of the bot 'ann'") == 1
+    assert "its name 'carl' looks like the name of the bot 'carl'" in notes
+
+
+def test_explicit_bot_names_are_checked(tmp_path: Path) -> None:
+    cases = [("r\u0430ndom", "looks like 'random'"), ("a\u202eb", "U+202E"), ("heuristic", "used twice")]
+    for number, (name, problem) in enumerate(cases):
+        (tmp_path / str(number)).mkdir()
+        bot = f'[[bots]]\nname = "{name}"\ncommand = "random"\n'
+        with pytest.raises(LeagueFileError, match=re.escape(problem)):
+            load_league(_class(tmp_path / str(number), {}, bot))
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import shlex
 from typing import Any, TypedDict
 
+from protocol.safe_text import escape_control
 from referee.records import Handshake
 
 from . import gradescope
@@ -152,7 +153,12 @@ def table_lines(game: str, table: TableCheck) -> list[str]:
     if table.output_tail:
         lines.append(f"  the last lines of its output ({table.log_path}):")
         lines += [f"    | {line}" for line in table.output_tail]
-    return lines
+    return _shown(lines)
+
+
+def _shown(lines: list[str]) -> list[str]:
+    """Lines for a person: the controls a bot's output, name or fault detail may hold shown escaped."""
+    return [escape_control(line, multiline=True) for line in lines]
 
 
 def times_line(times: DecisionTimes) -> str:
@@ -168,8 +174,10 @@ def times_line(times: DecisionTimes) -> str:
 def verdict_line(report: CheckReport) -> str:
     if report.verdict.conforms:
         return f"verdict: {report.name} conforms"
-    return f"verdict: {report.name} does not conform: " + "; ".join(
-        _indented(reason.summary(), "  ") for reason in report.verdict.reasons
+    return escape_control(
+        f"verdict: {report.name} does not conform: "
+        + "; ".join(_indented(reason.summary(), "  ") for reason in report.verdict.reasons),
+        multiline=True,
     )
 
 
@@ -184,7 +192,7 @@ def report_text(report: CheckReport) -> list[str]:
     lines.append(times_line(report.times))
     lines.append(f"run folder (logs, replays): {report.run_dir}")
     lines.append(verdict_line(report))
-    return lines
+    return _shown(lines)
 
 
 def gradescope_results(report: CheckReport, execution_time_s: float) -> gradescope.GradescopeResults:

@@ -2,7 +2,9 @@
 
 CSV: one row per bot, columns CSV_COLUMNS; a bot's logs in one cell, separated by LOG_SEPARATOR; the first
 fault's detail in one line (`one_line`; the JSON keeps it whole). Numbers are rounded for people, not for
-further computation: Elo to 0.1, means to 0.001.
+further computation: Elo to 0.1, means to 0.001. A text cell a spreadsheet would run as a formula (it starts
+with = + - @, tab or carriage return: a bot named after a folder `=HYPERLINK(...)`) starts with a single
+quote (protocol.safe_text.csv_cell).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import io
 import json
 from typing import Any
 
+from protocol.safe_text import csv_cell
 from referee.records import FaultKind
 
 from .grading import BotGrade, FirstFault, GradeReport
@@ -111,5 +114,5 @@ def grades_csv(report: GradeReport) -> str:
     writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
     for grade in report.bots:
-        writer.writerow(_csv_row(grade))
+        writer.writerow({key: csv_cell(value) for key, value in _csv_row(grade).items()})
     return buffer.getvalue()

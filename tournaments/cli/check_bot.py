@@ -20,6 +20,7 @@ from ..classroom.checkbot import DEFAULT_SEED, CheckError, CheckPlan, CheckRepor
 from ..classroom.checkbot_report import gradescope_results, report_json, report_text
 from ..rundir import new_run_dir
 from .options import limits_options, transport_option
+from .output import echo
 
 
 class ReportFormat(enum.StrEnum):
@@ -123,14 +124,14 @@ def check_bot_command(
         raise click.ClickException(str(error)) from error
     rendered = _render(report, chosen, time.monotonic() - started)
     if output is None:
-        click.echo(rendered)
+        echo(rendered)
     else:
         try:
             output.parent.mkdir(parents=True, exist_ok=True)
             output.write_text(rendered + "\n")
         except OSError as error:
             raise click.ClickException(f"cannot write the report to {str(output)!r}: {error.strerror}") from error
-        click.echo(f"report written to {output}", err=True)
+        echo(f"report written to {output}", err=True)
     if not report.verdict.conforms:
         reasons = "; ".join(reason.headline() for reason in report.verdict.reasons)
         raise click.ClickException(

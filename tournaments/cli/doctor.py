@@ -7,6 +7,7 @@ import click
 from referee.isolation import sandbox as sandboxing
 
 from .options import echo_json, json_option
+from .output import echo
 
 
 @click.command()
@@ -38,7 +39,7 @@ def doctor(as_json: bool) -> None:
     else:
         for check in checks:
             mark = "ok" if check.ok else ("MISSING" if check.required else "absent")
-            click.echo(f"{mark:<8} {check.name}: {check.detail}")
-        click.echo(f"isolation: {found.isolation.value}")
+            echo(f"{mark:<8} {check.name}: {check.detail}")
+        echo(f"isolation: {found.isolation.value}")
     if not full:
         raise SystemExit(1)

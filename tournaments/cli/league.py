@@ -41,6 +41,7 @@ from .options import (
     sandbox_option,
     tablefmt_option,
 )
+from .output import echo
 from .progress import Leaderboard, ProgressLine, format_duration
 
 crosstable_option = click.option(
@@ -169,7 +170,7 @@ def _executor(concurrency: int | None, scheduler: str | None, pinned: bool, repl
         return DaskExecutor(scheduler, runner=runner)
     cores = default_concurrency()
     if concurrency is not None and concurrency > cores:
-        click.echo(
+        echo(
             f"warning: --concurrency {concurrency} is more than the {cores} cores here; bots may miss their time "
             "limits",
             err=True,
@@ -200,19 +201,19 @@ def _plan(league: League, store: LeagueStore, sandbox: bool) -> LeaguePlan:
     except StoreError as error:
         raise click.ClickException(str(error)) from error
     for note in plan.notes:
-        click.echo(f"note: {note}", err=True)
+        echo(f"note: {note}", err=True)
     return plan
 
 
 def _play(plan: LeaguePlan, store: LeagueStore, executor: Executor, path: str, db: str | None) -> None:
     league = plan.league
-    click.echo(
+    echo(
         f"{league.name}: {league.game}, {league.players} seats, {len(league.bots)} bots; "
         f"{plan.scheduled} games scheduled, {plan.stored} already in {store.path}",
         err=True,
     )
     if plan.specs and league.log_dir is not None:
-        click.echo(f"bot logs in {league.log_dir}/MATCH/BOT.log", err=True)
+        echo(f"bot logs in {league.log_dir}/MATCH/BOT.log", err=True)
     if not plan.specs:
         return
     progress = ProgressLine(plan.scheduled, plan.stored, Leaderboard(GameTallies.of_counts(store.outcome_counts())))
@@ -227,7 +228,7 @@ def _play(plan: LeaguePlan, store: LeagueStore, executor: Executor, path: str, d
     except KeyboardInterrupt:
         progress.close()
         resume = shlex.join(["referee", "tournament", "run", path, *(["--db", db] if db else [])])
-        click.echo(
+        echo(
             f"Stopped: {store.game_count()} of {plan.scheduled} games are stored in {store.path}. "
             f"Resume with: {resume}",
             err=True,
@@ -238,9 +239,7 @@ def _play(plan: LeaguePlan, store: LeagueStore, executor: Executor, path: str, d
         raise click.ClickException(f"{error} (the games stored so far are kept; rerun to resume)") from error
     progress.close()
     elapsed = time.monotonic() - started
-    click.echo(
-        f"Played {added} games in {format_duration(elapsed)} ({added / max(elapsed, 1e-9):.2f} games/s)", err=True
-    )
+    echo(f"Played {added} games in {format_duration(elapsed)} ({added / max(elapsed, 1e-9):.2f} games/s)", err=True)
 
 
 @dataclass(frozen=True)
@@ -263,7 +262,11 @@ def _results(store: LeagueStore, name: str, bootstrap: int, prior_draws: float =
     except RatingInputError as error:
         raise click.ClickException(str(error)) from error
     return _LeagueResults(
-        name, tallies.games, ratings, dict(store.fault_counts()), dict(store.forfeit_counts()),
+        name,
+        tallies.games,
+        ratings,
+        dict(store.fault_counts()),
+        dict(store.forfeit_counts()),
         store.retired_bots(),
         store.unsandboxed_game_count(),
     )
@@ -280,17 +283,19 @@ def _results_json(result: _LeagueResults, with_crosstable: bool) -> dict[str, An
 
 
 def _print_results(result: _LeagueResults, with_crosstable: bool, tablefmt: str) -> None:
-    click.echo(f"{result.name}: {result.games} games")
-    click.echo(
+    echo(f"{result.name}: {result.games} games")
+    echo(
         ratings_table(
             result.ratings,
-            tablefmt=tablefmt, faults=result.faults, forfeits=result.forfeits,
+            tablefmt=tablefmt,
+            faults=result.faults,
+            forfeits=result.forfeits,
             unsandboxed=result.unsandboxed,
         )
     )
     if result.retired:
-        click.echo(f"Retired (no longer in the league file; their games still count): {', '.join(result.retired)}")
+        echo(f"Retired (no longer in the league file; their games still count): {', '.join(result.retired)}")
     if with_crosstable and result.ratings.bots:
-        click.echo()
-        click.echo(crosstable(result.ratings, tablefmt=tablefmt))
-    click.echo()
+        echo()
+        echo(crosstable(result.ratings, tablefmt=tablefmt))
+    echo()

@@ -19,6 +19,7 @@ from referee.wire.connection import Transport
 
 from ..pages.writer import ReplayFormat
 from ..ratings.elo import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS
+from .output import echo
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -100,7 +101,7 @@ def game_label(index: int, played: int, total: int) -> str:
 
 def _warn_if_unsandboxed(context: click.Context, parameter: click.Parameter, sandbox: bool) -> bool:
     if sandbox and (problem := sandboxing.probe().problem) is not None:
-        click.echo(
+        echo(
             f"warning: the sandbox cannot run here ({problem}): bots run unsandboxed and their games are recorded "
             "so; `referee doctor` says more, --no-sandbox runs without it on purpose",
             err=True,
@@ -124,7 +125,7 @@ def sandbox_option(function: F) -> F:
 
 
 def echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, sort_keys=False))
+    echo(json.dumps(data, indent=2, sort_keys=False))
 
 
 _LIMIT_OPTIONS = (

@@ -8,7 +8,6 @@ are relative to the folder the page goes to); csv and json grade the bots, one r
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from ..league_report import LeagueReport, league_report
 from ..pages.html import AssetError
 from ..pages.report_page import render_report_page
 from .options import bootstrap_option
+from .output import write
 
 ReportFormat = Callable[[LeagueReport, Path], str]
 PAGE_FORMATS: dict[str, ReportFormat] = {"html": render_report_page}
@@ -89,8 +89,7 @@ def _write(render: Callable[[], str], output: str) -> None:
     try:
         text = render()
         if output == "-":
-            sys.stdout.write(text)
-            sys.stdout.flush()
+            write(text)
         else:
             Path(output).write_text(text, encoding="utf-8")
     except AssetError as error:

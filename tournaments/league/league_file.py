@@ -63,6 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol import limits as protocol_limits
+from protocol.safe_text import UnsafeName, checked_name, one_line, skeleton
 from referee.botspec import BUILT_IN_MODULES, GAME_HEURISTIC, GAME_SEARCH, STDIO_PREFIX, UnknownBot, resolve_bot
 from referee.games import GameError, load_game
 from referee.games.base import MAX_SEED
@@ -128,6 +129,8 @@ class League:
     replay_dir: Path | None = None
     log_dir: Path | None = None
     """The bots' logs: one folder per match in it, with one NAME.log per bot (a league file always has one)."""
+    notes: tuple[str, ...] = ()
+    """What reading the file skipped (a submission folder whose name is unsafe or looks like another bot's)."""
 
     @property
     def games_per_match(self) -> int:
@@ -216,6 +219,7 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
         config=resolved_config,
         replay_dir=reader.directory(data, "replay_dir"),
         log_dir=reader.directory(data, "log_dir") or reader.path.with_suffix(".logs"),
+        notes=tuple(reader.notes),
     )
 
 
@@ -263,6 +267,8 @@ class _Reader:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.notes: list[str] = []
+        """What the league file's reader skipped or flagged, for the organiser (League.notes)."""
 
     def error(self, key: str | None, problem: str, fix: str = "") -> LeagueFileError:
         return LeagueFileError(self.path, key, problem, fix)
@@ -417,14 +423,21 @@ class _Reader:
             )
         if not isinstance(raw, list) or not all(isinstance(entry, dict) for entry in raw):
             raise self.error("bots", "must be an array of tables", "write each bot as a [[bots]] table")
+        named = [
+            self._bot(entry, game, f"bots[{position}].") for position, entry in enumerate(raw) if "each" not in entry
+        ]
         bots: list[LeagueBot] = []
         for position, entry in enumerate(raw):
             prefix = f"bots[{position}]."
-            added = self._submissions(entry, game, prefix) if "each" in entry else [self._bot(entry, game, prefix)]
-            for bot in added:
-                if any(known.name == bot.name for known in bots):
-                    raise self.error(prefix + "name", f"{bot.name!r} is used twice", "give each bot a unique name")
-                bots.append(bot)
+            if "each" in entry:
+                bots.extend(self._submissions(entry, game, prefix, [*bots, *named]))
+                continue
+            bot = named.pop(0)
+            for known in bots:
+                if skeleton(known.name) == skeleton(bot.name):
+                    same = "is used twice" if known.name == bot.name else f"looks like {known.name!r}"
+                    raise self.error(prefix + "name", f"{bot.name!r} {same}", "give each bot a distinct name")
+            bots.append(bot)
         return tuple(bots)
 
     def _bot(self, entry: Mapping[str, Any], game: str, prefix: str) -> LeagueBot:
@@ -434,7 +447,7 @@ class _Reader:
             prefix,
             "a bot has name, command and optionally cwd, version and env (a folder of bots: each, command)",
         )
-        name = self.required_string(entry, "name", prefix)
+        name = self._name(self.required_string(entry, "name", prefix), prefix + "name")
         relative_cwd = self.string(entry, "cwd", prefix)
         cwd = None if relative_cwd is None else str(self.path.parent / relative_cwd)
         command = self._command(entry.get("command"), prefix + "command")
@@ -444,17 +457,38 @@ class _Reader:
         digest = self._digest(spec, version, prefix + "command")
         return LeagueBot(name=name, command=command, spec=spec, digest=digest, cwd=cwd, version=version)
 
-    def _submissions(self, entry: Mapping[str, Any], game: str, prefix: str) -> list[LeagueBot]:
+    def _name(self, name: str, key: str) -> str:
+        try:
+            return checked_name(name)
+        except UnsafeName as error:
+            raise self.error(key, str(error)) from None
+
+    def _submissions(
+        self, entry: Mapping[str, Any], game: str, prefix: str, others: list[LeagueBot]
+    ) -> list[LeagueBot]:
         """One bot per folder of an `each` entry (tournaments.league.submissions); one that cannot run plays and
-        fails."""
+        fails. A folder whose name has invisible or bidirectional controls, or looks like the name of a bot
+        before it (`others`, then the folders before it in name order), is skipped with a note."""
         self.no_unknown_keys(entry, _EACH_KEYS, prefix, "an each entry has each and optionally command")
         pattern = self.required_string(entry, "each", prefix)
         given = self._command(entry["command"], prefix + "command") if "command" in entry else None
         found = submissions(pattern, self.path.parent, given)
         if not found:
             raise self.error(prefix + "each", f"{pattern!r} matches no folder beside the league file")
-        bots = []
+        bots: list[LeagueBot] = []
         for sub in found:
+            try:
+                sub = replace(sub, name=checked_name(sub.name))
+            except UnsafeName as error:
+                self.notes.append(f"skipped the submission folder {one_line(str(sub.folder))}: {error}")
+                continue
+            like = next((bot.name for bot in [*others, *bots] if skeleton(bot.name) == skeleton(sub.name)), None)
+            if like is not None:
+                self.notes.append(
+                    f"skipped the submission folder {one_line(str(sub.folder))}: its name '{one_line(sub.name)}' "
+                    f"looks like the name of the bot '{one_line(like)}'; rename the folder to play it"
+                )
+                continue
             spec = _submission_spec(sub, game)
             digest = self._digest(spec, None, prefix + "each")
             bots.append(LeagueBot(sub.name, sub.command or "", spec, digest, str(sub.folder)))

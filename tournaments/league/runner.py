@@ -45,7 +45,7 @@ def plan_league(league: League, store: LeagueStore, *, sandbox: bool = True) -> 
     """Bind the store to the league (StoreMismatch if they disagree), record the schedule, list what is missing.
     `sandbox`: run the bots in the sandbox (MatchSpec.sandbox), which hides the league file and the store from
     them even where a bot's own folder holds them."""
-    notes = store.bind(league)
+    notes = [*league.notes, *store.bind(league)]
     schedule = league_schedule(league, store.deal_key())
     store.add_matches(schedule)
     missing = store.missing(schedule)

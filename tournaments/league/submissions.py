@@ -10,6 +10,8 @@ Found in a folder, in this order: `bot.py` (run by the referee's Python, which h
 A submission that cannot run (nothing found, or a command that names no program) still takes part under its
 name: its program says why and exits without a hello (`cannot_run`), so every game it is seated in records
 a crash with that reason, in the store and in the report, where a league file error would stop the whole class.
+For the same reason a folder whose name is unsafe (invisible or bidirectional controls) or looks like the name
+of a bot before it is skipped with a note (League.notes), not refused (tournaments.league.league_file).
 """
 
 from __future__ import annotations
