@@ -53,6 +53,7 @@ from referee.wire.peers import LookupExpired
 
 _BYE_GRACE_S = 0.5
 _log = logging.getLogger(__name__)
+_STRENGTH = (sandbox.Isolation.NONE, sandbox.Isolation.PARTIAL, sandbox.Isolation.FULL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +111,8 @@ class Session:
         chosen = iter(self._chosen_logs)
         jails = spec.sandbox and transport is Transport.IPC and sandbox.probe().usable
         self.sandboxed = jails and all(bot.sandbox for bot in spec.bots)
+        self.isolation = sandbox.probe().isolation if self.sandboxed else sandbox.Isolation.NONE
+        """The weakest isolation any bot of the match has had so far (GameRecord.isolation)."""
         self._sandbox_request = None
         if jails:
             socket = Path(self.router.endpoint.removeprefix("ipc://"))
@@ -233,6 +236,8 @@ class Session:
             participant.down = Downtime(FaultKind.CRASH, str(error))
             return
         participant.process = process
+        if process.jail is not None and process.jail.isolation is not sandbox.Isolation.FULL:
+            self.isolation = min(self.isolation, process.jail.isolation, key=_STRENGTH.index)
         self._by_pidfd[process.pidfd] = participant
         self.router.watch(process.pidfd)
 

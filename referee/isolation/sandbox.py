@@ -132,6 +132,11 @@ class SandboxProbe:
         return Isolation.FULL if full else Isolation.PARTIAL
 
     @property
+    def shortfalls(self) -> tuple[str, ...]:
+        """What the full sandbox needs that this machine lacks, one line each with why (empty at full)."""
+        return tuple(f"{check.name}: {check.detail}" for check in report(self) if check.required and not check.ok)
+
+    @property
     def whole_bot_limits(self) -> str:
         """How the limits for a bot as a whole are enforced here."""
         if self.cgroups.mode is CgroupMode.NONE:
@@ -545,6 +550,9 @@ class Jail:
         self.seccomp_fd = seccomp_fd
         self.options_fd: int | None = None
         self._lease = lease
+        self.isolation = Isolation.PARTIAL
+        """What this bot really got: full only with its own uid, its cgroup and the seccomp filter (set by
+        `confine`, which may lose the cgroup of one bot on a machine that has cgroups)."""
 
     @property
     def inherited_fds(self) -> tuple[int, ...]:
@@ -601,6 +609,8 @@ def confine(command: Sequence[str], cwd: str | None, request: SandboxRequest, me
             seccomp_fd=jail.seccomp_fd,
         )
         jail.options_fd, jail.argv = options_through_fd(argv)
+        whole = jail.uid is not None and jail.cgroup is not None and jail.seccomp_fd is not None
+        jail.isolation = Isolation.FULL if whole else Isolation.PARTIAL
     except BaseException:
         jail.release()
         raise

@@ -60,11 +60,17 @@ class ReasonJson(TypedDict):
     games: int
 
 
+class IsolationJson(TypedDict):
+    level: str
+    missing: list[str]
+
+
 class CheckJson(TypedDict):
     format: str
     version: int
     game: str
     bot: dict[str, Any]
+    isolation: IsolationJson
     seed: int
     limits: dict[str, Any]
     conforms: bool
@@ -112,6 +118,7 @@ def report_json(report: CheckReport) -> CheckJson:
         "version": VERSION,
         "game": report.game,
         "bot": {"name": report.name, "command": list(report.command), "hello": _hello(report.handshake)},
+        "isolation": {"level": report.isolation.value, "missing": list(report.isolation_missing)},
         "seed": report.seed,
         "limits": {
             "move_time_ms": limits.move_time_ms,
@@ -133,6 +140,11 @@ def report_json(report: CheckReport) -> CheckJson:
 
 def _indented(detail: str, prefix: str = "      ") -> str:
     return detail.replace("\n", "\n" + prefix)
+
+
+def isolation_line(report: CheckReport) -> str:
+    missing = f" (missing: {'; '.join(report.isolation_missing)})" if report.isolation_missing else ""
+    return f"isolation: {report.isolation.value}{missing}"
 
 
 def handshake_line(handshake: Handshake | None) -> str:
@@ -183,6 +195,7 @@ def verdict_line(report: CheckReport) -> str:
 
 def report_text(report: CheckReport) -> list[str]:
     lines = [f"check-bot {report.game}: {report.name} ({shlex.join(report.command)}), seed {report.seed}"]
+    lines.append(isolation_line(report))
     lines.append(handshake_line(report.handshake))
     for table in report.tables:
         lines += table_lines(report.game, table)
@@ -208,4 +221,4 @@ def gradescope_results(report: CheckReport, execution_time_s: float) -> gradesco
     times = report.times
     in_time = times.decisions > 0 and times.max_ms <= times.limit_ms
     tests.append(gradescope.test_result("decision times within the limit", in_time, times_line(times)))
-    return gradescope.results(tests, "\n".join(report_text(report)), execution_time_s)
+    return gradescope.results(tests, "\n".join(report_text(report)), execution_time_s, report.isolation.value)

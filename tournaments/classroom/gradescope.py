@@ -29,6 +29,8 @@ class GradescopeTest(TypedDict):
 
 class ExtraData(TypedDict):
     max_score: float
+    isolation: str
+    """What held the bot while it was graded: full, partial or none (referee.isolation.sandbox.Isolation)."""
 
 
 class GradescopeResults(TypedDict):
@@ -52,12 +54,13 @@ def test_result(name: str, passed: bool, output: str, max_score: float = 1.0) ->
     }
 
 
-def results(tests: Sequence[GradescopeTest], output: str, execution_time_s: float) -> GradescopeResults:
-    """The whole file: the score is the sum of the tests' (Gradescope takes a top-level score as the total)."""
+def results(tests: Sequence[GradescopeTest], output: str, execution_time_s: float, isolation: str) -> GradescopeResults:
+    """The whole file: the score is the sum of the tests' (Gradescope takes a top-level score as the total);
+    `isolation` goes in extra_data (and the text report, `output`, says it too)."""
     return {
         "score": sum(test["score"] for test in tests),
         "execution_time": round(execution_time_s, 3),
         "output": output,
-        "extra_data": {"max_score": sum(test["max_score"] for test in tests)},
+        "extra_data": {"max_score": sum(test["max_score"] for test in tests), "isolation": isolation},
         "tests": list(tests),
     }

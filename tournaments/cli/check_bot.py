@@ -16,10 +16,10 @@ from referee.match import MatchSpecError
 from referee.records import Limits
 from referee.wire.connection import Transport
 
-from ..classroom.checkbot import DEFAULT_SEED, CheckError, CheckPlan, CheckReport, check_bot
+from ..classroom.checkbot import DEFAULT_SEED, CheckError, CheckPlan, CheckReport, check_bot, isolation_refusal
 from ..classroom.checkbot_report import gradescope_results, report_json, report_text
 from ..rundir import new_run_dir
-from .options import limits_options, transport_option
+from .options import UNSANDBOXED_WARNING, isolation_warning, limits_options, transport_option
 from .output import echo
 
 
@@ -80,6 +80,19 @@ def _render(report: CheckReport, report_format: ReportFormat, elapsed_s: float) 
     default=None,
     help="Write the report to this file instead of stdout (e.g. /autograder/results/results.json).",
 )
+@click.option(
+    "--no-sandbox",
+    "no_sandbox",
+    is_flag=True,
+    help="Run the bot unsandboxed, as this user, able to read and change its files (only in a throwaway "
+    "container). Without it check-bot refuses to run where the full sandbox cannot (see `referee doctor`).",
+)
+@click.option(
+    "--allow-partial",
+    is_flag=True,
+    help="Accept a partial sandbox (bubblewrap without a uid, cgroups or seccomp filter of the bot's own, as "
+    "without root) instead of refusing to run; the report says what was missing.",
+)
 @transport_option
 def check_bot_command(
     game: str,
@@ -93,6 +106,8 @@ def check_bot_command(
     report_format: str,
     output: Path | None,
     transport: Transport,
+    no_sandbox: bool,
+    allow_partial: bool,
 ) -> None:
     """Check that BOT plays GAME by the protocol: handshake, legal actions, decision times, no crash.
 
@@ -102,10 +117,19 @@ def check_bot_command(
     legal, its decision times (median, 95th percentile, max) against --move-time, and, when it faulted, the
     last lines of its output. Logs and replays stay in the run folder, whose path is printed.
 
+    It runs only in the full sandbox unless told otherwise (--allow-partial, --no-sandbox): where the machine
+    gives less it exits with status 1 and says what is missing. Every report states the isolation the bot had.
+
     Exit status 0 only when the bot conforms: it completed its handshake and played every game without a
     fault. 1 when it does not (with the reasons on stderr), or when the check could not run.
     """
     chosen = ReportFormat.JSON if as_json else ReportFormat(report_format)
+    refusal = isolation_refusal(not no_sandbox, allow_partial)
+    if refusal is not None:
+        raise click.ClickException(refusal)
+    warning = isolation_warning(not no_sandbox)
+    if warning is not None:
+        echo(UNSANDBOXED_WARNING if no_sandbox else warning, err=True)
     try:
         spec = resolve_bot(bot, game, named_by_hello=True)
         plan = CheckPlan(
@@ -117,6 +141,7 @@ def check_bot_command(
             seed=seed,
             limits=limits,
             transport=transport,
+            sandbox=not no_sandbox,
         )
         started = time.monotonic()
         report = check_bot(plan)

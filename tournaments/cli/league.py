@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from referee.isolation.sandbox import Isolation
 from referee.match import run_match
 from referee.records import GameRecord
 
@@ -253,6 +254,8 @@ class _LeagueResults:
     """Bots no longer in the league file whose games still count."""
     unsandboxed: int
     """Games played without the sandbox."""
+    isolation: dict[str, int]
+    """Games played at each isolation level (full, partial, none)."""
 
 
 def _results(store: LeagueStore, name: str, bootstrap: int, prior_draws: float = DEFAULT_PRIOR_DRAWS) -> _LeagueResults:
@@ -269,6 +272,7 @@ def _results(store: LeagueStore, name: str, bootstrap: int, prior_draws: float =
         dict(store.forfeit_counts()),
         store.retired_bots(),
         store.unsandboxed_game_count(),
+        {level.value: store.isolation_counts().get(level, 0) for level in Isolation},
     )
 
 
@@ -277,6 +281,7 @@ def _results_json(result: _LeagueResults, with_crosstable: bool) -> dict[str, An
         "league": result.name,
         "games": result.games,
         "unsandboxed_games": result.unsandboxed,
+        "isolation_games": result.isolation,
         **ratings_json(result.ratings, result.faults, with_crosstable, forfeits=result.forfeits),
         "retired": result.retired,
     }
@@ -293,6 +298,12 @@ def _print_results(result: _LeagueResults, with_crosstable: bool, tablefmt: str)
             unsandboxed=result.unsandboxed,
         )
     )
+    partial = result.isolation[Isolation.PARTIAL.value]
+    if partial:
+        echo(
+            f"{partial} game(s) were played with partial isolation: some bots had no uid, cgroup or seccomp filter "
+            "of their own (`referee doctor` says what this machine lacks)."
+        )
     if result.retired:
         echo(f"Retired (no longer in the league file; their games still count): {', '.join(result.retired)}")
     if with_crosstable and result.ratings.bots:

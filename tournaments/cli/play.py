@@ -68,6 +68,7 @@ def _game_json(record: GameRecord) -> dict[str, Any]:
         ],
         "replay": record.replay_path,
         "sandboxed": record.sandboxed,
+        "isolation": record.isolation.value,
     }
 
 

@@ -29,13 +29,18 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from referee.deals import DealKey
+from referee.isolation.sandbox import Isolation
 from referee.records import GameRecord, Limits
 
 from .league_file import League, LeagueBot
 from .schedule import ScheduledMatch
 
-SCHEMA_VERSION = 2
-"""The store's layout (PRAGMA user_version): 2 added bot identities, forfeits, sandboxing and the deal key."""
+SCHEMA_VERSION = 3
+"""The store's layout (PRAGMA user_version): 2 added bot identities, forfeits, sandboxing and the deal key; 3
+records each game's isolation level (full, partial, none) where 2 had a sandboxed flag (`_migrate`)."""
+MIGRATED_SANDBOXED = Isolation.PARTIAL
+"""The level a schema 2 store's sandboxed game gets: schema 2 recorded `sandboxed` also for games whose bots
+had no uid or cgroup of their own, so partial is all such a game is known to have had."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS league (
@@ -65,7 +70,7 @@ CREATE TABLE IF NOT EXISTS games (
     seed INTEGER NOT NULL,
     replay_path TEXT,
     finished_at REAL NOT NULL,
-    sandboxed INTEGER NOT NULL DEFAULT 1,
+    isolation TEXT NOT NULL CHECK (isolation IN ('full', 'partial', 'none')),
     PRIMARY KEY (match_id, game_index)
 );
 CREATE TABLE IF NOT EXISTS seats (
@@ -201,6 +206,7 @@ class LeagueStore:
             self._db.execute("PRAGMA foreign_keys = ON")
             self._db.execute("PRAGMA busy_timeout = 10000")
             self._check_version()
+            self._migrate()
             self._db.executescript(SCHEMA)
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.Error as error:
@@ -210,12 +216,27 @@ class LeagueStore:
         """StoreError for a store an older card-referee wrote: its tables lack what this one records."""
         (version,) = self._db.execute("PRAGMA user_version").fetchone()
         (tables,) = self._db.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'").fetchone()
-        if tables and version != SCHEMA_VERSION:
+        if tables and version not in (2, SCHEMA_VERSION):
             self._db.close()
             raise StoreError(
                 f"{self.path}: a store of schema {version}, written by another version of card-referee (this one "
                 f"reads schema {SCHEMA_VERSION}); give a new store (--db NEW.sqlite) and run the league again"
             )
+
+    def _migrate(self) -> None:
+        """A schema 2 store to schema 3: each game's `sandboxed` flag read into an isolation level (sandboxed:
+        MIGRATED_SANDBOXED, else none). The old column stays (it has a default, so new games need not set it)."""
+        with self._transaction() as db:
+            (version,) = db.execute("PRAGMA user_version").fetchone()
+            columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
+            if version != 2 or "isolation" in columns:
+                return
+            db.execute("ALTER TABLE games ADD COLUMN isolation TEXT NOT NULL DEFAULT 'none'")
+            db.execute(
+                "UPDATE games SET isolation = CASE WHEN sandboxed THEN ? ELSE ? END",
+                (MIGRATED_SANDBOXED.value, Isolation.NONE.value),
+            )
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def close(self) -> None:
         self._db.close()
@@ -354,9 +375,9 @@ class LeagueStore:
         key = (record.match_id, record.index)
         with self._transaction() as db:
             inserted = db.execute(
-                "INSERT OR IGNORE INTO games (match_id, game_index, seed, replay_path, finished_at, sandboxed) "
+                "INSERT OR IGNORE INTO games (match_id, game_index, seed, replay_path, finished_at, isolation) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                (*key, record.seed, record.replay_path, time.time(), int(record.sandboxed)),
+                (*key, record.seed, record.replay_path, time.time(), record.isolation.value),
             ).rowcount
             if not inserted:
                 return False
@@ -500,7 +521,12 @@ class LeagueStore:
 
     def unsandboxed_game_count(self) -> int:
         """Games whose bots did not all run in the sandbox."""
-        return int(self._db.execute("SELECT COUNT(*) FROM games WHERE NOT sandboxed").fetchone()[0])
+        return self.isolation_counts().get(Isolation.NONE, 0)
+
+    def isolation_counts(self) -> dict[Isolation, int]:
+        """How many games were played at each isolation level (levels with no game left out)."""
+        rows = self._db.execute("SELECT isolation, COUNT(*) FROM games GROUP BY isolation")
+        return {Isolation(level): int(count) for level, count in rows}
 
     def league_name(self) -> str | None:
         row = self._db.execute("SELECT name FROM league").fetchone()
