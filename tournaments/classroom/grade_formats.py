@@ -1,10 +1,11 @@
 """A GradeReport (tournaments.classroom.grading) as JSON or CSV: one place that decides what a grading file holds.
 
-CSV: one row per bot, columns CSV_COLUMNS; a bot's logs in one cell, separated by LOG_SEPARATOR; the first
-fault's detail in one line (`one_line`; the JSON keeps it whole). Numbers are rounded for people, not for
-further computation: Elo to 0.1, means to 0.001. A text cell a spreadsheet would run as a formula (it starts
-with = + - @, tab or carriage return: a bot named after a folder `=HYPERLINK(...)`) starts with a single
-quote (protocol.safe_text.csv_cell).
+CSV: one row per bot, columns CSV_COLUMNS (`soft_play`: the partners with which the soft-play check flags the
+bot, tournaments/ratings/soft_play.py; the JSON has every pair tested, under `soft_play`); a bot's logs in
+one cell, separated by LOG_SEPARATOR; the first fault's detail in one line (`one_line`; the JSON keeps it
+whole). Numbers are rounded for people, not for further computation: Elo to 0.1, means to 0.001. A text
+cell a spreadsheet would run as a formula (it starts with = + - @, tab or carriage return: a bot named after
+a folder `=HYPERLINK(...)`) starts with a single quote (protocol.safe_text.csv_cell).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from protocol.safe_text import csv_cell
 from referee.records import FaultKind
 
+from ..ratings.soft_play import PairCheck, SoftPlayCheck
 from .grading import BotGrade, FirstFault, GradeReport
 
 LOG_SEPARATOR = ";"
@@ -38,6 +40,7 @@ CSV_COLUMNS = (
     "mean_ms",
     "max_ms",
     "logs",
+    "soft_play",
 )
 
 
@@ -79,6 +82,36 @@ def _bot_json(grade: BotGrade) -> dict[str, Any]:
     }
 
 
+def pair_json(pair: PairCheck) -> dict[str, Any]:
+    return {
+        "bot": pair.bot,
+        "partner": pair.partner,
+        "games": pair.games,
+        "observed": round(pair.observed, 3),
+        "expected": round(pair.expected, 3),
+        "z": round(pair.z, 3),
+        "p": pair.p_value,
+        "p_holm": pair.p_adjusted,
+        "flagged": pair.flagged,
+    }
+
+
+def soft_play_json(check: SoftPlayCheck | None) -> dict[str, Any] | None:
+    """The soft-play section: the test's level, and every pair tested, the most significant first."""
+    if check is None:
+        return None
+    return {"alpha": check.alpha, "flagged": len(check.flagged), "pairs": [pair_json(pair) for pair in check.pairs]}
+
+
+def _flags_of(check: SoftPlayCheck | None, bot: str) -> str:
+    """A bot's flagged pairs in one CSV cell: `partner (z +4.2, p 0.0003)` each, `;` between them."""
+    if check is None:
+        return ""
+    return LOG_SEPARATOR.join(
+        f"{pair.partner} (z {pair.z:+.2f}, p {pair.p_adjusted:.2g})" for pair in check.flagged if pair.bot == bot
+    )
+
+
 def grades_json(report: GradeReport) -> str:
     document = {
         "league": report.league,
@@ -86,11 +119,12 @@ def grades_json(report: GradeReport) -> str:
         "games": report.games,
         "bootstrap": report.bootstrap,
         "bots": [_bot_json(grade) for grade in report.bots],
+        "soft_play": soft_play_json(report.soft_play),
     }
     return json.dumps(document, indent=2) + "\n"
 
 
-def _csv_row(grade: BotGrade) -> dict[str, Any]:
+def _csv_row(grade: BotGrade, soft_play: SoftPlayCheck | None = None) -> dict[str, Any]:
     row = _bot_json(grade)
     first = grade.first_fault
     interval = row.pop("elo_95") or [None, None]
@@ -106,6 +140,7 @@ def _csv_row(grade: BotGrade) -> dict[str, Any]:
         "first_fault_kind": first.kind.value if first else "",
         "first_fault": one_line(first.detail) if first else "",
         "logs": LOG_SEPARATOR.join(grade.logs),
+        "soft_play": _flags_of(soft_play, grade.bot),
     }
 
 
@@ -114,5 +149,5 @@ def grades_csv(report: GradeReport) -> str:
     writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
     for grade in report.bots:
-        writer.writerow({key: csv_cell(value) for key, value in _csv_row(grade).items()})
+        writer.writerow({key: csv_cell(value) for key, value in _csv_row(grade, report.soft_play).items()})
     return buffer.getvalue()

@@ -23,6 +23,7 @@ from referee.records import FaultKind
 from ..league.league_file import League
 from ..league.store import BotTiming, LeagueStore, StoredFault, StoredGame
 from ..ratings.elo import BotRating, rate
+from ..ratings.soft_play import SoftPlayCheck, soft_play_check
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,8 @@ class GradeReport:
     games: int
     bootstrap: int
     bots: tuple[BotGrade, ...]
+    soft_play: SoftPlayCheck | None = None
+    """Pairs whose results together depart from their ratings (tournaments.ratings.soft_play)."""
 
 
 def grade_league(store: LeagueStore, league: League | None = None, bootstrap: int = 1000, seed: int = 0) -> GradeReport:
@@ -85,7 +88,8 @@ def grade_league(store: LeagueStore, league: League | None = None, bootstrap: in
     names = [rating.bot for rating in ratings.bots] + [name for name in store.bot_names() if name not in facts.ratings]
     name = league.name if league is not None else store.league_name() or store.path.stem
     rows = tuple(facts.grade(place, bot) for place, bot in enumerate(names, start=1))
-    return GradeReport(name, store.league_game(), len(stored), bootstrap, rows)
+    soft_play = soft_play_check([game.ranks for game in stored])
+    return GradeReport(name, store.league_game(), len(stored), bootstrap, rows, soft_play)
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,12 @@ from typing import Any
 
 import click
 
+from protocol.safe_text import one_line
 from referee.isolation.sandbox import Isolation
 from referee.match import run_match
 from referee.records import GameRecord
 
+from ..classroom.grade_formats import soft_play_json
 from ..league.executors import (
     DaskExecutor,
     DaskUnavailable,
@@ -30,6 +32,7 @@ from ..league.runner import LeaguePlan, plan_league, play_league
 from ..league.store import LeagueStore, StoreError
 from ..pages.writer import PagesRunner, ReplayFormat
 from ..ratings.elo import DEFAULT_PRIOR_DRAWS, RatingInputError, Ratings, rate_tallies
+from ..ratings.soft_play import SoftPlayCheck, soft_play_check
 from ..ratings.tables import crosstable, ratings_json, ratings_table
 from ..ratings.tallies import GameTallies
 from .options import (
@@ -256,6 +259,7 @@ class _LeagueResults:
     """Games played without the sandbox."""
     isolation: dict[str, int]
     """Games played at each isolation level (full, partial, none)."""
+    soft_play: SoftPlayCheck
 
 
 def _results(store: LeagueStore, name: str, bootstrap: int, prior_draws: float = DEFAULT_PRIOR_DRAWS) -> _LeagueResults:
@@ -273,6 +277,7 @@ def _results(store: LeagueStore, name: str, bootstrap: int, prior_draws: float =
         store.retired_bots(),
         store.unsandboxed_game_count(),
         {level.value: store.isolation_counts().get(level, 0) for level in Isolation},
+        soft_play_check([game.ranks for game in store.games()]),
     )
 
 
@@ -282,6 +287,7 @@ def _results_json(result: _LeagueResults, with_crosstable: bool) -> dict[str, An
         "games": result.games,
         "unsandboxed_games": result.unsandboxed,
         "isolation_games": result.isolation,
+        "soft_play": soft_play_json(result.soft_play),
         **ratings_json(result.ratings, result.faults, with_crosstable, forfeits=result.forfeits),
         "retired": result.retired,
     }
@@ -304,6 +310,12 @@ def _print_results(result: _LeagueResults, with_crosstable: bool, tablefmt: str)
             f"{partial} game(s) were played with partial isolation: some bots had no uid, cgroup or seccomp filter "
             "of their own (`referee doctor` says what this machine lacks)."
         )
+    flagged = result.soft_play.flagged
+    echo(
+        f"Soft play: {len(flagged)} of {len(result.soft_play.pairs)} pairs flagged (Holm-adjusted p below "
+        f"{result.soft_play.alpha:g}; tournaments/ratings/soft_play.py)"
+        + "".join(f"\n  {one_line(pair.summary())}" for pair in flagged)
+    )
     if result.retired:
         echo(f"Retired (no longer in the league file; their games still count): {', '.join(result.retired)}")
     if with_crosstable and result.ratings.bots:

@@ -20,6 +20,7 @@ from ..league_report import BotActivity, GameEntry, LeagueReport
 from ..ratings.elo import BotRating, Ratings
 from ..ratings.tables import table_notes
 from .html import document
+from .soft_play_section import soft_play_section
 
 STYLES = ("page.css", "report.css")
 SCRIPT = "report.js"
@@ -39,6 +40,7 @@ def render_report_page(report: LeagueReport, link_base: Path) -> str:
         sections += [
             _activity_section(report.activity),
             _faults_section(report.faults, pages, link_base),
+            soft_play_section(report.soft_play),
             _games_section(report, link_base),
         ]
     title = f"{report.name}: league report"
