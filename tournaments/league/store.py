@@ -70,7 +70,7 @@ CREATE TABLE IF NOT EXISTS games (
     seed INTEGER NOT NULL,
     replay_path TEXT,
     finished_at REAL NOT NULL,
-    isolation TEXT NOT NULL CHECK (isolation IN ('full', 'partial', 'none')),
+    isolation TEXT NOT NULL DEFAULT 'none' CHECK (isolation IN ('full', 'partial', 'none')),
     PRIMARY KEY (match_id, game_index)
 );
 CREATE TABLE IF NOT EXISTS seats (
