@@ -40,8 +40,8 @@ def render_report_page(report: LeagueReport, link_base: Path) -> str:
         sections += [
             _activity_section(report.activity),
             _faults_section(report.faults, pages, link_base),
-            soft_play_section(report.soft_play),
             _games_section(report, link_base),
+            soft_play_section(report.soft_play),
         ]
     title = f"{report.name}: league report"
     return document(title, STYLES, "\n".join(section for section in sections if section), (SCRIPT,), ())
