@@ -30,9 +30,11 @@ Each sandboxed bot, with every process it starts, gets:
   and threads, the referee's CPUs), else RLIMIT_NPROC of its uid and per-process limits
   (referee.isolation.bot_limits: memory, open files, file size, CPU time, no priority above the referee's).
 
-`probe()` finds once per process what this machine allows; `report()` says it for `referee doctor`. Where no
-sandbox can run, the referee runs bots unsandboxed (referee.isolation.process keeps its older PID-namespace containment
-for that path) and records the games as unsandboxed.
+`probe()` finds once per process what this machine allows (`Isolation`: full, partial or none, and
+`shortfalls`, what full would need); `report()` says it for `referee doctor`. Each Jail knows the level its
+bot really got, which the games record (GameRecord.isolation). Where no sandbox can run, the referee runs
+bots unsandboxed (referee.isolation.process keeps its older PID-namespace containment for that path) and
+records the games at isolation none.
 """
 
 from __future__ import annotations
