@@ -23,6 +23,10 @@ MAX_STRING_BYTES = 1024
 MAX_NAME_CHARS = 64
 """The longest bot name or version string in `hello`."""
 
+MAX_RECORDED_ACTION_CHARS = 2048
+"""The longest text of an illegal action the referee keeps as sent (in the fault, the replay and the store): its
+JSON, cut at this many characters and marked as cut. A bot's reply may be 64 KiB; a fault record stays small."""
+
 MAX_OPEN_FILES = 1024
 """The most files (sockets included) each process of a bot may have open (RLIMIT_NOFILE, soft and hard)."""
 
@@ -43,6 +47,11 @@ MIN_FAULT_BUDGET = 1
 as under the forfeit policy; there is no smaller budget."""
 
 DEFAULT_MEMORY_MB = 1024
+MEMORY_LIMIT_MEANING = (
+    "Memory limit of each bot, in MiB: of the bot as a whole (all its processes, its /tmp and HOME files "
+    "included) where the machine has cgroups for bots, else of each of its processes (RLIMIT_DATA)."
+)
+"""What --memory and a league file's memory_mb limit: the CLI's help and the README say it in these words."""
 DEFAULT_LOG_CAP_BYTES = 1024 * 1024
 DEFAULT_STALE_REPLY_LIMIT = 1000
 """Stale or unsolicited messages a seat may send in one game before it is faulted for flooding."""
@@ -58,3 +67,15 @@ counts against its memory limit). Also its largest file (RLIMIT_FSIZE)."""
 MAX_CPU_SECONDS = 3600
 """The most CPU time each process of a sandboxed bot may use (RLIMIT_CPU): a catch for a runaway process, far
 above what any move clock allows a bot to think."""
+
+BUILD_TIME_S = 300
+"""The longest a submission's build (its bot.toml `build` command, tournaments/league/builds.py) may run, in the
+sandbox, before it is stopped and counted as failed."""
+BUILD_MEMORY_MB = 2048
+"""A build's memory (compilers need more than a bot)."""
+BUILD_LOG_CAP_BYTES = 256 * 1024
+"""The most of a build's output kept in its log."""
+BOT_CPU_SHARE = 0.9
+"""The most of the referee's CPUs a sandboxed bot's processes may use together (a cgroup's CPU quota), so that a
+bot busy on every CPU leaves the referee room. Every bot also gets the same CPU weight, however many processes
+or sessions it starts."""

@@ -31,6 +31,7 @@ import enum
 import functools
 import os
 import sys
+import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -273,9 +274,10 @@ def run_bot(
 
     `endpoint` and `token` default to the environment (REFEREE_ENDPOINT, REFEREE_TOKEN). `arrays_as_tuples`
     decodes msgpack arrays as tuples instead of lists (with msgpack: slower than the default decoder, for bots
-    that want immutable observations). An exception raised by the bot propagates: the process dies and the
-    referee records a crash, which is the honest outcome. A `bot` that is neither a function nor an object with
-    `act` raises TypeError at once, before anything is connected.
+    that want immutable observations). An exception raised by the bot ends the process with status 1 (the
+    referee records a crash, which is the honest outcome), its traceback printed to stderr without the SDK's
+    own frames: what the student reads starts and ends in the bot's code. A `bot` that is neither a function
+    nor an object with `act` raises TypeError at once, before anything is connected.
     """
     _hooks_of(bot)
     endpoint = endpoint or os.environ.get(limits.ENV_ENDPOINT)
@@ -292,6 +294,28 @@ def run_bot(
         return run_session(
             bot, socket, name, version, token=token, silence_s=silence_s, arrays_as_tuples=arrays_as_tuples
         )
+    except Exception as error:
+        print_bot_traceback(error)
+        raise SystemExit(1) from None
     finally:
         socket.close()
         context.term()
+
+
+_SDK_FILE = os.path.normcase(os.path.abspath(__file__))
+
+
+def _without_sdk_frames(summary: traceback.TracebackException) -> None:
+    summary.stack = traceback.StackSummary.from_list(
+        [frame for frame in summary.stack if os.path.normcase(os.path.abspath(frame.filename)) != _SDK_FILE]
+    )
+    for chained in (summary.__cause__, summary.__context__):
+        if chained is not None:
+            _without_sdk_frames(chained)
+
+
+def print_bot_traceback(error: BaseException, file: Any = None) -> None:
+    """Print `error`'s traceback as Python would, less the frames of this module (run_bot, the message loop)."""
+    summary = traceback.TracebackException.from_exception(error)
+    _without_sdk_frames(summary)
+    print("".join(summary.format()), end="", file=sys.stderr if file is None else file, flush=True)

@@ -7,6 +7,10 @@ heuristic, search                           -> the heuristic (search) bot of the
 path/to/bot.py                              -> sys.executable path/to/bot.py
 path/to/bot (executable)                    -> path/to/bot
 "node bots/js/random.js --fast"             -> the shell words, whose program must exist
+policy:FILE.npz                             -> sys.executable -m bots.python.policy_bot --policy FILE.npz: a
+                                               trained policy (docs/training.md)
+policy:FILE.py[:FUNCTION]                   -> the same with --choose FILE.py [--function FUNCTION]: any
+                                               choose(observation, legal_actions) function as a bot
 stdio:BOT                                   -> BOT (any of the above) behind the stdio bridge
                                                (protocol/stdio_bridge.py: JSON lines on its stdin/stdout)
 "path/.venv/bin/python bot.py"              -> the same words: that venv's Python runs the bot
@@ -50,6 +54,8 @@ GAME_HEURISTIC = "heuristic"
 GAME_SEARCH = "search"
 HUMAN = "human"
 HUMAN_MODULE = "bots.python.human"
+POLICY_PREFIX = "policy:"
+POLICY_MODULE = "bots.python.policy_bot"
 STDIO_PREFIX = "stdio:"
 STDIO_BRIDGE_MODULE = "protocol.stdio_bridge"
 _INTERPRETER = re.compile(
@@ -119,6 +125,8 @@ def _resolve(argument: str, game: str) -> BotSpec:
     if argument.startswith(STDIO_PREFIX):
         inner = _resolve(argument[len(STDIO_PREFIX) :], game)
         return BotSpec(inner.name, (sys.executable, "-m", STDIO_BRIDGE_MODULE, "--", *inner.command), inner.cwd)
+    if argument.startswith(POLICY_PREFIX):
+        return _policy(argument[len(POLICY_PREFIX) :])
     if not argument.strip():
         raise UnknownBot("an empty bot command")
     if argument in (GAME_HEURISTIC, GAME_SEARCH):
@@ -146,6 +154,27 @@ def _resolve(argument: str, game: str) -> BotSpec:
     else:
         command = tuple(words)
     return BotSpec(program_name(words), command)
+
+
+def policy_target(target: str) -> tuple[str, str | None]:
+    """The file and the function (None: the default) of what follows `policy:`."""
+    head, colon, function = target.rpartition(":")
+    return (head, function) if colon and head.endswith(".py") else (target, None)
+
+
+def _policy(target: str) -> BotSpec:
+    """`policy:FILE.npz`, `policy:FILE.py` or `policy:FILE.py:FUNCTION` as a run of bots/python/policy_bot."""
+    path_text, function = policy_target(target)
+    path = Path(path_text)
+    if not path.is_file():
+        raise UnknownBot(f"no policy file {path_text!r} (policy:FILE.npz, policy:FILE.py or policy:FILE.py:FUNCTION)")
+    if function is not None and not function.isidentifier():
+        raise UnknownBot(f"{function!r} is not a Python function name")
+    extra = () if function is None else ("--function", function)
+    option = "--choose" if path.suffix == ".py" else "--policy"
+    if importlib.util.find_spec(POLICY_MODULE) is None:
+        raise UnknownBot(f"the policy bot is not installed (no module {POLICY_MODULE})")
+    return BotSpec(path.stem, (sys.executable, "-m", POLICY_MODULE, option, str(_absolute(path)), *extra))
 
 
 def unique_names(specs: Sequence[BotSpec]) -> tuple[BotSpec, ...]:

@@ -12,10 +12,13 @@ generator seeded by the game seed and the seat, so a replay of the game is exact
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from protocol import limits
 from referee.games import Action, shared_ranks
 from referee.records import Fault, FaultKind, FaultPolicy
 
@@ -43,10 +46,19 @@ class FaultBook:
         self._fallbacks = [random.Random(f"fallback:{seed}:{seat.seat}") for seat in seats]
         self.faults: list[Fault] = []
 
-    def record(self, seat: int, kind: FaultKind, detail: str, bot_stopped: bool = False) -> None:
-        """Record a fault; `bot_stopped`: the seat's bot is gone for this game (the referee stopped it)."""
+    def record(
+        self,
+        seat: int,
+        kind: FaultKind,
+        detail: str,
+        bot_stopped: bool = False,
+        sent: str | None = None,
+        before_action: int | None = None,
+    ) -> None:
+        """Record a fault; `bot_stopped`: the seat's bot is gone for this game (the referee stopped it); `sent`:
+        the illegal action as sent (sent_text); `before_action`: the index of the action it came before."""
         status = self._seats[seat]
-        self.faults.append(Fault(seat, status.bot, kind, detail))
+        self.faults.append(Fault(seat, status.bot, kind, detail, sent, before_action))
         status.fault_count += 1
         if (
             bot_stopped
@@ -61,6 +73,19 @@ class FaultBook:
 
     def forfeited(self) -> list[bool]:
         return [status.forfeited for status in self._seats]
+
+
+CUT_MARK = "...(cut)"
+
+
+def sent_text(action: Any) -> str:
+    """The action a bot sent, as data to keep: its JSON text (ASCII only, so no control or direction mark of the
+    bot's reaches a person raw; NaN stays NaN), cut to limits.MAX_RECORDED_ACTION_CHARS and then ending in
+    CUT_MARK. The text is kept and shown, never parsed again: it decides nothing."""
+    text = json.dumps(action, ensure_ascii=True, separators=(",", ":"))
+    if len(text) <= limits.MAX_RECORDED_ACTION_CHARS:
+        return text
+    return text[: limits.MAX_RECORDED_ACTION_CHARS - len(CUT_MARK)] + CUT_MARK
 
 
 def forfeit_ranks(ranks: Sequence[int], forfeited: Sequence[bool]) -> list[int]:

@@ -19,8 +19,10 @@ and the replays' key, is never sent).
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
+import os
 import secrets
 import tempfile
 import time
@@ -32,7 +34,7 @@ from typing import Any
 from protocol import codec, limits
 from protocol.logs import LogSender
 from referee import replay
-from referee.faults import FaultBook, SeatStatus, forfeit_ranks, forfeit_scores
+from referee.faults import FaultBook, SeatStatus, forfeit_ranks, forfeit_scores, sent_text
 from referee.games import Game, GameState, IllegalAction, load_game
 from referee.games.base import Config
 from referee.records import FaultKind, GameRecord, GameSpec, MatchRecord, MatchSpec, SeatTiming
@@ -95,6 +97,9 @@ class GameRunner:
         self.pending: dict[int, Request] = {}
         self.misanswered: dict[int, tuple[int, int]] = {}
         """Open request id -> (replies with another id while it was open, the last such id)."""
+        self.timed_out: dict[int, tuple[int, float, int]] = {}
+        """Timed-out request id -> (its fault's index, when it was sent, the ms it allowed): an answer that comes
+        later in the game says how late it was."""
         keys = game.info.log_keys
         self.log_senders = [LogSender(keys) for _ in self.seated] if keys else None
         self.started = 0.0
@@ -137,6 +142,7 @@ class GameRunner:
             frame = codec.encode_request(
                 request_id, observation, state.legal_actions_view(seat), move_ms, status.bank_left_ms, log_from
             )
+            self.session.hold(participant, False)
             sent_at = time.monotonic()
             self.session.send(participant, frame)
             deadline = sent_at + (move_ms + status.bank_left_ms) / 1000
@@ -159,16 +165,45 @@ class GameRunner:
             if request.state is RequestState.SENT and request.deadline <= now:
                 self._time_out(request)
 
-    def _time_out(self, request: Request) -> None:
+    def _time_out(self, request: Request, answered_at: float | None = None) -> None:
+        """A timeout: `answered_at` when the answer came, too late, before the referee had noticed."""
         status = self.seats[request.seat]
         allowed_ms = self.match.limits.move_time_ms + status.bank_left_ms
         status.bank_left_ms = 0
         request.state = RequestState.TIMED_OUT
-        detail = f"no answer to request {request.id} within {allowed_ms} ms"
+        if answered_at is None:
+            detail = f"no answer to request {request.id} within {allowed_ms} ms"
+            self.timed_out[request.id] = (len(self.book.faults), request.sent_at, allowed_ms)
+        else:
+            detail = _late(request.id, (answered_at - request.sent_at) * 1000, allowed_ms)
         misanswered = self.misanswered.pop(request.id, None)
         if misanswered is not None:
             detail += _misanswered(request.id, *misanswered)
         self._fault(request.seat, FaultKind.TIMEOUT, detail, request)
+        participant = self.seated[request.seat]
+        participant.timeouts += 1
+        most = self.match.limits.max_timeouts
+        if most is not None and participant.timeouts >= most and participant.spec.stopped_on_timeouts:
+            self._on_down(self.session.stop_timed_out(participant, most), RequestState.ABANDONED)
+
+    def _on_late_answer(self, frames: list[bytes]) -> None:
+        """A message from a bot after its request timed out: if it answers that request, its fault says how
+        late (the same game only; a finished game's record is not changed)."""
+        if len(frames) != 1:
+            return
+        try:
+            message = codec.decode_bot_message(frames[0])
+        except codec.ProtocolViolation:
+            return
+        if type(message) is codec.ActionReply and message.id in self.timed_out:
+            self._answered_late(message.id)
+
+    def _answered_late(self, request_id: int) -> None:
+        index, sent_at, allowed_ms = self.timed_out.pop(request_id)
+        fault = self.book.faults[index]
+        late = _late(request_id, (time.monotonic() - sent_at) * 1000, allowed_ms)
+        detail = fault.detail.replace(f"no answer to request {request_id} within {allowed_ms} ms", late, 1)
+        self.book.faults[index] = dataclasses.replace(fault, detail=detail)
 
     # Events.
 
@@ -201,6 +236,8 @@ class GameRunner:
         status = self.seats[seat]
         if status.forfeited:
             status.stale_messages += 1
+            if self.timed_out:
+                self._on_late_answer(incoming.frames)
             return
         request = self.pending.get(participant.index)
         if len(incoming.frames) != 1:
@@ -221,17 +258,18 @@ class GameRunner:
     def _on_action(self, seat: int, status: SeatStatus, request: Request, action: dict[str, Any]) -> None:
         received = time.monotonic()
         if received > request.deadline:
-            self._time_out(request)
+            self._time_out(request, received)
             return
         elapsed_ms = (received - request.sent_at) * 1000
         try:
             self.state.apply(seat, action)
         except IllegalAction as error:
             request.state = RequestState.ILLEGAL
-            self._fault(seat, FaultKind.ILLEGAL_ACTION, f"request {request.id}: {error.reason}", request)
+            detail = f"request {request.id}: {error.reason}"
+            self._fault(seat, FaultKind.ILLEGAL_ACTION, detail, request, sent=sent_text(action))
             return
         request.state = RequestState.ANSWERED
-        del self.pending[self.seated[seat].index]
+        self._close(seat)
         overrun = elapsed_ms - self.match.limits.move_time_ms
         if overrun > 0:
             status.bank_left_ms = max(0, status.bank_left_ms - math.ceil(overrun))
@@ -240,6 +278,8 @@ class GameRunner:
 
     def _on_stale(self, seat: int, status: SeatStatus, request: Request | None, reply_id: int) -> None:
         status.stale_messages += 1
+        if reply_id in self.timed_out:
+            self._answered_late(reply_id)
         if request is not None:
             count, _ = self.misanswered.get(request.id, (0, 0))
             self.misanswered[request.id] = (count + 1, reply_id)
@@ -266,16 +306,29 @@ class GameRunner:
     # Faults and fallbacks.
 
     def _fault(
-        self, seat: int, kind: FaultKind, detail: str, request: Request | None = None, bot_stopped: bool = False
+        self,
+        seat: int,
+        kind: FaultKind,
+        detail: str,
+        request: Request | None = None,
+        bot_stopped: bool = False,
+        sent: str | None = None,
     ) -> None:
-        """Record the fault; a decision left open by it is played by the fallback."""
+        """Record the fault (`sent`: the illegal action as sent); a decision left open by it is played by the
+        fallback."""
         self.fault_at.append(len(self.moves))
-        self.book.record(seat, kind, detail, bot_stopped)
+        self.book.record(seat, kind, detail, bot_stopped, sent, len(self.moves))
         if self.log_senders:
             self.log_senders[seat].resend()
         if request is not None:
-            del self.pending[self.seated[seat].index]
+            self._close(seat)
             self._play_fallback(seat)
+
+    def _close(self, seat: int) -> None:
+        """The seat's open request is over: the bot is frozen until its next one (Session.hold)."""
+        participant = self.seated[seat]
+        del self.pending[participant.index]
+        self.session.hold(participant, True)
 
     def _play_fallback(self, seat: int) -> None:
         action = self.book.fallback_action(seat, self.state.legal_actions(seat))
@@ -332,7 +385,10 @@ class GameRunner:
             "seed": self.spec.seed,
             "config": self.config,
             "deal": self.state.dealt,
-            "seats": [{"seat": seat, "bot": p.name, "command": list(p.spec.command)} for seat, p in seated],
+            "seats": [
+                {"seat": seat, "bot": p.name, "command": list(p.spec.command), "log": self._log_link(p)}
+                for seat, p in seated
+            ],
             "limits": {
                 "move_time_ms": limits_in_force.move_time_ms,
                 "time_bank_ms": limits_in_force.time_bank_ms,
@@ -341,15 +397,23 @@ class GameRunner:
                 "fault_budget": limits_in_force.fault_budget,
             },
             "actions": [move.to_json(self.started) for move in self.moves],
-            "faults": [
-                {"seat": f.seat, "bot": f.bot, "kind": f.kind.value, "detail": f.detail, "before_action": at}
-                for f, at in zip(self.book.faults, self.fault_at, strict=True)
-            ],
+            "faults": [replay.fault_entry(f, at) for f, at in zip(self.book.faults, self.fault_at, strict=True)],
             "result": result,
             "forfeited": forfeited,
             "ranks": ranks,
             "scores": scores,
         }
+
+    def _log_link(self, participant: Participant) -> str | None:
+        """Where the bot's log is from the replay's folder (a relative path, so a replay shown to others names
+        no folder of the organiser's), or None when the match keeps no logs."""
+        if not self.session.keeps_logs or self.match.replay_dir is None:
+            return None
+        return os.path.relpath(participant.log_path, self.match.replay_dir)
+
+
+def _late(request_id: int, answered_ms: float, allowed_ms: int) -> str:
+    return f"request {request_id} answered after {answered_ms:,.0f} ms of a {allowed_ms:,} ms limit"
 
 
 def _misanswered(request_id: int, count: int, last_id: int) -> str:

@@ -49,6 +49,9 @@ class BotSpec:
     sandbox: bool = True
     """False only for the referee's own programs that need what a sandbox hides (the human seat opens the
     user's terminal): they run unsandboxed, and their games record sandboxed=False."""
+    stopped_on_timeouts: bool = True
+    """False for a league's baselines (trusted programs, whose timeouts are the machine's load, not theirs):
+    Limits.max_timeouts never stops them, so one slow moment does not hand a student a match of forfeits."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,9 @@ class Limits:
     log_cap_bytes: int = limits.DEFAULT_LOG_CAP_BYTES
     fault_policy: FaultPolicy = FaultPolicy.FORFEIT
     fault_budget: int = limits.DEFAULT_FAULT_BUDGET
+    max_timeouts: int | None = None
+    """After this many timeouts in one match a bot is stopped and forfeits the match's remaining games (its
+    faults say so); None: never (a hanging bot then costs its move time in every decision it is asked)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,10 @@ class MatchSpec:
     sandbox: bool = True
     """Run this match's bots in the sandbox (referee.isolation.sandbox) where the machine allows it; where it does not,
     they run unsandboxed and the games record `sandboxed=False`."""
+    ponder: bool = False
+    """Let bots run while not on move. By default (False) a sandboxed bot is frozen (cgroup freezer) from its
+    hello until its first request and whenever it is not on move, so no two bots run at once outside
+    simultaneous decisions: none can take CPU from the bot on move, or time it, or think on another's time."""
     private_paths: tuple[str, ...] = ()
     """The organiser's files no bot may see (a league's file and store): hidden in the sandbox even where a
     folder it shows a bot holds them."""
@@ -96,6 +106,12 @@ class Fault:
     bot: str
     kind: FaultKind
     detail: str
+    sent: str | None = None
+    """For an illegal action, the action as the bot sent it: its JSON text (referee.faults.sent_text), never
+    interpreted again; None for other faults."""
+    before_action: int | None = None
+    """The index of the game's action the fault came before (the replay's `before_action`: its page shows the
+    fault at step before_action + 1); None where it was not recorded (older stores)."""
 
 
 @dataclass(frozen=True)
@@ -131,7 +147,6 @@ class GameRecord:
     def sandboxed(self) -> bool:
         """Every bot of the game ran in the sandbox (at full or partial isolation)."""
         return self.isolation is not Isolation.NONE
-
 
 @dataclass(frozen=True)
 class Handshake:

@@ -1,23 +1,28 @@
 """Replays: one JSON file per game with all it takes to re-simulate the game exactly and to show it.
 
-    {"format": "card-referee-replay", "version": 2, "match_id", "game_index", "game", "players", "seed",
-     "config", "deal", "seats": [{"seat", "bot", "command"}], "limits": {...},
+    {"format": "card-referee-replay", "version": 3, "match_id", "game_index", "game", "players", "seed",
+     "config", "deal", "seats": [{"seat", "bot", "command", "log"}], "limits": {...},
      "actions": [{"seat", "action", "ms", "by": "bot"|"fallback", "at_ms"}],
-     "faults": [{"seat", "bot", "kind", "detail", "before_action"}],
+     "faults": [{"seat", "bot", "kind", "detail", "before_action", "sent"}],
      "result": {"scores", "ranks"}  (as the game counted them), "forfeited": [bool],
      "ranks": [final ranks], "scores": [final scores]}
 
 `ms` is the bot's decision time on the referee's clock (null for fallback actions); `at_ms` is when the
-action was applied, in milliseconds from the start of the game. `before_action` is the
-index in `actions` the fault came before. `deal` holds the cards dealt, in the game's explicit-deal format
-(`state.dealt`): `new_game(players, seed, config, deal=replay["deal"])` deals them again. Final ranks and
-scores are the game's with the forfeits applied (referee.faults). Verification re-deals from the seed
-(run_match never deals explicitly), replays every action through the rules engine, and checks that the
-game dealt the recorded cards and ends with the recorded result, ranks and scores.
+action was applied, in milliseconds from the start of the game. `before_action` is the index in `actions` the
+fault came before; `sent` is an illegal action as the bot sent it (its JSON text, cut to
+protocol.limits.MAX_RECORDED_ACTION_CHARS: data to show, never parsed), null for other faults. A seat's `log` is
+its bot's log file as a path relative to the replay's folder, null when the match kept no logs.
+`deal` holds the cards dealt, in the game's explicit-deal format (`state.dealt`):
+`new_game(players, seed, config, deal=replay["deal"])` deals them again. Final ranks and scores are the game's
+with the forfeits applied (referee.faults). Verification re-deals from the seed (run_match never deals
+explicitly), replays every action through the rules engine, and checks that the game dealt the recorded cards
+and ends with the recorded result, ranks and scores.
 
 Showing a replay to a person (as text or as a page) is tournaments.pages' work.
 
-Version 2 added the dealt cards (version 1 recorded null there) and the final scores.
+Version 2 added the dealt cards (version 1 recorded null there) and the final scores; version 3 added the
+faults' `sent` and the seats' `log`. Versions 2 and 3 are read (and verified) alike: a version 2 replay's faults
+and seats simply lack those keys, so readers use `.get`.
 """
 
 from __future__ import annotations
@@ -31,9 +36,12 @@ from typing import Any
 
 from referee.faults import forfeit_ranks, forfeit_scores
 from referee.games import GameError, GameState, load_game
+from referee.records import Fault
 
 FORMAT = "card-referee-replay"
-VERSION = 2
+VERSION = 3
+READABLE_VERSIONS = frozenset({2, VERSION})
+"""The versions this referee reads: 3 only added keys to 2."""
 
 
 class ReplayError(ValueError):
@@ -78,6 +86,18 @@ class Move:
         }
 
 
+def fault_entry(fault: Fault, before_action: int) -> dict[str, Any]:
+    """One fault as the replay records it."""
+    return {
+        "seat": fault.seat,
+        "bot": fault.bot,
+        "kind": fault.kind.value,
+        "detail": fault.detail,
+        "before_action": before_action,
+        "sent": fault.sent,
+    }
+
+
 def write(path: Path, replay: dict[str, Any]) -> None:
     """Write the replay whole or not at all (through a temporary file, removed if the write fails); raises
     ReplayWriteError."""
@@ -120,8 +140,9 @@ def checked(replay: Any, source: str) -> dict[str, Any]:
     """`replay` if it is a replay of this format and version with every key; ReplayError naming `source` if not."""
     if type(replay) is not dict or replay.get("format") != FORMAT:
         raise ReplayError(f"{source!r} is not a {FORMAT} file")
-    if replay.get("version") != VERSION:
-        raise ReplayError(f"{source!r} is replay version {replay.get('version')!r}; this referee reads {VERSION}")
+    if replay.get("version") not in READABLE_VERSIONS:
+        readable = " and ".join(map(str, sorted(READABLE_VERSIONS)))
+        raise ReplayError(f"{source!r} is replay version {replay.get('version')!r}; this referee reads {readable}")
     missing = [key for key in _REQUIRED if key not in replay]
     if missing:
         raise ReplayError(f"{source!r} lacks {', '.join(missing)}")

@@ -72,7 +72,8 @@ class Participant:
     name: str = ""
     """The name it plays under (Session.start settles it); its spec's name until then."""
     log_start: int = 0
-    """Where the output of its latest start begins in its log (a restarted bot's log goes on in the same file)."""
+    """Where the output of its latest start begins in its log (a restarted bot's log goes on in the same file,
+    and the log cap, Limits.log_cap_bytes, is for the whole match: a start gets what earlier ones left)."""
     process: BotProcess | None = None
     hello_name: str | None = None
     handshake: Handshake | None = None
@@ -84,6 +85,23 @@ class Participant:
     """Why the last hello from this bot's processes was refused (only where the sender is known)."""
     thefts: list[str] = field(default_factory=list)
     """Hellos with another bot's token, not yet recorded as faults of this bot's seat."""
+    timeouts: int = 0
+    """Its timeouts so far in this match (Limits.max_timeouts)."""
+
+
+OUT_OF_MEMORY_WORDS = (
+    "MemoryError",
+    "std::bad_alloc",
+    "heap out of memory",
+    "Cannot allocate memory",
+    "out of memory",
+    "failed to allocate",
+)
+"""What Python, C++, Node.js, glibc and common allocators print when an allocation fails."""
+
+
+def out_of_memory(line: str) -> bool:
+    return any(words in line for words in OUT_OF_MEMORY_WORDS)
 
 
 class Session:
@@ -113,6 +131,10 @@ class Session:
         self.sandboxed = jails and all(bot.sandbox for bot in spec.bots)
         self.isolation = sandbox.probe().isolation if self.sandboxed else sandbox.Isolation.NONE
         """The weakest isolation any bot of the match has had so far (GameRecord.isolation)."""
+        self.freezes = self.sandboxed and not spec.ponder and sandbox.probe().cgroups.freezer
+        """Bots are frozen while not on move: thawed when a request is sent to them (before its clock starts),
+        frozen again when their reply arrives or the request ends otherwise, and from their hello until their
+        first request (MatchSpec.ponder turns this off)."""
         self._sandbox_request = None
         if jails:
             socket = Path(self.router.endpoint.removeprefix("ipc://"))
@@ -227,7 +249,7 @@ class Session:
                 participant.spec.command,
                 env,
                 participant.log_path,
-                self.spec.limits.log_cap_bytes,
+                max(0, self.spec.limits.log_cap_bytes - participant.log_start),
                 memory_mb=self.spec.limits.memory_mb,
                 cwd=participant.spec.cwd,
                 sandbox=jail,
@@ -265,6 +287,7 @@ class Session:
             )
         for participant in group:
             participant.restartable = participant.down is None
+            self.hold(participant, True)
 
     def _handle_hellos(self, waiting: dict[int, Participant], refusals: list[str]) -> None:
         for incoming in self.router.receive():
@@ -273,7 +296,7 @@ class Session:
                 continue
             self.admit(incoming, refusals)
         for index in [index for index in waiting if self.bindings.identity(index) is not None]:
-            del waiting[index]
+            self.hold(waiting.pop(index), True)
 
     def admit(self, incoming: Incoming, refusals: list[str] | None = None) -> Participant | None:
         """Answer a message from a connection not bound yet: bind it (welcome) if it is a hello that may bind,
@@ -380,6 +403,15 @@ class Session:
         participant.restartable = False
         return participant
 
+    def stop_timed_out(self, participant: Participant, count: int) -> Participant:
+        """Stop a bot that reached the match's max_timeouts, down (a timeout) for the rest of the match."""
+        self.stop(participant)
+        participant.down = Downtime(
+            FaultKind.TIMEOUT, f"stopped after {count} timeouts in this match (max_timeouts = {count})"
+        )
+        participant.restartable = False
+        return participant
+
     def _charge_theft(self, thief: Participant, victim: Participant) -> Participant:
         """Queue the fault for the thief's seat; a flood of attempts queues no more than the fault budget."""
         if len(thief.thefts) < self.spec.limits.fault_budget:
@@ -391,12 +423,13 @@ class Session:
         a hello is known the refusal is the bot's own; elsewhere connections carry no seat before their token is
         accepted, so a refusal is charged to a bot that never bound."""
         crashed = participant.process is not None and participant.process.exited()
+        memory_mb = participant.process.memory_mb if participant.process is not None else None
         self.stop(participant)
         refusal = participant.refusal or (refusals.pop(0) if refusals else None)
         if refusal is not None:
             participant.down = Downtime(FaultKind.PROTOCOL_ERROR, f"hello refused ({refusal}); {detail}")
         elif crashed:
-            participant.down = Downtime(FaultKind.CRASH, self._with_last_output(participant, detail))
+            participant.down = Downtime(FaultKind.CRASH, self._with_last_output(participant, detail, memory_mb))
         else:
             participant.down = Downtime(FaultKind.TIMEOUT, detail)
 
@@ -407,6 +440,17 @@ class Session:
         participant = self._by_pidfd.pop(pidfd)
         self.router.unwatch(pidfd)
         return participant
+
+    def hold(self, participant: Participant, frozen: bool) -> None:
+        """Freeze a bot that is not on move (it uses no CPU until thawed), or thaw it; nothing when the match
+        lets bots ponder or the bot cannot be frozen (see `freezes`)."""
+        process = participant.process
+        if not self.freezes or process is None:
+            return
+        try:
+            process.hold(frozen)
+        except OSError as error:
+            _log.warning("bot %s could not be %s: %s", participant.name, "frozen" if frozen else "thawed", error)
 
     def send(self, participant: Participant, frame: bytes) -> None:
         identity = self.bindings.identity(participant.index)
@@ -419,14 +463,19 @@ class Session:
 
     def mark_crashed(self, participant: Participant, detail: str) -> str:
         """Stop a bot whose process exited; returns `detail` with the last line the bot printed."""
+        memory_mb = participant.process.memory_mb if participant.process is not None else None
         self.stop(participant)
-        detail = self._with_last_output(participant, detail)
+        detail = self._with_last_output(participant, detail, memory_mb)
         participant.down = Downtime(FaultKind.CRASH, detail)
         return detail
 
     @staticmethod
-    def _with_last_output(participant: Participant, detail: str) -> str:
+    def _with_last_output(participant: Participant, detail: str, memory_mb: int | None = None) -> str:
+        """`detail` with the bot's last lines of output, and its memory limit named when they say it ran out
+        of memory (a runtime's own words: with RLIMIT_DATA an allocation fails, and the bot reports it)."""
         lines = last_output_lines(participant.log_path, participant.log_start)
+        if memory_mb and "memory limit" not in detail and any(out_of_memory(line) for line in lines):
+            detail += f": it hit the memory limit of {memory_mb} MiB (an allocation failed)"
         return detail if not lines else f"{detail}; its last output:\n" + "\n".join(f"| {line}" for line in lines)
 
     def ready(self) -> list[Participant]:
@@ -456,6 +505,7 @@ class Session:
         waiting = set()
         for participant in group:
             if participant.down is None and participant.process is not None:
+                self.hold(participant, False)
                 self.send(participant, codec.BYE_FRAME)
                 waiting.add(participant.process.pidfd)
         deadline = time.monotonic() + _BYE_GRACE_S

@@ -17,16 +17,17 @@ JOINED = LOWER | {"tournaments.league", "tournaments.ratings", "tournaments"}
 ALLOWED: dict[str, set[str]] = {
     "protocol": set(),
     "referee.games": set(),
+    "referee.games.rl": {"referee.games"},
     "referee.isolation": {"protocol"},
     "referee.wire": {"protocol"},
     "referee": {"protocol", "referee.games", "referee.isolation", "referee.wire"},
-    "bots": {"protocol", "referee.games"},
+    "bots": {"protocol", "referee.games", "referee.games.rl"},
     "tournaments.league": LOWER,
     "tournaments.ratings": {"referee.games"},
     "tournaments": LOWER | {"tournaments.league", "tournaments.ratings"},
     "tournaments.classroom": JOINED,
-    "tournaments.pages": JOINED,
-    "tournaments.bench": JOINED,
+    "tournaments.pages": JOINED | {"tournaments.classroom"},
+    "tournaments.bench": JOINED | {"referee.games.rl"},
     "tournaments.cli": JOINED | {"tournaments.classroom", "tournaments.pages", "tournaments.bench", "bots"},
 }
 """Each room and the rooms it may import besides itself."""

@@ -28,10 +28,20 @@ class BotActivity:
     faults: Mapping[str, int]
     """Fault kind -> count."""
     timing: BotTiming
+    clock_warning: str | None = None
+    """Said when its slowest decision took over half the move time (clock_warning)."""
 
     @property
     def fault_count(self) -> int:
         return sum(self.faults.values())
+
+
+def clock_warning(max_ms: float, move_time_ms: int | None) -> str | None:
+    """A warning for a bot whose slowest decision took over half the move time: a busier machine may time it
+    out (check-bot warns the same way)."""
+    if move_time_ms is None or max_ms <= move_time_ms / 2:
+        return None
+    return f"its slowest decision took {max_ms:,.0f} ms of {move_time_ms:,} ms: a busier machine may time it out"
 
 
 @dataclass(frozen=True)
@@ -44,6 +54,10 @@ class GameEntry:
     faults: int
     page: Path | None
     """The game's replay page, if it exists here."""
+    scores: tuple[int, ...] = ()
+    """The final score at each seat."""
+    decisions: int | None = None
+    """The decisions its bots made (its length; fallback actions not counted)."""
 
 
 @dataclass(frozen=True)
@@ -75,11 +89,10 @@ def league_report(store: LeagueStore, name: str | None = None, bootstrap: int = 
         kinds.setdefault(fault.bot, Counter())[fault.kind] += 1
     faults_in = Counter((fault.match_id, fault.index) for fault in faults)
     replays = store.replay_paths()
+    lengths = store.game_decisions()
     bots = [rating.bot for rating in ratings.bots] + [bot for bot in store.bot_names() if bot not in games_of]
-    activity = tuple(
-        BotActivity(bot, games_of[bot], dict(kinds.get(bot, {})), timings.get(bot, BotTiming(0, 0.0, 0.0)))
-        for bot in bots
-    )
+    move_time_ms = store.league_move_time_ms()
+    activity = tuple(_activity(bot, games_of[bot], kinds.get(bot, {}), timings, move_time_ms) for bot in bots)
     games = tuple(
         GameEntry(
             game.match_id,
@@ -88,6 +101,8 @@ def league_report(store: LeagueStore, name: str | None = None, bootstrap: int = 
             tuple(game.ranks.values()),
             faults_in[(game.match_id, game.index)],
             replay_page(replays.get((game.match_id, game.index))),
+            tuple(game.scores.values()),
+            lengths.get((game.match_id, game.index)),
         )
         for game in stored
     )
@@ -100,6 +115,13 @@ def league_report(store: LeagueStore, name: str | None = None, bootstrap: int = 
         tuple(faults),
         soft_play_check([game.ranks for game in stored]),
     )
+
+
+def _activity(
+    bot: str, games: int, kinds: Mapping[str, int], timings: Mapping[str, BotTiming], move_time_ms: int | None
+) -> BotActivity:
+    timing = timings.get(bot, BotTiming(0, 0.0, 0.0))
+    return BotActivity(bot, games, dict(kinds), timing, clock_warning(timing.max_ms, move_time_ms))
 
 
 def ratings_report(name: str, ratings: Ratings) -> LeagueReport:

@@ -1,7 +1,8 @@
 """Pure, deterministic rules engines behind one interface, and the registry that names them.
 
 A game is one module in this package that defines `GAME`, an instance of a `base.Game` subclass; the
-registry finds it by itself, so adding a game is adding one module.
+registry finds it by itself, so adding a game is adding one module. Sub-packages are not games: `rl` holds
+the reinforcement-learning adapters, which need the optional `rl` extra and are never imported from here.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ _NOT_GAMES = frozenset({"base"})
 def _registry() -> dict[str, Game]:
     games: dict[str, Game] = {}
     for module_info in pkgutil.iter_modules(__path__):
-        if module_info.name in _NOT_GAMES or module_info.name.startswith("_"):
+        if module_info.ispkg or module_info.name in _NOT_GAMES or module_info.name.startswith("_"):
             continue
         module = importlib.import_module(f"{__name__}.{module_info.name}")
         game = getattr(module, "GAME", None)

@@ -1,15 +1,18 @@
 """A control group per sandboxed bot, so that its limits hold for all its processes together: memory (tmpfs
-files included), processes and threads, and the CPUs it may run on.
+files included), processes and threads, the CPUs it may run on, an equal CPU weight and a CPU quota
+(limits.BOT_CPU_SHARE of the referee's CPUs), and the freezer that stops it while it is not on move.
 
 Which kind the machine allows is found once per process (`cgroup_support`):
 - cgroup v2, where the cgroup that holds the referee's own one hands the memory and pids controllers to its
   sub-cgroups and lets the referee create cgroups in it (a delegated subtree, or the root cgroup as root);
 - else cgroup v1, where the referee may create cgroups in the memory and pids hierarchies (as root on a
-  machine or container with v1 or hybrid cgroups); the cpuset hierarchy is used too where writable;
+  machine or container with v1 or hybrid cgroups); the cpuset, cpu and freezer hierarchies are used too where
+  writable;
 - else none: the sandbox then limits each process (RLIMIT_DATA) and the bot's uid (RLIMIT_NPROC) instead.
 
 A bot joins its cgroups itself, between fork and exec (`BotCgroup.join`), so even its first child is counted.
-`BotCgroup.remove` kills whatever is left in them and removes them.
+`BotCgroup.remove` kills whatever is left in them and removes them. `BotCgroup.hold` freezes or thaws every
+process of the bot at once (cgroup v2's cgroup.freeze, v1's freezer.state).
 """
 
 from __future__ import annotations
@@ -22,10 +25,17 @@ import os
 import signal
 import time
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from protocol import limits
+
 _REMOVE_SECONDS = 2.0
+_V1_OPTIONAL = ("cpuset", "cpu", "freezer")
+"""cgroup v1 hierarchies used where the referee may create cgroups in them (memory and pids are required)."""
+_CPU_PERIOD_US = 100_000
+_CPU_WEIGHT_V2, _CPU_SHARES_V1 = 100, 1024
+"""Every bot's CPU weight: the default of a cgroup, the same for every bot."""
 _PREFIX = "card-referee-"
 
 _log = logging.getLogger(__name__)
@@ -61,7 +71,20 @@ class CgroupSupport:
 
     @property
     def cpuset(self) -> bool:
-        return any("cpuset" in parent.controllers for parent in self.parents)
+        return self._has("cpuset")
+
+    @property
+    def cpu(self) -> bool:
+        """Bots get an equal CPU weight and a CPU quota."""
+        return self._has("cpu")
+
+    @property
+    def freezer(self) -> bool:
+        """Bots can be frozen (every cgroup v2 has cgroup.freeze; v1 needs the freezer hierarchy)."""
+        return self.mode is CgroupMode.V2 or self._has("freezer")
+
+    def _has(self, controller: str) -> bool:
+        return any(controller in parent.controllers for parent in self.parents)
 
 
 def _mounts() -> Iterator[tuple[str, Path, str, frozenset[str]]]:
@@ -123,7 +146,7 @@ def _v2_parent(own: dict[str, str]) -> tuple[Hierarchy | None, str]:
     elif not _can_create_in(parent):
         why = f"cgroup v2 at {parent} is not writable by this user"
     else:
-        return Hierarchy(parent, frozenset(delegated & {"memory", "pids", "cpuset"})), ""
+        return Hierarchy(parent, frozenset(delegated & {"memory", "pids", "cpuset", "cpu"})), ""
     if not at_root and _delegated_to_us(folder):
         own_subtree = delegated_subtree(folder)
         if own_subtree is not None:
@@ -159,7 +182,7 @@ def delegated_subtree(folder: Path) -> Hierarchy | None:
         for pid in (folder / "cgroup.procs").read_text().split():
             with contextlib.suppress(ProcessLookupError):
                 _write(leaf / "cgroup.procs", pid)
-        wanted = sorted({"memory", "pids", "cpuset"} & available)
+        wanted = sorted({"memory", "pids", "cpuset", "cpu"} & available)
         _write(folder / "cgroup.subtree_control", " ".join(f"+{name}" for name in wanted))
     except OSError as error:
         _log.debug("the delegated cgroup %s cannot hold the bots' cgroups: %s", folder, error)
@@ -172,7 +195,7 @@ def _v1_parents(own: dict[str, str]) -> tuple[list[Hierarchy], str]:
     for root, point, kind, options in _mounts():
         if kind != "cgroup":
             continue
-        for controller in ("memory", "pids", "cpuset"):
+        for controller in ("memory", "pids", *_V1_OPTIONAL):
             path = next((path for names, path in own.items() if controller in names.split(",")), None)
             if controller in options and path is not None:
                 found[controller] = Hierarchy(_folder(root, point, path), frozenset({controller}))
@@ -182,8 +205,9 @@ def _v1_parents(own: dict[str, str]) -> tuple[list[Hierarchy], str]:
     for name in ("memory", "pids"):
         if not _can_create_in(found[name].folder):
             return [], f"cgroup v1 {name} at {found[name].folder} is not writable by this user"
-    if "cpuset" in found and not _can_create_in(found["cpuset"].folder):
-        del found["cpuset"]
+    for name in _V1_OPTIONAL:
+        if name in found and not _can_create_in(found[name].folder):
+            del found[name]
     return list(found.values()), ""
 
 
@@ -217,6 +241,11 @@ class BotCgroup:
     """The cgroup(s) of one bot: one folder per hierarchy."""
 
     folders: tuple[Path, ...]
+    freezer: tuple[Path, str, str] | None = None
+    """The file that freezes the bot, with what to write there to freeze and to thaw it (None: no freezer)."""
+    _freezer_fd: int | None = field(default=None, repr=False)
+    """The freezer file, kept open: a write to an open cgroup file costs about a microsecond, opening it again
+    for each write a hundred times that (cgroup v1 here), and freezing is on every decision's path."""
 
     @classmethod
     def create(
@@ -235,12 +264,39 @@ class BotCgroup:
         except OSError as error:
             BotCgroup(tuple(folders)).remove()
             raise CgroupError(f"cannot set up the bot's cgroup: {error}") from None
-        return cls(tuple(folders))
+        return cls(tuple(folders), _freezer(folders))
+
+    def oom_kills(self) -> int:
+        """How many of the bot's processes the kernel killed for going over its memory limit (memory.events in
+        v2, memory.oom_control in v1; 0 where neither can be read)."""
+        kills = 0
+        for folder in self.folders:
+            for name in ("memory.events", "memory.oom_control"):
+                with contextlib.suppress(OSError, ValueError):
+                    for line in (folder / name).read_text().splitlines():
+                        key, _, value = line.partition(" ")
+                        if key == "oom_kill":
+                            kills += int(value)
+        return kills
 
     def join(self) -> None:
         """Move the calling process into the bot's cgroups (between fork and exec)."""
         for folder in self.folders:
             _write(folder / "cgroup.procs", "0")
+
+    @property
+    def can_hold(self) -> bool:
+        return self.freezer is not None
+
+    def hold(self, frozen: bool) -> None:
+        """Freeze (stop every process of the bot where it is, children included) or thaw it; nothing where the
+        bot has no freezer. Thawing is done by the time this returns; freezing completes within a few
+        scheduler ticks."""
+        if self.freezer is not None:
+            path, freeze, thaw = self.freezer
+            if self._freezer_fd is None:
+                self._freezer_fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+            os.pwrite(self._freezer_fd, (freeze if frozen else thaw).encode(), 0)
 
     def pids(self) -> set[int]:
         found: set[int] = set()
@@ -252,6 +308,9 @@ class BotCgroup:
     def remove(self) -> None:
         """Kill every process left in the bot's cgroups and remove them (a few tries: a killed process leaves
         its cgroup only once it has exited)."""
+        if self._freezer_fd is not None:
+            os.close(self._freezer_fd)
+            self._freezer_fd = None
         for folder in self.folders:
             if not _clear(folder):
                 _log.warning("the cgroup %s of a bot could not be removed", folder)
@@ -271,15 +330,45 @@ def _limit(
                 _write(folder / "memory.memsw.limit_in_bytes", str(memory_bytes))
     if "pids" in parent.controllers:
         _write(folder / "pids.max", str(max_tasks))
+    if "cpu" in parent.controllers and cpus:
+        quota = max(1000, int(len(cpus) * limits.BOT_CPU_SHARE * _CPU_PERIOD_US))
+        if mode is CgroupMode.V2:
+            _write(folder / "cpu.weight", str(_CPU_WEIGHT_V2))
+            _write(folder / "cpu.max", f"{quota} {_CPU_PERIOD_US}")
+        else:
+            _write(folder / "cpu.shares", str(_CPU_SHARES_V1))
+            _write(folder / "cpu.cfs_period_us", str(_CPU_PERIOD_US))
+            _write(folder / "cpu.cfs_quota_us", str(quota))
     if "cpuset" in parent.controllers and cpus:
         if mode is CgroupMode.V1:
             _write(folder / "cpuset.mems", (parent.folder / "cpuset.effective_mems").read_text().strip())
         _write(folder / "cpuset.cpus", _cpu_list(cpus))
 
 
+_FREEZERS = (("cgroup.freeze", "1", "0"), ("freezer.state", "FROZEN", "THAWED"))
+"""cgroup v2's freezer file and v1's, with what freezes and what thaws."""
+
+
+def _freezer(folders: list[Path]) -> tuple[Path, str, str] | None:
+    for folder in folders:
+        for name, freeze, thaw in _FREEZERS:
+            if (folder / name).exists():
+                return folder / name, freeze, thaw
+    return None
+
+
+def _thaw(folder: Path) -> None:
+    """Thaw `folder` if frozen: a process frozen by cgroup v1 dies of SIGKILL only once thawed."""
+    for name, _, thaw in _FREEZERS:
+        with contextlib.suppress(OSError):
+            if (folder / name).exists():
+                _write(folder / name, thaw)
+
+
 def _clear(folder: Path) -> bool:
     """Kill what is in `folder` (a cgroup) and remove it; True if it is gone."""
     deadline = time.monotonic() + _REMOVE_SECONDS
+    _thaw(folder)
     while folder.exists():
         procs = folder / "cgroup.procs"
         with contextlib.suppress(OSError):

@@ -147,6 +147,26 @@ def last_output_lines(
     return lines[-count:]
 
 
+def describe_exit_status(code: int, wrapped: bool) -> str:
+    """An exit status in words. A negative one is the signal that killed the process; one above 128, from a
+    program run through a wrapper (bwrap, unshare: they exit with 128 + the signal that killed their child),
+    is that signal too; from a program run directly it is its own status, whose usual meaning is given."""
+    number = -code if code < 0 else code - 128 if code > 128 else None
+    name = _signal_name(number) if number is not None else None
+    if name is None:
+        return f"exited with status {code}"
+    if code < 0 or wrapped:
+        return f"was killed by {name} (signal {number})"
+    return f"exited with status {code} (the status a shell gives a program killed by {name}, signal {number})"
+
+
+def _signal_name(number: int) -> str | None:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return None
+
+
 class BotProcess:
     """One running bot program. `pidfd` becomes readable when the process exits (for zmq.Poller); `pid` is the
     leader of the bot's session (in a PID namespace, the unshare or outer bwrap process whose child is the
@@ -159,8 +179,11 @@ class BotProcess:
         drain: threading.Thread,
         containment: Containment,
         jail: sandboxing.Jail | None = None,
+        memory_mb: int | None = None,
     ) -> None:
         self._popen = popen
+        self.memory_mb = memory_mb
+        """The bot's memory limit, to name it when the bot hits it."""
         self.log_path = log_path
         self._drain = drain
         self.containment = containment
@@ -245,19 +268,40 @@ class BotProcess:
         drain.start()
         where = "sandbox" if jail is not None else kept_in.value
         _log.debug("bot %d (log %s) runs in its own %s", popen.pid, log_path, where)
-        return cls(popen, log_path, drain, kept_in, jail)
+        return cls(popen, log_path, drain, kept_in, jail, memory_mb)
 
     def exited(self) -> bool:
         return self._popen.poll() is not None
 
+    @property
+    def returncode(self) -> int | None:
+        """Its exit status once it has exited (negative: the signal that killed it), else None."""
+        return self._popen.poll()
+
+    @property
+    def can_hold(self) -> bool:
+        """The bot can be frozen (it is sandboxed with a cgroup and the machine has the freezer)."""
+        return self.jail is not None and self.jail.cgroup is not None and self.jail.cgroup.can_hold
+
+    def hold(self, frozen: bool) -> None:
+        """Freeze every process of the bot (it uses no CPU until thawed) or thaw them; nothing if it cannot be
+        frozen, or once it was killed."""
+        if self.can_hold and not self._killed:
+            assert self.jail is not None and self.jail.cgroup is not None
+            self.jail.cgroup.hold(frozen)
+
     def describe_exit(self) -> str:
+        """How the bot ended, in words: a signal by its name and number, and the memory limit when the kernel
+        killed it for going over it (its cgroup counted an oom_kill)."""
         code = self._popen.poll()
         if code is None:
             return "is still running"
-        if code < 0:
-            with contextlib.suppress(ValueError):
-                return f"was killed by {signal.Signals(-code).name}"
-        return f"exited with status {code}"
+        wrapped = self.jail is not None or self.containment is not Containment.SESSION
+        said = describe_exit_status(code, wrapped)
+        if self.jail is not None and self.jail.cgroup is not None and self.jail.cgroup.oom_kills():
+            limit = f" of {self.memory_mb} MiB" if self.memory_mb else ""
+            said += f": it hit the memory limit{limit}"
+        return said
 
     def kill(self) -> None:
         """Kill the process group and every other member of the bot's session, and return once they are all
@@ -266,6 +310,8 @@ class BotProcess:
         log."""
         if self._killed:
             return
+        with contextlib.suppress(OSError):
+            self.hold(False)  # a process frozen by cgroup v1 dies of SIGKILL only once thawed
         self._killed = True
         inits = self._namespace_inits()
         with contextlib.suppress(ProcessLookupError, PermissionError):

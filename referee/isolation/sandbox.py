@@ -24,8 +24,11 @@ Each sandboxed bot, with every process it starts, gets:
 - nothing else of the machine: no store, league file, replays, logs, other bots' folders, organiser's home;
 - an environment of REFEREE_ENDPOINT, REFEREE_TOKEN, PATH, HOME, TMPDIR and LANG plus what its BotSpec declares
   (`bot_environment`);
-- a seccomp filter that refuses the kernel's keyring calls (referee.isolation.seccomp: keyrings belong to a uid, not to
-  a namespace, so a bot could leave notes there for the next bot of its uid);
+- a seccomp filter that refuses the calls reaching kernel state shared between bots or kept past them
+  (referee.isolation.seccomp: keyrings, file locks, leases and notifications, inotify and fanotify, the page
+  cache's residency, io_uring, sysinfo), and the machine's global counters in /proc and /sys shown constant
+  or empty (PROC_SHOWN_CONSTANT, PROC_SHOWN_EMPTY, PROC_HIDDEN_FOLDERS, CPU_HIDDEN): no bot can pass bits
+  to another through them, nor keep notes in them for a later process;
 - limits for the bot as a whole where the machine has cgroups for it (referee.isolation.cgroups: memory, processes
   and threads, the referee's CPUs), else RLIMIT_NPROC of its uid and per-process limits
   (referee.isolation.bot_limits: memory, open files, file size, CPU time, no priority above the referee's).
@@ -42,6 +45,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import functools
+import glob
 import importlib.util
 import itertools
 import logging
@@ -75,6 +79,25 @@ from it."""
 SDK_PACKAGES = ("protocol", "bots", "referee")
 """The packages of this project a Python bot may import: the SDK, the built-in bots, and the referee's (whose
 rules engine, referee.games, the heuristic bots use). Code only: none of them holds a match's data."""
+
+PROC_SHOWN_CONSTANT = ("loadavg", "stat", "meminfo", "uptime")
+"""Global /proc counters shown with constant contents of their usual format (no load, the bot's memory limit as
+the whole memory, every CPU idle) instead of the machine's: what a bot reads there, another bot cannot have
+changed. Programs that parse them at start (runtimes sizing their heaps or thread pools) still find them."""
+PROC_SHOWN_EMPTY = (
+    "vmstat", "diskstats", "interrupts", "softirqs", "schedstat", "zoneinfo", "buddyinfo", "pagetypeinfo",
+    "slabinfo", "swaps", "locks", "key-users", "keys", "cgroups", "timer_list", "sched_debug", "vmallocinfo",
+    "latency_stats", "lock_stat", "kpagecount", "kpageflags", "kpagecgroup", "sys/fs/file-nr", "sys/fs/inode-nr",
+    "sys/fs/inode-state", "sys/fs/dentry-state", "sys/fs/aio-nr", "sys/kernel/pty/nr",
+)  # fmt: skip
+"""Global /proc counters (every bot's page faults, interrupts, open files, locks...) shown as empty files, where
+the kernel has them."""
+PROC_HIDDEN_FOLDERS = ("pressure", "fs")
+"""Global /proc folders shown empty (pressure stall counters; per-filesystem statistics such as ext4's free
+block groups)."""
+CPU_HIDDEN = ("cpufreq", "cpuidle", "cpu[0-9]*/cpufreq", "cpu[0-9]*/cpuidle")
+"""The parts of CPU_TOPOLOGY that count (frequency and idle states change with every bot's load): shown
+empty."""
 
 _PROBE_SECONDS = 10.0
 _SETPRIV_FLAGS = ("--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs")
@@ -184,7 +207,25 @@ def _system_flags() -> list[str]:
             flags += ["--ro-bind", folder, folder]
     if os.path.isdir(CPU_TOPOLOGY):
         flags += [*_folders_to(CPU_TOPOLOGY), "--ro-bind", CPU_TOPOLOGY, CPU_TOPOLOGY]
+        for pattern in CPU_HIDDEN:
+            for folder in sorted(glob.glob(os.path.join(CPU_TOPOLOGY, pattern))):
+                flags += ["--size", "4096", "--perms", "0555", "--tmpfs", folder, "--remount-ro", folder]
     return [*flags, "--proc", "/proc", "--dev", "/dev"]
+
+
+def _proc_flags(memory_bytes: int | None) -> list[str]:
+    """Flags that show the global counters of /proc constant or empty (after --proc): a bot cannot read what
+    other bots do from the machine's load, memory, interrupts or open files."""
+    flags = []
+    for name, path in constant_proc_files(memory_bytes).items():
+        flags += ["--ro-bind", str(path), f"/proc/{name}"]
+    for name in PROC_SHOWN_EMPTY:
+        if os.path.exists(f"/proc/{name}"):
+            flags += ["--ro-bind", str(empty_file()), f"/proc/{name}"]
+    for name in PROC_HIDDEN_FOLDERS:
+        if os.path.isdir(f"/proc/{name}"):
+            flags += ["--size", "4096", "--perms", "0555", "--tmpfs", f"/proc/{name}", "--remount-ro", f"/proc/{name}"]
+    return flags
 
 
 def _private_flags() -> list[str]:
@@ -208,11 +249,11 @@ def _folders_to(path: str, made: set[str] | None = None) -> list[str]:
     return flags
 
 
-def _program_flags(folders: Sequence[str], masked: Sequence[str], cwd: str) -> list[str]:
+def _program_flags(folders: Sequence[str], masked: Sequence[str], cwd: str, writable: Sequence[str] = ()) -> list[str]:
     made: set[str] = set()
     flags = []
-    for folder in sorted(folders):
-        flags += [*_folders_to(folder, made), "--ro-bind", folder, folder]
+    for folder in sorted({*folders, *writable}):
+        flags += [*_folders_to(folder, made), "--bind" if folder in writable else "--ro-bind", folder, folder]
         made.add(folder)
     for path in _shown_paths(masked, folders):
         if os.path.isdir(path):
@@ -258,6 +299,52 @@ def unreadable_file() -> Path:
     return path
 
 
+@functools.cache
+def empty_file() -> Path:
+    """An empty file every bot may read: bound over the global counters of /proc."""
+    return _runtime_file("empty", "")
+
+
+def _meminfo(memory_bytes: int | None) -> str:
+    machine = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGESIZE")
+    total_kb = (machine if memory_bytes is None else memory_bytes) // 1024
+    lines = [("MemTotal", total_kb), ("MemFree", total_kb), ("MemAvailable", total_kb), ("Buffers", 0)]
+    lines += [("Cached", 0), ("SwapCached", 0), ("SwapTotal", 0), ("SwapFree", 0), ("Shmem", 0)]
+    return "".join(f"{name + ':':<16}{value:>8} kB\n" for name, value in lines)
+
+
+def _stat(cpus: int) -> str:
+    idle = " 0 0 0 0 0 0 0 0 0 0"
+    rows = [f"cpu {idle}", *(f"cpu{cpu}{idle}" for cpu in range(cpus))]
+    rows += ["intr 0", "ctxt 0", "btime 0", "processes 0", "procs_running 1", "procs_blocked 0", "softirq 0"]
+    return "\n".join(rows) + "\n"
+
+
+@functools.cache
+def constant_proc_files(memory_bytes: int | None) -> dict[str, Path]:
+    """The files shown at /proc/NAME (PROC_SHOWN_CONSTANT) for a bot limited to `memory_bytes`."""
+    contents = {
+        "loadavg": "0.00 0.00 0.00 1/1 1\n",
+        "stat": _stat(os.cpu_count() or 1),
+        "meminfo": _meminfo(memory_bytes),
+        "uptime": "0.00 0.00\n",
+    }
+    suffix = "" if memory_bytes is None else f"-{memory_bytes}"
+    return {name: _runtime_file(f"proc-{name}{suffix}", text) for name, text in contents.items()}
+
+
+def _runtime_file(name: str, text: str) -> Path:
+    """A file of runtime_dir() holding `text`, readable by every bot (written anew, atomically)."""
+    folder = runtime_dir()
+    folder.mkdir(mode=0o755, parents=True, exist_ok=True)
+    path = folder / name
+    with tempfile.NamedTemporaryFile("w", dir=folder, delete=False, prefix=f".{name}-") as file:
+        file.write(text)
+    os.chmod(file.name, 0o444)
+    os.replace(file.name, path)
+    return path
+
+
 def _socket_flags(socket: Path | None) -> list[str]:
     if socket is None:
         return []
@@ -283,12 +370,16 @@ def sandbox_command(
     setpriv: str | None,
     masked: Sequence[str] = (),
     seccomp_fd: int | None = None,
+    writable: Sequence[str] = (),
+    memory_bytes: int | None = None,
 ) -> list[str]:
     """The bwrap command line that runs `command` (its program an absolute path) in a sandbox showing
     `folders` read-only, in `cwd`, with the match's `socket` bound at SOCKET_INSIDE, as host `uid` through
     `setpriv` (as root), or in a user namespace as the organiser (uid None). The `masked` paths (the match's
     own files) are hidden where a folder shown holds them. `seccomp_fd` is a file descriptor the bwrap process
-    inherits, to read the seccomp filter from (referee.isolation.seccomp)."""
+    inherits, to read the seccomp filter from (referee.isolation.seccomp). The `writable` folders are shown
+    read-write (a submission's build, in a copy of its folder: nothing a bot plays from is ever writable).
+    /proc/meminfo shows `memory_bytes` (the bot's limit) as the whole memory."""
     switches_uid = uid is not None and setpriv is not None
     return [
         bwrap,
@@ -296,8 +387,9 @@ def sandbox_command(
         *_capability_flags(switches_uid),
         *_seccomp_flags(seccomp_fd),
         *_system_flags(),
+        *_proc_flags(memory_bytes),
         *_private_flags(),
-        *_program_flags(folders, masked, cwd),
+        *_program_flags(folders, masked, cwd, writable),
         *_socket_flags(socket),
         "--",
         *_exec_prefix(uid, setpriv),
@@ -596,10 +688,12 @@ def _probe() -> SandboxProbe:
 
 @dataclass(frozen=True)
 class SandboxRequest:
-    """What the referee gives a bot's sandbox: the match's socket, and the match's own files to keep hidden."""
+    """What the referee gives a bot's sandbox: the match's socket, and the match's own files to keep hidden. A
+    build (tournaments.league.builds) has no socket and one writable folder, the copy it builds in."""
 
-    socket: Path
+    socket: Path | None
     masked: tuple[str, ...] = ()
+    writable: tuple[str, ...] = ()
 
 
 class Jail:
@@ -682,6 +776,8 @@ def confine(command: Sequence[str], cwd: str | None, request: SandboxRequest, me
             setpriv=found.setpriv,
             masked=request.masked,
             seccomp_fd=jail.seccomp_fd,
+            writable=request.writable,
+            memory_bytes=memory_bytes,
         )
         jail.options_fd, jail.argv = options_through_fd(argv)
         whole = jail.uid is not None and jail.cgroup is not None and jail.seccomp_fd is not None
@@ -752,9 +848,38 @@ def report(found: SandboxProbe | None = None) -> list[Check]:
     )
     checks.append(
         Check(
-            "keyrings closed (seccomp)",
+            "shared kernel objects closed (seccomp)",
             found.seccomp,
-            "add_key, request_key and keyctl refused" if found.seccomp else str(found.seccomp_problem),
+            "refused: " + "; ".join(seccomp.refused_calls()) if found.seccomp else str(found.seccomp_problem),
+        )
+    )
+    checks.append(
+        Check(
+            "global counters hidden",
+            True,
+            f"/proc/{{{','.join(PROC_SHOWN_CONSTANT)}}} constant; {len(PROC_SHOWN_EMPTY)} other /proc counters, "
+            f"/proc/{{{','.join(PROC_HIDDEN_FOLDERS)}}} and CPU frequency and idle statistics empty",
+        )
+    )
+    checks.append(
+        Check(
+            "bots frozen while not on move",
+            found.cgroups.freezer,
+            f"{found.cgroups.mode.value} freezer (a league's ponder = true, or --ponder, turns it off)"
+            if found.cgroups.freezer
+            else "no cgroup freezer: bots run while others are on move (they may take CPU from the bot on move, "
+            "time it, or think on its time)",
+            required=False,
+        )
+    )
+    checks.append(
+        Check(
+            "equal CPU weight and a CPU quota per bot",
+            found.cgroups.cpu,
+            f"a cpu cgroup per bot, at most {limits.BOT_CPU_SHARE:.0%} of the referee's CPUs"
+            if found.cgroups.cpu
+            else "no writable cpu cgroup: a bot gets a CPU share per session it starts, and may starve the referee",
+            required=False,
         )
     )
     checks.append(
@@ -768,6 +893,27 @@ def report(found: SandboxProbe | None = None) -> list[Check]:
         )
     )
     return checks
+
+
+GET_MORE = {
+    "bubblewrap": "install bubblewrap (apt install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap)",
+    "sandbox starts": "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 and "
+    "user.max_user_namespaces > 0; on Ubuntu 24.04 and later, kernel.apparmor_restrict_unprivileged_userns=0 "
+    "or an AppArmor profile for bwrap), or run the referee as root",
+    "own uid per bot": "run the referee as root (sudo): giving each bot a uid of its own takes root",
+    "limits for a bot as a whole": "run the referee as root on a machine with cgroup v2 (or v1 memory and pids "
+    "hierarchies it may write), or in a systemd scope that delegates its cgroup: "
+    "systemd-run --user --scope -p Delegate=yes referee ...",
+    "keyrings closed (seccomp)": "run on x86_64 or aarch64 Linux with a bubblewrap that loads seccomp filters "
+    "(bubblewrap 0.3 or newer)",
+    "CPUs kept to the referee's": "let the referee write a cpuset cgroup (as root, or with cpuset delegated)",
+}
+"""For each check of `report`, what gives it where it is missing."""
+
+
+def how_to_get_more(checks: Iterable[Check]) -> list[str]:
+    """What would give the missing parts of the sandbox, one line per check that failed."""
+    return [f"{check.name}: {GET_MORE[check.name]}" for check in checks if not check.ok and check.name in GET_MORE]
 
 
 def _uid_detail() -> str:

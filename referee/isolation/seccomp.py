@@ -1,15 +1,26 @@
-"""The seccomp filter of a sandboxed bot: it refuses (EPERM) the kernel's key management calls, `add_key`,
-`request_key` and `keyctl`, and every call of the x32 ABI, and allows everything else.
+"""The seccomp filter of a sandboxed bot: it refuses (EPERM) the calls that reach kernel state shared with
+other bots or kept past a bot's processes, and every call of the x32 ABI, and allows everything else.
 
-Keyrings are the one store the sandbox's namespaces leave shared: the user and persistent keyrings belong to a
-uid, not to a process or a namespace, and the persistent one outlives every process of its uid for days. A bot
-could leave a note there for the next bot given its uid, or for its own restart (what it held in an earlier
-seat rotation). Container runtimes refuse these calls for the same reason. The x32 ABI is refused because its
-calls carry other numbers (and no bot needs it).
+What it closes (`RULES`, the one list of it):
+- keyrings (`add_key`, `request_key`, `keyctl`): they belong to a uid, not to a process or a namespace, and the
+  persistent one outlives every process of its uid for days, so a bot could leave a note there for the next
+  bot given its uid or for its own restart;
+- advisory locks, leases and directory notifications on files every bot sees read-only (`flock`; `fcntl` with
+  F_GETLK, F_SETLK, F_SETLKW, their 64-bit and OFD forms, F_SETLEASE, F_GETLEASE, F_NOTIFY; every other
+  `fcntl` command still works): one bot holds a lock on a file under /usr, another tests it, a bit per file;
+- file watches (`inotify_*`, `fanotify_*`): one bot opens a shared file, another is told;
+- the page cache as a store (`fadvise64`, which evicts a shared file's pages; `mincore`, `cachestat`, and
+  `preadv2`/`pwritev2` with RWF_NOWAIT, which tell whether they are resident): one bot evicts or loads pages,
+  another (or its own later process) reads the pattern back;
+- `io_uring_*` (its requests are not seen by this filter, so they would bypass all of the above), and
+  `perf_event_open` and `sysinfo` (global counters: load, free memory, the machine's process count).
+Container runtimes refuse most of these for the same reasons. The x32 ABI is refused because its calls carry
+other numbers (and no bot needs it).
 
 The filter is classic BPF, as bwrap's --seccomp reads it (struct sock_filter, native byte order), written for
 the architectures the kernel may run a bot's code in: x86_64 (with i386 and x32) and aarch64 (with arm). On
-other machines there is none (`filter_program` returns None) and the sandbox runs without it.
+other machines there is none (`filter_program` returns None) and the sandbox runs without it. Arguments are
+checked on their low 32 bits (the kernel reads `fcntl`'s command and `preadv2`'s flags as 32-bit ints).
 """
 
 from __future__ import annotations
@@ -18,50 +29,184 @@ import errno
 import os
 import platform
 import struct
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 _LOAD_WORD = 0x20  # BPF_LD | BPF_W | BPF_ABS
 _JUMP_EQUAL = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
 _JUMP_AT_LEAST = 0x35  # BPF_JMP | BPF_JGE | BPF_K
+_JUMP_ANY_BIT = 0x45  # BPF_JMP | BPF_JSET | BPF_K
 _RETURN = 0x06  # BPF_RET | BPF_K
 _ALLOW = 0x7FFF0000
 _REFUSE = 0x00050000 | errno.EPERM  # SECCOMP_RET_ERRNO
 _NUMBER_OFFSET, _ARCH_OFFSET = 0, 4  # in struct seccomp_data
+_ARGUMENT_OFFSET = 16  # args[0]; each argument is 8 bytes
 _X32_BIT = 0x40000000
+_MAX_JUMP = 255
+
+LOCK_COMMANDS = {
+    "F_GETLK": 5,
+    "F_SETLK": 6,
+    "F_SETLKW": 7,
+    "F_GETLK64": 12,
+    "F_SETLK64": 13,
+    "F_SETLKW64": 14,
+    "F_OFD_GETLK": 36,
+    "F_OFD_SETLK": 37,
+    "F_OFD_SETLKW": 38,
+    "F_SETLEASE": 1024,
+    "F_GETLEASE": 1025,
+    "F_NOTIFY": 1026,
+}
+"""The `fcntl` commands refused (the same numbers in every ABI here)."""
+RWF_NOWAIT = 0x00000008
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Refuse the calls named, wholly (argument None), or when their `argument` (0-based) equals one of
+    `values`, or has any bit of `bits`."""
+
+    calls: tuple[str, ...]
+    argument: int | None = None
+    values: tuple[int, ...] = ()
+    bits: int = 0
+
+
+RULES = (
+    Rule(("add_key", "request_key", "keyctl")),
+    Rule(("flock",)),
+    Rule(("fcntl", "fcntl64"), argument=1, values=tuple(LOCK_COMMANDS.values())),
+    Rule(("inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark")),
+    Rule(("fadvise64", "fadvise64_64", "arm_fadvise64_64", "mincore", "cachestat")),
+    Rule(("preadv2", "pwritev2"), argument=5, bits=RWF_NOWAIT),
+    Rule(("io_uring_setup", "io_uring_enter", "io_uring_register")),
+    Rule(("perf_event_open", "sysinfo")),
+)
+"""Everything the filter refuses, besides the x32 ABI: a call an ABI lacks is left out of its part."""
+
+
+_X86_64 = {
+    "add_key": 248, "request_key": 249, "keyctl": 250, "flock": 73, "fcntl": 72, "inotify_init": 253,
+    "inotify_init1": 294, "inotify_add_watch": 254, "fanotify_init": 300, "fanotify_mark": 301,
+    "fadvise64": 221, "mincore": 27, "cachestat": 451, "preadv2": 327, "pwritev2": 328, "io_uring_setup": 425,
+    "io_uring_enter": 426, "io_uring_register": 427, "perf_event_open": 298, "sysinfo": 99,
+}  # fmt: skip
+_I386 = {
+    "add_key": 286, "request_key": 287, "keyctl": 288, "flock": 143, "fcntl": 55, "fcntl64": 221,
+    "inotify_init": 291, "inotify_init1": 332, "inotify_add_watch": 292, "fanotify_init": 338,
+    "fanotify_mark": 339, "fadvise64": 250, "fadvise64_64": 272, "mincore": 218, "cachestat": 451,
+    "preadv2": 378, "pwritev2": 379, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+    "perf_event_open": 336, "sysinfo": 116,
+}  # fmt: skip
+_AARCH64 = {
+    "add_key": 217, "request_key": 218, "keyctl": 219, "flock": 32, "fcntl": 25, "inotify_init1": 26,
+    "inotify_add_watch": 27, "fanotify_init": 262, "fanotify_mark": 263, "fadvise64": 223, "mincore": 232,
+    "cachestat": 451, "preadv2": 286, "pwritev2": 287, "io_uring_setup": 425, "io_uring_enter": 426,
+    "io_uring_register": 427, "perf_event_open": 241, "sysinfo": 179,
+}  # fmt: skip
+_ARM = {
+    "add_key": 309, "request_key": 310, "keyctl": 311, "flock": 143, "fcntl": 55, "fcntl64": 221,
+    "inotify_init": 316, "inotify_init1": 360, "inotify_add_watch": 317, "fanotify_init": 367,
+    "fanotify_mark": 368, "arm_fadvise64_64": 270, "mincore": 219, "cachestat": 451, "preadv2": 392,
+    "pwritev2": 393, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+    "perf_event_open": 364, "sysinfo": 116,
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Abi:
-    """One system call ABI: its AUDIT_ARCH value, the numbers of the calls refused, whether x32 calls come
+    """One system call ABI: its AUDIT_ARCH value, the numbers of its calls by name, whether x32 calls come
     under it."""
 
     arch: int
-    refused: tuple[int, ...]
+    numbers: Mapping[str, int]
     x32: bool = False
+
+    def refused(self) -> tuple[int, ...]:
+        """The numbers of the calls this ABI refuses wholly."""
+        wholly = (call for rule in RULES if rule.argument is None for call in rule.calls)
+        return tuple(self.numbers[call] for call in wholly if call in self.numbers)
 
 
 ABIS = {
-    "x86_64": (Abi(0xC000003E, (248, 249, 250), x32=True), Abi(0x40000003, (286, 287, 288))),
-    "aarch64": (Abi(0xC00000B7, (217, 218, 219)), Abi(0x40000028, (309, 310, 311))),
+    "x86_64": (Abi(0xC000003E, _X86_64, x32=True), Abi(0x40000003, _I386)),
+    "aarch64": (Abi(0xC00000B7, _AARCH64), Abi(0x40000028, _ARM)),
 }
-"""add_key, request_key and keyctl in each ABI a machine runs (its own first, then its 32-bit one)."""
+"""The ABIs a machine runs (its own first, then its 32-bit one)."""
 
 
-def _instruction(code: int, k: int, jump_true: int = 0, jump_false: int = 0) -> bytes:
-    return struct.pack("=HBBI", code, jump_true, jump_false, k)
+# A small assembler: instructions whose jumps name labels, resolved into offsets at the end.
+
+_Jump = str | None
 
 
-def _abi_block(abi: Abi, refuse_at: int, start: int) -> list[bytes]:
-    """The instructions for `abi`, starting at index `start`, with the refusal at index `refuse_at`: skip to
-    the next block unless the call is of this ABI, else refuse the calls of `abi.refused` (and x32)."""
-    checks = [(_JUMP_AT_LEAST, _X32_BIT)] if abi.x32 else []
-    checks += [(_JUMP_EQUAL, number) for number in abi.refused]
-    length = 3 + len(checks)
-    block = [_instruction(_JUMP_EQUAL, abi.arch, 0, length - 1), _instruction(_LOAD_WORD, _NUMBER_OFFSET)]
-    for position, (code, value) in enumerate(checks):
-        index = start + 2 + position
-        block.append(_instruction(code, value, refuse_at - index - 1, 0))
-    return [*block, _instruction(_RETURN, _ALLOW)]
+@dataclass(frozen=True)
+class _Instruction:
+    code: int
+    k: int
+    if_true: _Jump = None
+    if_false: _Jump = None
+
+
+class _Program:
+    def __init__(self) -> None:
+        self.instructions: list[_Instruction] = []
+        self.labels: dict[str, int] = {}
+
+    def add(self, code: int, k: int, if_true: _Jump = None, if_false: _Jump = None) -> None:
+        self.instructions.append(_Instruction(code, k, if_true, if_false))
+
+    def label(self, name: str) -> None:
+        self.labels[name] = len(self.instructions)
+
+    def _offset(self, index: int, target: _Jump) -> int:
+        if target is None:
+            return 0
+        offset = self.labels[target] - index - 1
+        if not 0 <= offset <= _MAX_JUMP:
+            raise ValueError(f"a seccomp jump to {target} is out of range ({offset})")
+        return offset
+
+    def assemble(self) -> bytes:
+        return b"".join(
+            struct.pack("=HBBI", i.code, self._offset(n, i.if_true), self._offset(n, i.if_false), i.k)
+            for n, i in enumerate(self.instructions)
+        )
+
+
+def _argument_rules(abi: Abi) -> list[tuple[int, Rule]]:
+    return [
+        (abi.numbers[call], rule)
+        for rule in RULES
+        if rule.argument is not None
+        for call in rule.calls
+        if call in abi.numbers
+    ]
+
+
+def _abi_block(program: _Program, abi: Abi, name: str, next_block: str) -> None:
+    """Skip to `next_block` unless the call is of this ABI; refuse x32 calls (if `abi.x32`), the calls refused
+    wholly, and the calls whose argument a rule refuses; allow the rest."""
+    program.add(_JUMP_EQUAL, abi.arch, None, next_block)
+    program.add(_LOAD_WORD, _NUMBER_OFFSET)
+    if abi.x32:
+        program.add(_JUMP_AT_LEAST, _X32_BIT, "refuse")
+    for number in abi.refused():
+        program.add(_JUMP_EQUAL, number, "refuse")
+    checked = _argument_rules(abi)
+    for position, (number, _) in enumerate(checked):
+        program.add(_JUMP_EQUAL, number, f"{name}-argument-{position}")
+    program.add(_RETURN, _ALLOW)
+    for position, (_, rule) in enumerate(checked):
+        assert rule.argument is not None
+        program.label(f"{name}-argument-{position}")
+        program.add(_LOAD_WORD, _ARGUMENT_OFFSET + 8 * rule.argument)
+        for value in rule.values:
+            program.add(_JUMP_EQUAL, value, "refuse")
+        if rule.bits:
+            program.add(_JUMP_ANY_BIT, rule.bits, "refuse")
+        program.add(_RETURN, _ALLOW)
 
 
 def filter_program(machine: str | None = None) -> bytes | None:
@@ -69,13 +214,31 @@ def filter_program(machine: str | None = None) -> bytes | None:
     abis = ABIS.get(machine or platform.machine())
     if abis is None:
         return None
-    sizes = [3 + len(abi.refused) + abi.x32 for abi in abis]
-    refuse_at = 1 + sum(sizes) + 1
-    program = [_instruction(_LOAD_WORD, _ARCH_OFFSET)]
-    for abi in abis:
-        program += _abi_block(abi, refuse_at, len(program))
-    program += [_instruction(_RETURN, _ALLOW), _instruction(_RETURN, _REFUSE)]
-    return b"".join(program)
+    program = _Program()
+    program.add(_LOAD_WORD, _ARCH_OFFSET)
+    for position, abi in enumerate(abis):
+        if position:
+            program.label(f"abi-{position}")
+        _abi_block(program, abi, f"abi-{position}", f"abi-{position + 1}")
+    program.label(f"abi-{len(abis)}")
+    program.add(_RETURN, _ALLOW)
+    program.label("refuse")
+    program.add(_RETURN, _REFUSE)
+    return program.assemble()
+
+
+def refused_calls() -> list[str]:
+    """What the filter refuses, in words, for `referee doctor`."""
+    described = []
+    for rule in RULES:
+        calls = "/".join(rule.calls)
+        if rule.values:
+            described.append(f"{calls} lock, lease and notify commands")
+        elif rule.bits:
+            described.append(f"{calls} with RWF_NOWAIT")
+        else:
+            described.append(calls)
+    return described
 
 
 def filter_fd(program: bytes) -> int:

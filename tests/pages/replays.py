@@ -11,6 +11,7 @@ from typing import Any
 
 from bots.python import scauver_heuristic, scout_heuristic
 from referee import replay as replays
+from referee.faults import forfeit_ranks, forfeit_scores
 from referee.games import load_game
 
 Policy = Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]
@@ -76,6 +77,30 @@ def self_play(
     }
     replays.verify(replay)
     return replay
+
+
+def forfeited(replay: dict[str, Any], seat: int) -> dict[str, Any]:
+    """The replay with `seat` forfeited by a crash at its first decision, as the referee records it (its later
+    decisions stay as they were: the fallback's choices are the policy's here); it still verifies."""
+    first = next(number for number, move in enumerate(replay["actions"]) if move["seat"] == seat)
+    lost = [other == seat for other in range(replay["players"])]
+    fault = {
+        "seat": seat,
+        "bot": replay["seats"][seat]["bot"],
+        "kind": "crash",
+        "detail": "gone",
+        "before_action": first,
+    }
+    result = replay["result"]
+    changed = {
+        **replay,
+        "faults": [fault],
+        "forfeited": lost,
+        "ranks": forfeit_ranks(result["ranks"], lost),
+        "scores": forfeit_scores(result["scores"], lost),
+    }
+    replays.verify(changed)
+    return changed
 
 
 def _random(rng: random.Random) -> Policy:

@@ -76,7 +76,10 @@ def test_a_choice_at_a_simultaneous_decision_is_hidden_from_the_other_seats_capt
 ) -> None:
     scout = packed_data(scout_page.read_text())["captions"]
     orient = scout_replay["actions"][0]
-    assert scout[0][0] in ("turns its hand around", "keeps its hand as dealt")
+    assert scout[0][0] in (
+        "chooses to turn its hand around (it turns once every seat has chosen)",
+        "keeps its hand as dealt",
+    )
     assert scout[0][1] == "orients its hand (hidden until every seat has)", orient
     scauver = packed_data(scauver_page.read_text())["captions"]
     setups = [

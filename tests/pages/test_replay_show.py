@@ -47,5 +47,5 @@ def test_scauver_shows_bets_showdowns_with_vanguards_and_chips(scauver_replay: d
     assert re.search(r": bets \d+  \[", text) and re.search(r": folds  \[", text)
     assert re.search(r"showdown: seat \d \(\+\d+\) takes the pot of \d+", text)
     assert re.search(r"seat \d: vanguards [\w ]+ \| [\w ]+ \(link \d+\), score \d+", text)
-    assert text.count("= chips: ") == scauver_replay["config"]["round_cap"]
+    assert text.count("= chips at the end of the round: ") == scauver_replay["config"]["round_cap"]
     assert "timeout: no reply within 1000 ms" in text and "[fallback]" in text

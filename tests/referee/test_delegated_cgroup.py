@@ -22,11 +22,12 @@ def _fake_cgroup(folder: Path, controllers: str) -> Path:
 
 
 def test_a_delegated_cgroup_moves_its_processes_to_a_leaf_and_hands_down_memory_and_pids(tmp_path: Path) -> None:
+    """cpu is handed down too where offered (each bot's CPU weight and quota, referee/isolation/cgroups.py)."""
     folder = _fake_cgroup(tmp_path / "run-u7.scope", "cpuset cpu io memory pids")
     found = cgroups.delegated_subtree(folder)
-    assert found == cgroups.Hierarchy(folder, frozenset({"memory", "pids", "cpuset"}))
+    assert found == cgroups.Hierarchy(folder, frozenset({"memory", "pids", "cpuset", "cpu"}))
     assert (folder / cgroups.REFEREE_LEAF / "cgroup.procs").read_text() == "4242", "each pid written in turn"
-    assert (folder / "cgroup.subtree_control").read_text() == "+cpuset +memory +pids"
+    assert (folder / "cgroup.subtree_control").read_text() == "+cpu +cpuset +memory +pids"
 
 
 def test_a_cgroup_without_memory_or_pids_to_hand_down_is_not_used(tmp_path: Path) -> None:

@@ -10,9 +10,12 @@ fresh tmp and HOME at every start, which the sandbox gives: they are checked for
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import itertools
 import json
+import shlex
+import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 from types import ModuleType
@@ -20,11 +23,16 @@ from typing import Any
 
 import pytest
 from referee_helpers import FIXTURE_BOTS, fixture_bot, match_spec
+from sandbox_checks import require_sandbox
 
+from referee.deals import DealKey
 from referee.games import load_game
 from referee.match import run_match
 from referee.records import GameRecord, MatchRecord
 from referee.seating import design_deals, design_games
+from tournaments.league.league_file import load_league
+from tournaments.league.schedule import league_schedule
+from tournaments.league.schedule import match_spec as league_match_spec
 
 
 def dealt_hands(game: str, players: int, seed: int, config: dict[str, Any] | None = None) -> list[list[Any]]:
@@ -120,3 +128,72 @@ def test_the_memory_trick_works_where_a_process_sees_a_deal_again(game: str, pla
     first, other = dealt_hands(game, players, 11), dealt_hands(game, players, 12)
     assert first[0] in claims([first[0], other[1]], first[1])
     assert claims([first[1]], first[1]) == []
+
+
+LEAGUE = """game = "scout"
+players = 2
+seed = 4
+deals_per_match = 1
+{bots}
+"""
+
+
+def _league_matches(tmp_path: Path, notes: Path, shared_deals: bool, sandbox: bool) -> list[MatchRecord]:
+    """Every match of a league of three hand_memory bots (three tables of two), one after the other, each bot
+    keeping its notes in `notes` (its declared TMPDIR and HOME: a folder that outlives its processes where
+    it can reach it). `shared_deals` replaces each match's deals by the first match's (as leagues dealt until
+    issue 19), to show what per-match deals prevent."""
+    command = shlex.join([sys.executable, str(FIXTURE_BOTS / "hand_memory.py")])
+    entry = '[[bots]]\nname = "{name}"\ncommand = \'{command}\'\nenv = {{ TMPDIR = "{notes}", HOME = "{notes}" }}\n'
+    bots = "".join(entry.format(name=name, command=command, notes=notes) for name in ("a", "b", "c"))
+    path = tmp_path / "league.toml"
+    path.write_text(LEAGUE.format(bots=bots))
+    league = load_league(path)
+    schedule = league_schedule(league, DealKey.fresh())
+    if shared_deals:
+        schedule = [dataclasses.replace(match, games=schedule[0].games) for match in schedule]
+    specs = [league_match_spec(league, match) for match in schedule]
+    return [
+        run_match(dataclasses.replace(spec, sandbox=sandbox, log_dir=str(tmp_path / "logs" / spec.match_id)))
+        for spec in specs
+    ]
+
+
+def _carried_claims(records: list[MatchRecord]) -> tuple[list[Any], list[Any]]:
+    """(the notes of hands seen in earlier matches that bots found, the claims from them that were right)."""
+    earlier: list[Any] = []
+    carried, right = [], []
+    for record in records:
+        seen = [entry["hand"] for _, entry in bot_lines(record, "SEEN")]
+        claims = bot_lines(record, "CLAIM")
+        for _, claim in claims:
+            game = record.games[claim["game_index"]]
+            opponents = [hand for seat, hand in enumerate(dealt_hands("scout", 2, game.seed)) if seat != claim["seat"]]
+            carried += [hand for hand in claim["noted"] if hand in earlier]
+            right += [hand for hand in claim["files"] if hand in earlier and hand in opponents]
+        earlier += seen
+    return carried, right
+
+
+@pytest.mark.parametrize("sandbox", [True, False], ids=["sandbox", "no-sandbox"])
+def test_nothing_a_bot_remembers_helps_it_in_a_later_match(sandbox: bool, tmp_path: Path) -> None:
+    """hand_memory bots write every hand they hold into a folder of the organiser's (their declared TMPDIR and
+    HOME) and claim their opponents hold the remembered hands that share no card with their own. Under the
+    sandbox the folder is out of reach, so no note carries to a later match at all; without it the notes do
+    carry, but every match deals its own deals, so no note from an earlier match is ever right. With the deals
+    shared between matches, as before, the same notes are right: the check can fail."""
+    if sandbox:
+        require_sandbox()
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    carried, right = _carried_claims(_league_matches(tmp_path, notes, shared_deals=False, sandbox=sandbox))
+    assert right == [], "a note from an earlier match told a bot its opponent's hand"
+    if sandbox:
+        assert carried == [] and not any(notes.iterdir()), "a sandboxed bot kept a note past its process"
+        return
+    assert carried, "the notes did not carry between matches unsandboxed: the check proves nothing"
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "notes").mkdir()
+    _, right_when_shared = _carried_claims(_league_matches(shared, shared / "notes", shared_deals=True, sandbox=False))
+    assert right_when_shared, "with the same deals at every table the notes should have told the hands"

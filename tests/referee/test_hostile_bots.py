@@ -121,9 +121,11 @@ def test_hostile_bot_is_contained(bot: str, game: str, sandbox: bool, pid_dir: P
         _check_no_survivors(pid_dir)
 
 
-def test_the_log_of_a_loud_bot_is_capped(pid_dir: Path, tmp_path: Path) -> None:
-    spec = match_spec(GAME, [fixture_bot("loud_stderr"), "random"], log_dir=str(tmp_path))
-    run_match(spec)
+def test_the_log_of_a_loud_bot_is_capped_for_the_whole_match(pid_dir: Path, tmp_path: Path) -> None:
+    """Four games, two rotations: the bot is started twice, and its one log holds at most one cap in all."""
+    spec = match_spec(GAME, [fixture_bot("loud_stderr"), "random"], games=4, log_dir=str(tmp_path))
+    record = run_match(spec)
+    assert record.bots[0].starts == 2
     log = tmp_path / "loud_stderr.log"
     assert spec.limits.log_cap_bytes <= log.stat().st_size < spec.limits.log_cap_bytes + 100
     assert log.read_bytes().endswith(b"bytes]\n")

@@ -24,7 +24,7 @@ def played_replays(game: str, players: int, tmp_path: Path) -> list[dict]:
 @pytest.mark.parametrize(("game", "players"), [("scout", 3), ("scout", 2), ("scauver", 2), ("scauver", 4)])
 def test_the_replay_deal_deals_the_game_again(game: str, players: int, tmp_path: Path) -> None:
     for data in played_replays(game, players, tmp_path):
-        assert data["version"] == replay.VERSION == 2
+        assert data["version"] == replay.VERSION == 3
         assert data["deal"] is not None and data["deal"]["rounds"]
         replay.verify(data)
         state = load_game(game).replay(
@@ -55,7 +55,7 @@ def test_a_replay_without_the_dealt_cards_is_refused_by_version(tmp_path: Path) 
     (data, *_) = played_replays("scauver", 2, tmp_path)
     old = tmp_path / "old.json"
     old.write_text(json.dumps({**data, "version": 1, "deal": None}))
-    with pytest.raises(replay.ReplayError, match="replay version 1; this referee reads 2"):
+    with pytest.raises(replay.ReplayError, match="replay version 1; this referee reads 2 and 3"):
         replay.load(old)
     missing = tmp_path / "missing.json"
     missing.write_text(json.dumps({key: value for key, value in data.items() if key != "deal"}))

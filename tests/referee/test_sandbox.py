@@ -103,6 +103,21 @@ def test_the_command_line_shows_the_system_read_only_and_the_bots_folders(
     assert str(tmp_path) in made and "/run/referee" in made and "/run" in made
 
 
+def test_the_global_counters_of_proc_are_shown_constant_or_empty(tmp_path: Path) -> None:
+    command = _command(tmp_path, memory_bytes=256 * 1024 * 1024)
+    binds = [(command[index + 1], command[index + 2]) for index, word in enumerate(command) if word == "--ro-bind"]
+    shown = {target: Path(source) for source, target in binds if target.startswith("/proc/")}
+    assert {f"/proc/{name}" for name in sandbox.PROC_SHOWN_CONSTANT} <= set(shown)
+    assert {f"/proc/{name}" for name in ("vmstat", "locks", "sys/fs/file-nr")} <= set(shown)
+    assert shown["/proc/vmstat"].read_text() == ""
+    assert "MemTotal:         262144 kB" in shown["/proc/meminfo"].read_text()
+    assert shown["/proc/loadavg"].read_text().split()[:3] == ["0.00"] * 3
+    assert command.index("--proc") < command.index("/proc/loadavg")
+    tmpfs = _pairs(command, "--tmpfs")
+    assert "/proc/pressure" in tmpfs or not os.path.isdir("/proc/pressure")
+    assert not [path for path in tmpfs if path.startswith("/sys/") and "cpuidle" not in path and "cpufreq" not in path]
+
+
 def test_without_root_the_bot_keeps_the_organisers_uid_in_a_user_namespace(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -137,13 +152,79 @@ def test_the_environment_of_a_sandboxed_bot_is_its_own(monkeypatch: pytest.Monke
     assert environment["HOME"] == sandbox.HOME_INSIDE and environment["TMPDIR"] == "/tmp"
 
 
-def test_the_seccomp_filter_refuses_the_keyring_calls_of_every_abi() -> None:
-    program = seccomp.filter_program("x86_64")
-    assert program is not None and len(program) % 8 == 0
+def _run_filter(program: bytes, arch: int, number: int, arguments: tuple[int, ...] = ()) -> int:
+    """What the classic BPF `program` returns for a call (a small interpreter of the instructions it uses)."""
     instructions = [struct.unpack("=HBBI", program[index : index + 8]) for index in range(0, len(program), 8)]
-    refused = {k for code, _, _, k in instructions if code == 0x15 and k < 1000}
-    assert refused == {248, 249, 250, 286, 287, 288}
-    assert instructions[-1] == (0x06, 0, 0, 0x00050000 | errno.EPERM)
+    data = struct.pack("=iI", number, arch) + struct.pack("=Q", 0) + struct.pack("=6Q", *(arguments + (0,) * 6)[:6])
+    accumulator, index = 0, 0
+    while True:
+        code, if_true, if_false, k = instructions[index]
+        if code == 0x06:
+            return k
+        if code == 0x20:
+            (accumulator,) = struct.unpack_from("=I", data, k)
+            index += 1
+            continue
+        taken = {0x15: accumulator == k, 0x35: accumulator >= k, 0x45: bool(accumulator & k)}[code]
+        index += 1 + (if_true if taken else if_false)
+
+
+X86_64, I386, AARCH64, ARM = 0xC000003E, 0x40000003, 0xC00000B7, 0x40000028
+ALLOW, REFUSE = 0x7FFF0000, 0x00050000 | errno.EPERM
+
+
+@pytest.mark.parametrize(
+    ("machine", "arch", "call", "arguments", "expected"),
+    [
+        ("x86_64", X86_64, 250, (), REFUSE),  # keyctl
+        ("x86_64", I386, 288, (), REFUSE),
+        ("x86_64", X86_64, 0x40000000 | 1, (), REFUSE),  # any x32 call
+        ("x86_64", X86_64, 73, (), REFUSE),  # flock
+        ("x86_64", X86_64, 72, (3, 6), REFUSE),  # fcntl F_SETLK
+        ("x86_64", X86_64, 72, (3, 37), REFUSE),  # fcntl F_OFD_SETLK
+        ("x86_64", X86_64, 72, (3, 5), REFUSE),  # fcntl F_GETLK
+        ("x86_64", X86_64, 72, (3, 1024), REFUSE),  # fcntl F_SETLEASE
+        ("x86_64", X86_64, 72, (3, 1026), REFUSE),  # fcntl F_NOTIFY
+        ("x86_64", X86_64, 72, (3, 3), ALLOW),  # fcntl F_GETFL
+        ("x86_64", X86_64, 72, (3, 1030), ALLOW),  # fcntl F_DUPFD_CLOEXEC
+        ("x86_64", X86_64, 72, (3, (1 << 32) | 6), REFUSE),  # the kernel reads the command's low 32 bits
+        ("x86_64", I386, 221, (3, 13), REFUSE),  # fcntl64 F_SETLK64
+        ("x86_64", I386, 221, (3, 1), ALLOW),  # fcntl64 F_GETFD
+        ("x86_64", X86_64, 327, (3, 0, 1, 0, 0, 0x8), REFUSE),  # preadv2 RWF_NOWAIT
+        ("x86_64", X86_64, 327, (3, 0, 1, 0, 0, 0x1 | 0x8), REFUSE),
+        ("x86_64", X86_64, 327, (3, 0, 1, 0, 0, 0x1), ALLOW),  # preadv2 RWF_HIPRI
+        ("x86_64", X86_64, 328, (3, 0, 1, 0, 0, 0x8), REFUSE),  # pwritev2
+        ("x86_64", I386, 378, (3, 0, 1, 0, 0, 0x8), REFUSE),
+        ("x86_64", X86_64, 27, (), REFUSE),  # mincore
+        ("x86_64", X86_64, 221, (), REFUSE),  # fadvise64
+        ("x86_64", X86_64, 451, (), REFUSE),  # cachestat
+        ("x86_64", X86_64, 294, (), REFUSE),  # inotify_init1
+        ("x86_64", X86_64, 300, (), REFUSE),  # fanotify_init
+        ("x86_64", X86_64, 425, (), REFUSE),  # io_uring_setup
+        ("x86_64", X86_64, 99, (), REFUSE),  # sysinfo
+        ("x86_64", X86_64, 0, (), ALLOW),  # read
+        ("x86_64", X86_64, 56, (), ALLOW),  # clone
+        ("x86_64", I386, 3, (), ALLOW),
+        ("x86_64", AARCH64, 73, (), ALLOW),  # another machine's ABI is not this filter's
+        ("aarch64", AARCH64, 32, (), REFUSE),  # flock
+        ("aarch64", AARCH64, 25, (3, 7), REFUSE),  # fcntl F_SETLKW
+        ("aarch64", AARCH64, 25, (3, 4), ALLOW),  # fcntl F_SETFL
+        ("aarch64", AARCH64, 286, (3, 0, 1, 0, 0, 0x8), REFUSE),  # preadv2
+        ("aarch64", ARM, 143, (), REFUSE),  # flock
+        ("aarch64", ARM, 221, (3, 38), REFUSE),  # fcntl64 F_OFD_SETLKW
+        ("aarch64", AARCH64, 219, (), REFUSE),  # keyctl
+        ("aarch64", AARCH64, 63, (), ALLOW),  # read
+    ],
+)
+def test_the_seccomp_filter_refuses_what_it_lists_and_allows_the_rest(
+    machine: str, arch: int, call: int, arguments: tuple[int, ...], expected: int
+) -> None:
+    program = seccomp.filter_program(machine)
+    assert program is not None and len(program) % 8 == 0
+    assert _run_filter(program, arch, call, arguments) == expected
+
+
+def test_there_is_no_seccomp_filter_for_other_machines() -> None:
     assert seccomp.filter_program("riscv64") is None
 
 
@@ -165,7 +246,7 @@ def test_uids_are_leased_once_and_given_back(tmp_path: Path) -> None:
 
 def test_a_uid_leased_by_another_process_is_not_leased_again(tmp_path: Path) -> None:
     holder = (
-        "import sys, time\nfrom pathlib import Path\nfrom referee import uids\n"
+        "import sys, time\nfrom pathlib import Path\nfrom referee.isolation import uids\n"
         f"lease = uids.lease_uid(range(7_000_000, 7_000_002), Path({str(tmp_path)!r}))\n"
         "print(lease.uid, flush=True)\ntime.sleep(60)\n"
     )

@@ -371,6 +371,32 @@ class FillTmp(Attack):
         assert claims and all(fill["error"] for claim in claims for fill in claim["fills"]), claims
 
 
+class Kernel(Attack):
+    """Bits passed between two processes through kernel objects every bot reaches (see attack_kernel.py)."""
+
+    bot = "attack_kernel"
+    receivers = ("flock", "posix lock", "ofd lock", "mincore", "cachestat", "preadv2 nowait", "inotify")
+
+    def harms(self, scene: Scene, run: AttackRun) -> dict[str, object]:
+        reports = _reports(run, "kernel")
+        harms: dict[str, object] = {
+            f"bits passed through {name}": [
+                claim["game"]
+                for claim in reports
+                if claim["channels"][name]["received"] == claim["channels"][name]["sent"]
+            ]
+            for name in self.receivers
+        }
+        harms["refused calls allowed"] = sorted({call for r in reports for call, (ok, _) in r["refused"].items() if ok})
+        harms["global counters read live"] = sorted({path for claim in reports for path in claim["live"]})
+        return harms
+
+    def check_sandboxed(self, scene: Scene, run: AttackRun) -> None:
+        for claim in run.reports("kernel"):
+            assert claim["files"] >= 8, claim
+            assert all(ok for ok, _ in claim["kept"].values()), f"a call the sandbox must keep failed: {claim['kept']}"
+
+
 ATTACKS: dict[str, Attack] = {
     attack.bot.removeprefix("attack_"): attack
     for attack in (
@@ -384,6 +410,7 @@ ATTACKS: dict[str, Attack] = {
         Memory(),
         Processes(),
         FillTmp(),
+        Kernel(),
     )
 }
 
@@ -532,6 +559,10 @@ env = {{ ATTACK_NONCE = "{nonce}", ATTACK_READ_PATHS = "{folder}", ATTACK_STORE 
 [[bots]]
 name = "random"
 command = "random"
+
+[[bots]]
+name = "random2"
+command = "random"
 """
 
 
@@ -541,8 +572,10 @@ def test_a_bot_beside_the_league_file_reaches_neither_it_nor_the_store(sandbox: 
     folder the sandbox shows the bot then holds the league file and the store. The bot reads everything in
     that folder and raises its results in the store during the league. Under the sandbox the league file's
     secret must not reach it, nor the store's bytes, its writes to the store fail and the stored results are
-    those of the replays; with --no-sandbox it reads both and its writes succeed (whether they change a
-    result depends on whether a game is stored by then), so the checks can fail."""
+    those of the replays, and it reads no other match's logs (the league's whole log folder is hidden, made
+    before the first bot starts); with --no-sandbox it reads all of them and its writes succeed (whether they
+    change a result depends on whether a game is stored by then), so the checks can fail. Three bots: the
+    attacker plays two matches, the second after the first (-j 1), whose logs are there by then."""
     if sandbox:
         require_sandbox()
     folder = tmp_path / "league"
@@ -556,10 +589,20 @@ def test_a_bot_beside_the_league_file_reaches_neither_it_nor_the_store(sandbox: 
     result = CliRunner().invoke(main, command)
     assert result.exit_code == 0, result.output
     assert not marked_processes(nonce), "processes of the attacker outlived the league"
-    logs = [path.read_text() for path in (folder / "logs").rglob("*.log")]  # a folder per match
-    claims = [claim for log in logs for claim in AttackRun.parse(log, "files")]
-    assert len(claims) == 2, logs
+    log_paths = list((folder / "logs").rglob("*.log"))  # a folder per match
+    logs = [path.read_text() for path in log_paths]
+    claims_by_match = [
+        (path.parent, claim) for path in log_paths for claim in AttackRun.parse(path.read_text(), "files")
+    ]
+    claims = [claim for _, claim in claims_by_match]
+    assert len(claims) == 4, logs  # two matches of two games
     read = {path for claim in claims for path, outcome in claim["reads"].items() if outcome.startswith("read")}
+    others = [
+        path
+        for own, claim in claims_by_match
+        for path, outcome in claim["reads"].items()
+        if outcome.startswith("read") and path.startswith(str(folder / "logs")) and not path.startswith(str(own))
+    ]
     with LeagueStore(store, create=False) as stored:
         games = stored.games()
     replays = [replay.load(path) for path in sorted((folder / "replays").glob("*.json"))]
@@ -567,6 +610,7 @@ def test_a_bot_beside_the_league_file_reaches_neither_it_nor_the_store(sandbox: 
         "read the league file": [log for log in logs if secret in log],
         "read the store": sorted(path for path in read if path.startswith(str(store))),
         "wrote to the store": [claim["writes"]["store"] for claim in claims if claim["writes"]["store"][0]],
+        "read other matches' logs": others,
     }
     if sandbox:
         assert not any(harms.values()), {harm: done for harm, done in harms.items() if done}

@@ -350,7 +350,7 @@ def test_a_program_found_in_the_bots_path_and_cwd_starts(tmp_path: Path, contain
 def test_a_bot_killed_by_a_signal_is_reported_so(tmp_path: Path, containment_mode: Containment) -> None:
     process = _start(tmp_path, "import ctypes\nctypes.string_at(0)\n")
     _wait_for(process.exited)
-    assert process.describe_exit() == "was killed by SIGSEGV"
+    assert process.describe_exit() == "was killed by SIGSEGV (signal 11)"
     process.kill()
 
 

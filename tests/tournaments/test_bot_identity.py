@@ -86,7 +86,7 @@ def test_a_program_that_cannot_be_read_is_said_so(tmp_path: Path) -> None:
 # Refusals.
 
 
-def test_a_resubmitted_program_is_refused_then_forgotten_and_played_again(tmp_path: Path) -> None:
+def test_a_resubmitted_program_is_held_then_forgotten_and_played_again(tmp_path: Path) -> None:
     script = tmp_path / "mine.py"
     shutil.copy(RANDOM_BOT, script)
     league = script_league(tmp_path, {"mine": "mine.py", "rand-a": "random", "rand-b": "random"})
@@ -94,13 +94,12 @@ def test_a_resubmitted_program_is_refused_then_forgotten_and_played_again(tmp_pa
     assert first.exit_code == 0, first.output
     assert json.loads(first.stdout)["games"] == 6
     script.write_text(script.read_text() + "# a better bot, resubmitted under the same name\n")
-    refused = invoke("tournament", "run", str(league), "-j", "1", "--bootstrap", "0")
-    assert refused.exit_code == 1
-    message = refused.output
-    assert "bot 'mine': its 4 stored game(s) were played by 'mine.py' (program sha256 " in message
+    held = invoke("tournament", "run", str(league), "-j", "1", "--bootstrap", "0")
+    assert held.exit_code == 0, held.output
+    message = held.stderr
+    assert "bot 'mine' is held: its 4 stored game(s) were played by 'mine.py' (program sha256 " in message
     assert "the league file now runs 'mine.py' (program sha256 " in message
-    assert f"referee tournament forget {league} mine" in message and "new name" in message
-    assert "Traceback" not in message
+    assert "--replay-changed" in message and "Traceback" not in message
     forgotten = invoke("tournament", "forget", str(league), "mine")
     assert forgotten.exit_code == 0, forgotten.output
     assert "dropped 4 game(s) of 2 match(es)" in forgotten.output
@@ -108,6 +107,20 @@ def test_a_resubmitted_program_is_refused_then_forgotten_and_played_again(tmp_pa
     assert rerun.exit_code == 0, rerun.output
     assert "6 games scheduled, 2 already in" in rerun.stderr and "Played 4 games" in rerun.stderr
     assert json.loads(rerun.stdout)["games"] == 6
+
+
+def test_replay_changed_replays_only_the_changed_bot_s_matches(tmp_path: Path) -> None:
+    script = tmp_path / "mine.py"
+    shutil.copy(RANDOM_BOT, script)
+    league = script_league(tmp_path, {"mine": "mine.py", "rand-a": "random", "rand-b": "random"})
+    assert invoke("tournament", "run", str(league), "-j", "1", "--bootstrap", "0").exit_code == 0
+    script.write_text(script.read_text() + "# fixed\n")
+    rerun = invoke("tournament", "run", str(league), "-j", "1", "--bootstrap", "0", "--replay-changed")
+    assert rerun.exit_code == 0, rerun.output
+    assert "replaying 'mine': its 4 stored game(s) were played by" in rerun.stderr
+    assert "dropped 4 game(s) of 2 match(es)" in rerun.stderr and "Played 4 games" in rerun.stderr
+    again = invoke("tournament", "run", str(league), "-j", "1", "--bootstrap", "0", "--replay-changed")
+    assert "replaying" not in again.stderr and "Played" not in again.stderr
 
 
 def test_a_changed_command_under_a_stored_name_is_refused(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from referee.botspec import resolve_bot
 from referee.records import FaultKind, Limits
 from tournaments.classroom.checkbot import CheckError, CheckPlan, CheckReport, check_bot, player_counts
 from tournaments.classroom.checkbot_report import gradescope_results, report_json
+from tournaments.classroom.checkbot_strength import StrengthTest
 from tournaments.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -173,11 +174,15 @@ def _shape(value: object) -> object:
 
 
 def test_the_json_report_has_the_documented_shape(tmp_path: Path) -> None:
-    report = report_json(_check("scout", _fixture("crash_mid_game"), tmp_path, HOSTILE_LIMITS, games=1))
+    spec = resolve_bot(_fixture("crash_mid_game"), "scout", named_by_hello=True)
+    against = (StrengthTest("heuristic", 0.5),)
+    plan = CheckPlan("scout", spec, tmp_path, (2,), 1, limits=HOSTILE_LIMITS, against=against, strength_games=1)
+    report = report_json(check_bot(plan))
     example = _documented_example()
     assert _shape(report) == _shape(example)
     assert report["format"] == example["format"] and report["version"] == example["version"]
     assert report["conforms"] is False and report["reasons"][0]["kind"] == "crash"
+    assert report["strength"][0]["baseline"] == "scout-heuristic" and report["strength"][0]["passed"] is False
 
 
 def invoke(*args: str):
@@ -208,12 +213,13 @@ def test_the_command_prints_the_json_report(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "args, message",
-    [(["scauver", "random", "-p", "5"], "2 to 4 players, not 5"), (["scout", "./no/such/bot.py"], "no such bot")],
+    "args, status, message",
+    [(["scauver", "random", "-p", "5"], 2, "2 to 4 players, not 5"), (["scout", "./no/such/bot.py"], 1, "no such bot")],
 )
-def test_a_check_that_cannot_run_is_an_error(args: list[str], message: str) -> None:
+def test_a_check_that_cannot_run_is_an_error(args: list[str], status: int, message: str) -> None:
+    """A wrong option is the grader's (2); a bot that cannot run is the submission's (1)."""
     result = invoke(*args)
-    assert result.exit_code == 1 and message in result.stderr
+    assert result.exit_code == status and message in result.stderr
 
 
 def test_the_counts_of_each_table_are_the_checked_bots_own(tmp_path: Path) -> None:

@@ -203,7 +203,7 @@ def test_sigkill_at_random_moments_then_rerun_leaves_exactly_the_schedule(tmp_pa
     with sqlite3.connect(db) as connection:
         seats = connection.execute("SELECT COUNT(*) FROM seats").fetchone()[0]
         matches = connection.execute("SELECT match_id, games FROM matches").fetchall()
-        seeds = connection.execute("SELECT game_index, seed FROM games").fetchall()
+        seeds = connection.execute("SELECT match_id, game_index, seed FROM games").fetchall()
         ((secret,),) = connection.execute("SELECT secret FROM deal_key").fetchall()
     expected = {(match_id, index) for match_id, count in matches for index in range(count)}
     print(f"killed after {[round(delay, 2) for delay in delays]} s with {counts} games stored")
@@ -211,7 +211,9 @@ def test_sigkill_at_random_moments_then_rerun_leaves_exactly_the_schedule(tmp_pa
     assert set(games) == expected
     assert seats == 3 * 60
     key = DealKey(secret)
-    assert all(seed == key.deal_seed(index // 3) for index, seed in seeds), "every rerun deals from the stored key"
+    assert all(seed == key.deal_seed(index // 3, match) for match, index, seed in seeds), (
+        "every rerun deals from the stored key"
+    )
     assert counts == sorted(counts), "a killed run never loses a committed game"
 
 

@@ -43,6 +43,7 @@ def test_doctor_says_why_the_sandbox_is_missing(monkeypatch: pytest.MonkeyPatch)
     assert result.exit_code == 1
     assert "MISSING  bubblewrap: bubblewrap (bwrap) is not installed" in result.stdout
     assert "isolation: none" in result.stdout
+    assert "bubblewrap: install bubblewrap (apt install bubblewrap" in result.stdout
 
 
 def test_doctor_says_what_a_partial_sandbox_lacks(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -59,6 +60,32 @@ def test_doctor_says_what_a_partial_sandbox_lacks(monkeypatch: pytest.MonkeyPatc
     missing = {check["name"]: check["detail"] for check in data["checks"] if not check["ok"]}
     assert "does not run as root" in missing["own uid per bot"]
     assert "not writable" in missing["limits for a bot as a whole"]
+    advice = data["to_get_more"]
+    assert [line.split(":")[0] for line in advice] == [
+        "own uid per bot",
+        "limits for a bot as a whole",
+        "keyrings closed (seccomp)",
+        "CPUs kept to the referee's",
+    ]
+    assert "run the referee as root" in advice[0]
+
+
+def test_doctor_on_a_laptop_says_what_would_give_the_full_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not root: no uid per bot, no cgroups. The exit status is 1, and the text says how to get the rest."""
+    laptop = sandbox.SandboxProbe(
+        None,
+        bwrap="/usr/bin/bwrap",
+        version="bubblewrap 0.8.0",
+        own_uid_problem="the referee does not run as root, so it cannot give bots other uids",
+        cgroups=CgroupSupport(CgroupMode.NONE, reason="no delegated cgroup v2 subtree"),
+        seccomp_problem=None,
+    )
+    monkeypatch.setattr(sandbox, "probe", lambda: laptop)
+    result = invoke("doctor")
+    assert result.exit_code == 1
+    assert "to get the full sandbox:\n  own uid per bot: run the referee as root (sudo)" in result.stdout
+    assert "systemd-run --user --scope -p Delegate=yes" in result.stdout
+    assert "grade other people's code on a machine where `referee doctor` exits 0" in result.stdout
 
 
 def test_play_warns_once_and_records_the_games_unsandboxed_where_the_sandbox_cannot_run(

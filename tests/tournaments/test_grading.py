@@ -84,32 +84,41 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, An
     return folder, json.loads((folder / "report.json").read_text()), rows
 
 
+def _rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The students, then the baselines (as the CSV lists them)."""
+    return [*report["bots"], *report.get("baselines", [])]
+
+
 def _by_bot(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {row["bot"]: row for row in report["bots"]}
+    return {row["bot"]: row for row in _rows(report)}
 
 
 def test_every_bot_is_in_the_report_once(graded: tuple[Path, dict[str, Any], list[dict[str, str]]]) -> None:
     _, report, rows = graded
-    names = [row["bot"] for row in report["bots"]]
+    names = [row["bot"] for row in _rows(report)]
     assert sorted(names) == sorted([*PLAYING, *BROKEN, *BASELINES])
-    assert [row["place"] for row in report["bots"]] == list(range(1, len(names) + 1))
+    students = report["bots"]
+    assert [row["place"] for row in students] == list(range(1, len(students) + 1))
+    assert [row["place"] for row in report["baselines"]] == [None, None]
     assert [row["bot"] for row in rows] == names
-    assert {row["bot"] for row in report["bots"] if row["baseline"]} == set(BASELINES)
-    for row in report["bots"]:
+    assert [row["place"] for row in rows[len(students) :]] == ["", ""]
+    assert {row["bot"] for row in report["baselines"] if row["baseline"]} == set(BASELINES)
+    assert not any(row["baseline"] for row in students)
+    for row in _rows(report):
         low, high = row["elo_95"]
         assert low <= row["elo"] <= high, row
-    students = [row for row in report["bots"] if not row["baseline"]]
     assert all(row["games"] == GAMES_PER_STUDENT for row in students)
     assert report["games"] == len(students) * GAMES_PER_STUDENT + DEALS * 2
 
 
 def test_broken_bots_rank_below_every_bot_that_plays(graded: tuple[Path, dict[str, Any], list[dict[str, str]]]) -> None:
     bots = _by_bot(graded[1])
-    lowest_playing = max(bots[name]["place"] for name in (*PLAYING, *BASELINES))
-    highest_broken = min(bots[name]["place"] for name in BROKEN)
-    assert lowest_playing < highest_broken
-    assert bots["heuristic"]["place"] < bots["random"]["place"]
-    assert bots["heuristic_copy"]["place"] < bots["random"]["place"]
+    lowest_playing = min(bots[name]["elo"] for name in (*PLAYING, *BASELINES))
+    highest_broken = max(bots[name]["elo"] for name in BROKEN)
+    assert lowest_playing > highest_broken
+    assert max(bots[name]["place"] for name in PLAYING) < min(bots[name]["place"] for name in BROKEN)
+    assert bots["heuristic"]["elo"] > bots["random"]["elo"]
+    assert bots["heuristic_copy"]["elo"] > bots["random"]["elo"]
 
 
 def test_faults_are_counted_by_kind(graded: tuple[Path, dict[str, Any], list[dict[str, str]]]) -> None:
@@ -119,11 +128,16 @@ def test_faults_are_counted_by_kind(graded: tuple[Path, dict[str, Any], list[dic
         assert set(bots[name]["faults"].values()) == {0}, (name, bots[name]["first_fault"])
         assert bots[name]["first_fault"] is None
         assert bots[name]["decisions"] > 0
+        assert bots[name]["clock_warning"] is None, name
     for name, (kind, says) in BROKEN.items():
         expected = {other.value: GAMES_PER_STUDENT if other is kind else 0 for other in FaultKind}
         assert bots[name]["faults"] == expected, name
         assert bots[name]["first_fault"]["kind"] == kind.value
         assert says in bots[name]["first_fault"]["detail"], (name, bots[name]["first_fault"])
+        (group,) = bots[name]["fault_groups"]
+        assert (group["kind"], group["count"]) == (kind.value, GAMES_PER_STUDENT)
+        assert len(group["games"]) == GAMES_PER_STUDENT
+        assert group["detail"] == bots[name]["first_fault"]["detail"]
     csv_rows = {row["bot"]: row for row in rows}
     for name, row in bots.items():
         assert {kind: int(csv_rows[name][kind]) for kind in row["faults"]} == row["faults"]
@@ -134,7 +148,7 @@ def test_faults_are_counted_by_kind(graded: tuple[Path, dict[str, Any], list[dic
 def test_every_bot_has_its_logs(graded: tuple[Path, dict[str, Any], list[dict[str, str]]]) -> None:
     folder, report, rows = graded
     matches_of_a_baseline = 1 + len(PLAYING) + len(BROKEN)
-    for row in report["bots"]:
+    for row in _rows(report):
         logs = [Path(path) for path in row["logs"]]
         assert len(logs) == (matches_of_a_baseline if row["baseline"] else len(BASELINES)), row["bot"]
         assert all(log.is_file() and log.parent.parent == folder / "class.logs" for log in logs)
@@ -142,14 +156,15 @@ def test_every_bot_has_its_logs(graded: tuple[Path, dict[str, Any], list[dict[st
         says = LOG_SAYS.get(row["bot"])
         if says is not None:
             assert all(says in log.read_text() for log in logs), row["bot"]
-    assert {row["bot"]: row["logs"].split(";") for row in rows} == {row["bot"]: row["logs"] for row in report["bots"]}
+    assert {row["bot"]: row["logs"].split(";") for row in rows} == {row["bot"]: row["logs"] for row in _rows(report)}
 
 
 def test_a_store_alone_reports_without_logs(graded: tuple[Path, dict[str, Any], list[dict[str, str]]]) -> None:
     folder, report, _ = graded
     alone = json.loads(invoke("tournament", "report", "--db", str(folder / "class.sqlite"), "--format", "json").stdout)
-    assert [row["bot"] for row in alone["bots"]] == [row["bot"] for row in report["bots"]]
+    assert sorted(row["bot"] for row in alone["bots"]) == sorted(row["bot"] for row in _rows(report))
     assert all(row["logs"] == [] and not row["baseline"] for row in alone["bots"])
+    assert alone["baselines"] == [] and all(row["against"] == {} for row in alone["bots"])
 
 
 def test_report_refusals(tmp_path: Path) -> None:
@@ -158,3 +173,20 @@ def test_report_refusals(tmp_path: Path) -> None:
     assert nothing.exit_code == 2 and "give LEAGUE.toml, --db FILE, or both" in nothing.output
     missing = runner.invoke(main, ["tournament", "report", "--db", str(tmp_path / "none.sqlite")])
     assert missing.exit_code == 1 and "no league store there" in missing.output
+
+
+def test_students_have_results_against_each_baseline(
+    graded: tuple[Path, dict[str, Any], list[dict[str, str]]],
+) -> None:
+    _, report, rows = graded
+    bots = _by_bot(report)
+    for name in (*PLAYING, *BROKEN):
+        against = bots[name]["against"]
+        assert list(against) == ["random", "heuristic"], name
+        assert all(result["games"] == DEALS * 2 for result in against.values()), name
+    for name in BROKEN:
+        assert bots[name]["against"]["random"] == {"games": DEALS * 2, "share": 0.0, "mean_rank": 2.0}
+    assert bots["heuristic_copy"]["against"]["random"]["share"] > 0.5
+    csv_rows = {row["bot"]: row for row in rows}
+    assert float(csv_rows["heuristic_copy"]["random_share"]) == bots["heuristic_copy"]["against"]["random"]["share"]
+    assert csv_rows["random"]["random_share"] == "" and csv_rows["first_move"]["mark"] == ""

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from gradescope_schema import problems
 from sandbox_checks import require_sandbox
 
 from referee.isolation import sandbox
@@ -83,6 +84,27 @@ def test_check_bot_refuses_a_partial_sandbox_unless_allowed(partial: sandbox.San
     results = json.loads(graded.stdout)
     assert results["extra_data"]["isolation"] == "partial"
     assert "isolation: partial (missing: own uid per bot:" in results["output"]
+
+
+def test_a_refused_check_still_writes_a_gradescope_file_saying_why(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A refusal is the autograder's problem, not the student's bot: every test fails with the reason shown
+    (score 0), the file says the isolation the machine gives, and no bot starts."""
+    monkeypatch.setattr(sandbox, "probe", lambda: NO_BWRAP)
+    out = tmp_path / "results" / "results.json"
+    against = ("--against", "heuristic:0.5")
+    result = invoke(*CHECK, *against, "--run-dir", str(tmp_path / "run"), "--format", "gradescope", "-o", str(out))
+    assert result.exit_code == 1
+    assert "check-bot needs the full sandbox" in result.stderr
+    results = json.loads(out.read_text())
+    assert problems(results) == []
+    assert results["score"] == 0 and results["extra_data"]["isolation"] == "none"
+    assert "check-bot needs the full sandbox and this machine gives none isolation" in results["output"]
+    handshake, *others = results["tests"]
+    assert handshake["status"] == "failed" and "bubblewrap (bwrap) is not installed" in handshake["output"]
+    assert len(others) == 3 and all(test["status"] == "failed" for test in others)
+    assert not (tmp_path / "run").exists(), "no bot ran"
 
 
 def test_check_bot_in_the_full_sandbox_says_so(tmp_path: Path) -> None:

@@ -8,9 +8,11 @@ import pytest
 from click.testing import CliRunner
 
 from protocol import limits as protocol_limits
+from referee.deals import DealKey
 from referee.records import FaultPolicy, Limits
 from tournaments.cli import main
 from tournaments.league.league_file import League, LeagueFileError, ScheduleKind, load_league
+from tournaments.league.schedule import league_schedule, match_spec
 
 EXAMPLES = sorted((Path(__file__).parents[2] / "tournaments" / "examples").glob("*.toml"))
 
@@ -37,6 +39,7 @@ def test_defaults(write_league) -> None:
     assert league.limits.fault_budget == protocol_limits.DEFAULT_FAULT_BUDGET
     assert league.max_tables is None and league.challenger is None
     assert league.default_db == league.path.with_suffix(".sqlite")
+    assert league.ponder is False, "bots are frozen while not on move unless the league lets them ponder"
 
 
 @pytest.mark.parametrize(("players", "deals", "games"), [(2, 1, 2), (3, 2, 6), (4, 6, 24), (5, 4, 20)])
@@ -76,6 +79,13 @@ def test_settings_are_read(write_league, tmp_path: Path) -> None:
     )
     assert (league.deals_per_match, league.max_tables, league.challenger) == (4, 2, "beta")
     assert league.schedule is ScheduleKind.GAUNTLET
+
+
+def test_a_league_may_let_its_bots_ponder(write_league) -> None:
+    league = load_league(write_league(ponder=True))
+    assert league.ponder is True
+    (match, *_) = league_schedule(league, DealKey.from_seed(1))
+    assert match_spec(league, match).ponder is True
 
 
 def test_bot_commands_and_directories(tmp_path: Path) -> None:
@@ -123,6 +133,7 @@ BAD_SETTINGS = [
     ({"replay_dir": 5}, "replay_dir", "non-empty string"),
     ({"colour": "red"}, "colour", "is not a league setting"),
     ({"config": 3}, "config", "must be a table"),
+    ({"ponder": "yes"}, "ponder", "must be true or false"),
 ]
 
 

@@ -112,9 +112,8 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 def test_unsafe_and_lookalike_folders_are_skipped_with_a_note(league: tuple[Path, str]) -> None:
     path, output = league
     assert_nothing_raw(output)
-    assert "skipped the submission folder" in output
-    assert "good\\u202edab" in output and "U+202E" in output
-    assert f"its name '{CYRILLIC}' looks like the name of the bot 'random'" in output
+    assert "good\\u202edab' skipped: " in output and "U+202E" in output
+    assert f"{CYRILLIC}' skipped: it is named like the bot 'random' of the league file" in output
     assert "4 bots" in output
 
 

@@ -180,6 +180,74 @@ def test_a_store_of_another_schema_is_refused_with_what_to_do(tmp_path: Path) ->
         assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
 
 
+def test_the_illegal_action_sent_is_stored(write_league, tmp_path: Path) -> None:
+    league = load_league(write_league(deals_per_match=2))
+    with LeagueStore(tmp_path / "league.sqlite") as store:
+        store.bind(league)
+        schedule = league_schedule(league, store.deal_key())
+        store.add_matches(schedule)
+        match = schedule[0]
+        bot = match.table[match.games[0].seating[0]]
+        faults = (
+            Fault(0, bot, FaultKind.ILLEGAL_ACTION, "not legal", sent='{"kind":"teleport"}', before_action=4),
+            Fault(0, bot, FaultKind.TIMEOUT, "slow"),
+        )
+        store.add_game(record_of(match, match.games[0], faults))
+        stored = store.fault_list()
+        assert [(fault.sent, fault.before_action) for fault in stored] == [('{"kind":"teleport"}', 4), (None, None)]
+        assert store.game_decisions() == {(match.match_id, match.games[0].index): 5 * len(match.games[0].seating)}
+
+
+def test_a_schema_2_store_is_upgraded_keeping_its_games(write_league, tmp_path: Path) -> None:
+    league = load_league(write_league(deals_per_match=2))
+    path = tmp_path / "league.sqlite"
+    with LeagueStore(path) as store:
+        store.bind(league)
+        schedule = league_schedule(league, store.deal_key())
+        store.add_matches(schedule)
+        match = schedule[0]
+        fault = Fault(1, match.table[match.games[0].seating[1]], FaultKind.TIMEOUT, "slow")
+        store.add_game(record_of(match, match.games[0], (fault,)))
+    _as_schema_2(path, [1])
+    with LeagueStore(path) as store:
+        assert [(f.detail, f.sent) for f in store.fault_list()] == [("slow", None)]
+        assert store.game_count() == 1
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (4,)
+
+
+def test_a_store_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "new.sqlite"
+    LeagueStore(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(StoreError, match=f"a store of schema {SCHEMA_VERSION + 1}"):
+        LeagueStore(path)
+
+
+def test_faulted_games_are_dropped_alone_to_be_played_again(write_league, tmp_path: Path) -> None:
+    league = load_league(write_league(deals_per_match=2))
+    with LeagueStore(tmp_path / "db.sqlite") as store:
+        store.bind(league)
+        schedule = league_schedule(league, store.deal_key())
+        store.add_matches(schedule)
+        match = schedule[0]
+        bot = match.table[0]
+        startup = Fault(0, bot, FaultKind.TIMEOUT, "not running: no hello within the startup limit of 10.0 s")
+        late = Fault(0, bot, FaultKind.TIMEOUT, "no answer to request 3 within 1000 ms")
+        faults = [(startup,), (late,), ()]
+        for spec, fault in zip(match.games, faults, strict=False):
+            store.add_game(record_of(match, spec, fault))
+        first, second, third = (match.games[position].index for position in range(3))
+        assert store.faulted_games("timeout", "no hello within the startup limit") == [(match.match_id, first)]
+        assert store.faulted_games("timeout") == [(match.match_id, first), (match.match_id, second)]
+        assert store.drop_games(store.faulted_games("timeout", "no hello within the startup limit")) == 1
+        assert store.played() == {(match.match_id, second), (match.match_id, third)}
+        assert store.fault_counts() == {bot: 1}
+        (left,) = store.missing([match])
+        assert left.games[0].index == first
+
+
 def test_each_game_keeps_its_isolation_level(write_league, tmp_path: Path) -> None:
     league = load_league(write_league(deals_per_match=2))
     with LeagueStore(tmp_path / "db.sqlite") as store:
@@ -194,14 +262,23 @@ def test_each_game_keeps_its_isolation_level(write_league, tmp_path: Path) -> No
         assert store.unsandboxed_game_count() == 1
 
 
-def _as_schema_2(path: Path, sandboxed: list[int]) -> None:
-    """Turn a store into the layout of schema 2: each game's sandboxed flag where schema 3 has its level."""
+def _as_schema_3(path: Path, sandboxed: list[int]) -> None:
+    """Turn a store into the layout of schema 3: each game's sandboxed flag where schema 4 has its level."""
     with sqlite3.connect(path) as db:
         db.execute("ALTER TABLE games DROP COLUMN isolation")
         db.execute("ALTER TABLE games ADD COLUMN sandboxed INTEGER NOT NULL DEFAULT 1")
         rowids = [row[0] for row in db.execute("SELECT rowid FROM games ORDER BY rowid")]
         for rowid, flag in zip(rowids, sandboxed, strict=True):
             db.execute("UPDATE games SET sandboxed = ? WHERE rowid = ?", (flag, rowid))
+        db.execute("PRAGMA user_version = 3")
+
+
+def _as_schema_2(path: Path, sandboxed: list[int]) -> None:
+    """Turn a store into the layout of schema 2: schema 3's, without the faults' sent and before_action."""
+    _as_schema_3(path, sandboxed)
+    with sqlite3.connect(path) as db:
+        db.execute("ALTER TABLE faults DROP COLUMN sent")
+        db.execute("ALTER TABLE faults DROP COLUMN before_action")
         db.execute("PRAGMA user_version = 2")
 
 
@@ -219,6 +296,30 @@ def test_a_schema_2_store_is_migrated_reading_its_sandboxed_flags(write_league, 
         for match, spec in games[:3]:
             store.add_game(record_of(match, spec))
     _as_schema_2(path, [1, 0, 1])
+    with LeagueStore(path) as store:
+        assert store.isolation_counts() == {MIGRATED_SANDBOXED: 2, Isolation.NONE: 1}
+        assert MIGRATED_SANDBOXED is Isolation.PARTIAL
+        match, spec = games[3]
+        assert store.add_game(record_of(match, spec))
+        assert store.isolation_counts() == {Isolation.FULL: 1, Isolation.PARTIAL: 2, Isolation.NONE: 1}
+        assert store.game_count() == 4
+    with LeagueStore(path) as store, sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        assert store.isolation_counts()[Isolation.PARTIAL] == 2
+
+
+def test_a_schema_3_store_is_migrated_reading_its_sandboxed_flags(write_league, tmp_path: Path) -> None:
+    """Main's schema 3 (faults.sent) had the same sandboxed flag as schema 2: it goes to 4 by the last step alone."""
+    league = load_league(write_league(deals_per_match=2))
+    path = tmp_path / "db.sqlite"
+    with LeagueStore(path) as store:
+        store.bind(league)
+        schedule = league_schedule(league, store.deal_key())
+        store.add_matches(schedule)
+        games = [(match, spec) for match in schedule for spec in match.games]
+        for match, spec in games[:3]:
+            store.add_game(record_of(match, spec))
+    _as_schema_3(path, [1, 0, 1])
     with LeagueStore(path) as store:
         assert store.isolation_counts() == {MIGRATED_SANDBOXED: 2, Isolation.NONE: 1}
         assert MIGRATED_SANDBOXED is Isolation.PARTIAL

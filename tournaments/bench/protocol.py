@@ -321,12 +321,17 @@ def _random_match(game: str, players: int, games: int, seed: int, match_id: str,
     return MatchSpec(match_id, game, bots, first_games(players, games, DealKey.from_seed(seed)), limits=limits, **extra)
 
 
-def referee_decisions_us(game: str, players: int, games: int, seed: int, sandbox: bool = True) -> list[float]:
+def referee_decisions_us(
+    game: str, players: int, games: int, seed: int, sandbox: bool = True, ponder: bool = False
+) -> list[float]:
     """Microseconds of each decision of a match of SDK random bots: the time between two consecutive actions
-    being applied (or between the start of the game and its first action), from the games' replays."""
+    being applied (or between the start of the game and its first action), from the games' replays. Sandboxed
+    bots are frozen while not on move unless `ponder` (the thaw and freeze of each decision are included)."""
     samples: list[float] = []
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as replay_dir:
-        spec = _random_match(game, players, games, seed, "bench-protocol", replay_dir=replay_dir, sandbox=sandbox)
+        spec = _random_match(
+            game, players, games, seed, "bench-protocol", replay_dir=replay_dir, sandbox=sandbox, ponder=ponder
+        )
         record = run_match(spec)
         for game_record in record.games:
             applied = [move["at_ms"] for move in replay.load(str(game_record.replay_path))["actions"]]
@@ -335,7 +340,13 @@ def referee_decisions_us(game: str, players: int, games: int, seed: int, sandbox
 
 
 def bench_protocol(
-    game: str = "scout", players: int = 4, games: int = 20, seed: int = 0, repeats: int = 3, sandbox: bool = True
+    game: str = "scout",
+    players: int = 4,
+    games: int = 20,
+    seed: int = 0,
+    repeats: int = 3,
+    sandbox: bool = True,
+    ponder: bool = False,
 ) -> ProtocolBenchResult:
     """Raw and referee timings, interleaved `repeats` times (the machine's load changes), pooled."""
     requests = typical_requests(game, players, seed)
@@ -343,7 +354,7 @@ def bench_protocol(
     referee: list[float] = []
     prepared: list[float] = []
     for repeat in range(repeats):
-        decisions = referee_decisions_us(game, players, games, seed + repeat, sandbox)
+        decisions = referee_decisions_us(game, players, games, seed + repeat, sandbox, ponder)
         referee += decisions
         raw += raw_round_trips_us(requests, len(decisions))
         prepared += prepared_round_trips_us(game, players, games, seed + repeat)

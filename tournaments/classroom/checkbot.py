@@ -5,7 +5,9 @@
     report.verdict.conforms   # True only if the bot said hello and played every game without a fault
 
 Each player count is one match (referee.match.run_match): the bot at every seat in turn (games rotate the
-seats), the other seats random bots. The run folder keeps each match's logs and replays (PLAYERSp/), so that a
+seats), the other seats random bots, each seeded from the check's seed (their choices, like the deals, are the
+same every time). Strength tests (tournaments/classroom/checkbot_strength.py) are one more match each, against
+a baseline. The run folder keeps each match's logs and replays (PLAYERSp/), so that a
 failure can be looked at; decision times come from the replays (every decision the bot made, in ms on the
 referee's clock). The verdict's reasons are the faults charged to the bot, grouped by kind, a failed handshake
 first; the CLI (tournaments/cli/check_bot.py) only formats the report.
@@ -30,6 +32,8 @@ from referee.match import run_match
 from referee.records import BotSpec, FaultKind, Handshake, Limits, MatchRecord, MatchSpec
 from referee.seating import first_games
 from referee.wire.connection import Transport
+
+from .checkbot_strength import DEFAULT_STRENGTH_GAMES, StrengthResult, StrengthTest, game_points
 
 OPPONENT = "random"
 DEFAULT_SEED = 1
@@ -57,6 +61,8 @@ class CheckPlan:
     transport: Transport = Transport.IPC
     sandbox: bool = True
     """Run the bot in the sandbox (False: unsandboxed, as the user; see `isolation_refusal`)."""
+    against: tuple[StrengthTest, ...] = ()
+    strength_games: int = DEFAULT_STRENGTH_GAMES
 
 
 @dataclass(frozen=True)
@@ -94,6 +100,18 @@ class DecisionTimes:
     p95_ms: float
     max_ms: float
     limit_ms: int
+    over_half: int = 0
+    """Decisions that took over half the limit: a busier machine (a grader's) may time them out."""
+
+    @property
+    def warning(self) -> str | None:
+        """A warning for a bot close to its clock, None when no decision took over half of it."""
+        if not self.over_half:
+            return None
+        return (
+            f"warning: {self.over_half} of its {self.decisions} decision(s) took over half the limit (the slowest "
+            f"{self.max_ms:,.0f} ms of {self.limit_ms:,} ms): a busier machine may time them out"
+        )
 
 
 @dataclass(frozen=True)
@@ -112,7 +130,9 @@ class Reason:
         return f"{self.kind.value} {when} (first at {self.players} players)"
 
     def summary(self) -> str:
-        return f"{self.headline()}: {self.detail}"
+        """The headline and the first line of the detail (the report shows the whole of it above)."""
+        first = self.detail.splitlines()[0].removesuffix("; its last output:") if self.detail else ""
+        return f"{self.headline()}: {first}"
 
 
 @dataclass(frozen=True)
@@ -141,6 +161,15 @@ class CheckReport:
     """The weakest isolation the bot had in any of its games."""
     isolation_missing: tuple[str, ...] = ()
     """What isolation below full lacked, one line each (empty at full)."""
+    strength: tuple[StrengthResult, ...] = ()
+
+    @property
+    def timeouts(self) -> int:
+        return sum(fault.kind is FaultKind.TIMEOUT for table in self.tables for fault in table.faults)
+
+    @property
+    def fallback_decisions(self) -> int:
+        return sum(table.fallback_decisions for table in self.tables)
 
     @property
     def illegal_actions(self) -> int:
@@ -206,6 +235,7 @@ def check_bot(plan: CheckPlan) -> CheckReport:
         name = record.bots[0].name if record.bots else name
         tables.append(_table_check(record, players, Path(plan.run_dir) / f"{players}p" / "replays", times))
     handshake = next((table.handshake for table in tables if table.handshake is not None), None)
+    strength = tuple(_strength(plan, test, handshake is not None, levels) for test in plan.against)
     return CheckReport(
         game=plan.game,
         command=plan.bot.command,
@@ -219,6 +249,7 @@ def check_bot(plan: CheckPlan) -> CheckReport:
         run_dir=str(plan.run_dir),
         isolation=(level := _weakest(levels, plan.sandbox)),
         isolation_missing=isolation_missing(level, plan.sandbox),
+        strength=strength,
     )
 
 
@@ -227,12 +258,25 @@ def _weakest(levels: Sequence[Isolation], sandbox: bool) -> Isolation:
     order = (Isolation.NONE, Isolation.PARTIAL, Isolation.FULL)
     if levels:
         return min(levels, key=order.index)
+    return machine_isolation(sandbox)
+
+
+def machine_isolation(sandbox: bool) -> Isolation:
+    """The isolation this machine gives a bot (NONE unsandboxed): what a check that played no game reports."""
     return sandboxing.probe().isolation if sandbox else Isolation.NONE
+
+
+def seeded_opponent(command: tuple[str, ...], seed: int, players: int, seat: int) -> tuple[str, ...]:
+    """The random bot's command, seeded for one seat of one player count of a check seeded `seed`."""
+    return (*command, "--seed", f"{seed}-{players}-{seat}")
 
 
 def _match_spec(plan: CheckPlan, opponent: BotSpec, players: int) -> MatchSpec:
     folder = Path(plan.run_dir) / f"{players}p"
-    others = tuple(BotSpec(f"{OPPONENT}-{seat}", opponent.command) for seat in range(1, players))
+    others = tuple(
+        BotSpec(f"{OPPONENT}-{seat}", seeded_opponent(opponent.command, plan.seed, players, seat))
+        for seat in range(1, players)
+    )
     return MatchSpec(
         match_id=f"check-{plan.game}-{players}p",
         game=plan.game,
@@ -243,6 +287,45 @@ def _match_spec(plan: CheckPlan, opponent: BotSpec, players: int) -> MatchSpec:
         log_dir=str(folder),
         sandbox=plan.sandbox,
     )
+
+
+def _strength(plan: CheckPlan, test: StrengthTest, said_hello: bool, levels: list[Isolation]) -> StrengthResult:
+    """The bot's games against one baseline at the game's smallest table (nothing played for a bot that never
+    completed a handshake); each game's isolation level is added to `levels`."""
+    baseline = resolve_bot(test.baseline, plan.game)
+    if not said_hello:
+        return StrengthResult(test, baseline.name, 0, 0.0, 0, "the bot never completed a handshake")
+    players = load_game(plan.game).info.min_players
+    slug = "".join(char if char.isalnum() or char in "-_" else "_" for char in baseline.name)
+    folder = Path(plan.run_dir) / f"against-{slug}"
+    others = tuple(
+        BotSpec(f"{baseline.name}-{seat}", _seeded_if_random(baseline, plan.seed, seat), baseline.cwd)
+        for seat in range(1, players)
+    )
+    spec = MatchSpec(
+        match_id=f"check-{plan.game}-against-{slug}",
+        game=plan.game,
+        bots=(plan.bot, *others),
+        games=first_games(players, plan.strength_games, DealKey.from_seed(plan.seed)),
+        limits=plan.limits,
+        replay_dir=str(folder / "replays"),
+        log_dir=str(folder),
+        sandbox=plan.sandbox,
+    )
+    record = run_match(spec, transport=plan.transport)
+    levels += [game.isolation for game in record.games]
+    points = 0.0
+    faults = 0
+    for game in record.games:
+        seat = record.seat_of(game, 0)
+        points += game_points(game.ranks, seat)
+        faults += sum(fault.seat == seat for fault in game.faults)
+    return StrengthResult(test, baseline.name, len(record.games), points, faults)
+
+
+def _seeded_if_random(bot: BotSpec, seed: int, seat: int) -> tuple[str, ...]:
+    random_command = resolve_bot(OPPONENT, "scout").command
+    return seeded_opponent(bot.command, seed, 0, seat) if bot.command == random_command else bot.command
 
 
 def _table_check(record: MatchRecord, players: int, replay_dir: Path, times: list[float]) -> TableCheck:
@@ -279,7 +362,8 @@ def _decision_times(times: list[float], limit_ms: int) -> DecisionTimes:
         return DecisionTimes(0, 0.0, 0.0, 0.0, limit_ms)
     ordered = sorted(times)
     p95 = ordered[math.ceil(0.95 * len(ordered)) - 1]
-    return DecisionTimes(len(ordered), statistics.median(ordered), p95, ordered[-1], limit_ms)
+    over_half = sum(time > limit_ms / 2 for time in ordered)
+    return DecisionTimes(len(ordered), statistics.median(ordered), p95, ordered[-1], limit_ms, over_half)
 
 
 def _reasons(tables: Sequence[TableCheck]) -> tuple[Reason, ...]:

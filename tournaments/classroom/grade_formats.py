@@ -1,11 +1,17 @@
 """A GradeReport (tournaments.classroom.grading) as JSON or CSV: one place that decides what a grading file holds.
 
-CSV: one row per bot, columns CSV_COLUMNS (`soft_play`: the partners with which the soft-play check flags the
-bot, tournaments/ratings/soft_play.py; the JSON has every pair tested, under `soft_play`); a bot's logs in
-one cell, separated by LOG_SEPARATOR; the first fault's detail in one line (`one_line`; the JSON keeps it
-whole). Numbers are rounded for people, not for further computation: Elo to 0.1, means to 0.001. A text
-cell a spreadsheet would run as a formula (it starts with = + - @, tab or carriage return: a bot named after
-a folder `=HYPERLINK(...)`) starts with a single quote (protocol.safe_text.csv_cell).
+CSV: one row per bot, the students in place order, then the baselines (no place); columns CSV_COLUMNS
+(`soft_play`: the partners with which the soft-play check flags the bot, tournaments/ratings/soft_play.py; the
+JSON has every pair tested, under `soft_play`), then mark and, per baseline B, B_games, B_share and
+B_mean_rank (a student's results against it: tournaments.classroom.marks), copies, and the language and
+version its bot.toml declares; a bot's logs in one cell, separated by LOG_SEPARATOR; the first fault's detail
+in one line (`one_line`; the JSON keeps it whole). A text cell a spreadsheet would run as a formula (it starts
+with = + - @, tab or carriage return: a bot named after a folder `=HYPERLINK(...)`) starts with a single quote
+(protocol.safe_text.csv_cell).
+JSON: "bots" (the students), "baselines" (their rows apart), "skipped" (folders the league skipped, and why),
+"copies" (pairs flagged: tournaments.classroom.copies; in CSV, column copies), "changed" (bots whose program
+changed since their stored games: their figures are the old program's), "soft_play". Numbers are rounded for
+people, not for further computation: Elo to 0.1, means and shares to 0.001.
 """
 
 from __future__ import annotations
@@ -79,6 +85,28 @@ def _bot_json(grade: BotGrade) -> dict[str, Any]:
         "mean_ms": round(grade.mean_ms, 3),
         "max_ms": round(grade.max_ms, 3),
         "logs": list(grade.logs),
+        "fault_groups": [
+            {
+                "kind": group.kind.value,
+                "detail": group.detail,
+                "count": group.count,
+                "games": [{"match_id": match_id, "game_index": index} for match_id, index in group.where],
+            }
+            for group in grade.fault_groups
+        ],
+        "clock_warning": grade.clock_warning,
+        "build_log": grade.build_log,
+        "language": grade.language,
+        "version": grade.version,
+        "mark": grade.mark,
+        "against": {
+            result.baseline: {
+                "games": result.games,
+                "share": _rounded(result.share, 3),
+                "mean_rank": _rounded(result.mean_rank, 3),
+            }
+            for result in grade.against
+        },
     }
 
 
@@ -118,14 +146,31 @@ def grades_json(report: GradeReport) -> str:
         "game": report.game,
         "games": report.games,
         "bootstrap": report.bootstrap,
-        "bots": [_bot_json(grade) for grade in report.bots],
+        "bots": [_bot_json(grade) for grade in report.students],
+        "baselines": [_bot_json(grade) for grade in report.baseline_grades],
+        "skipped": list(report.skipped),
+        "changed": list(report.changed),
+        "copies": [
+            {"kind": flag.kind.value, "bots": list(flag.bots), "figure": round(flag.figure, 3), "detail": flag.detail}
+            for flag in report.copies
+        ],
         "soft_play": soft_play_json(report.soft_play),
     }
     return json.dumps(document, indent=2) + "\n"
 
 
+def copies_cell(report: GradeReport, bot: str) -> str:
+    """The bots `bot` may be a copy of, and why, in one cell: "ann: similar code (93%); ..."."""
+    cells = []
+    for flag in report.copies_of(bot):
+        other = flag.bots[1] if flag.bots[0] == bot else flag.bots[0]
+        cells.append(f"{other}: {flag.kind.value} ({flag.figure:.0%})")
+    return "; ".join(cells)
+
+
 def _csv_row(grade: BotGrade, soft_play: SoftPlayCheck | None = None) -> dict[str, Any]:
     row = _bot_json(grade)
+    del row["fault_groups"], row["clock_warning"]
     first = grade.first_fault
     interval = row.pop("elo_95") or [None, None]
     same = ("place", "bot", "games", "mean_rank", "mean_score", "decisions", "mean_ms", "max_ms")
@@ -141,13 +186,27 @@ def _csv_row(grade: BotGrade, soft_play: SoftPlayCheck | None = None) -> dict[st
         "first_fault": one_line(first.detail) if first else "",
         "logs": LOG_SEPARATOR.join(grade.logs),
         "soft_play": _flags_of(soft_play, grade.bot),
+        "mark": "" if grade.mark is None else grade.mark,
+        **{
+            f"{result.baseline}_{figure}": "" if value is None else value
+            for result in grade.against
+            for figure, value in row["against"][result.baseline].items()
+        },
     }
+
+
+def baseline_columns(baselines: tuple[str, ...]) -> tuple[str, ...]:
+    """The columns of a student's results against each baseline."""
+    return tuple(f"{baseline}_{figure}" for baseline in baselines for figure in ("games", "share", "mean_rank"))
 
 
 def grades_csv(report: GradeReport) -> str:
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    columns = (*CSV_COLUMNS, "mark", *baseline_columns(report.baselines), "copies", "language", "version")
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n", restval="")
     writer.writeheader()
     for grade in report.bots:
-        writer.writerow({key: csv_cell(value) for key, value in _csv_row(grade, report.soft_play).items()})
+        extra = {"copies": copies_cell(report, grade.bot), "language": grade.language, "version": grade.version}
+        row = {**_csv_row(grade, report.soft_play), **extra}
+        writer.writerow({key: csv_cell(value) for key, value in row.items()})
     return buffer.getvalue()

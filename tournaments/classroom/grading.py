@@ -6,8 +6,10 @@ rank and score, faults by kind (with the first one's detail), decision times and
         report = grade_league(store, league, bootstrap=1000)
 
 Rows follow the Elo table (tournaments.ratings.elo); a bot of the store without games comes last. The league
-(optional: a store alone has no log folder) finds the logs, LOG_DIR/MATCH/NAME.log as the referee names them,
-and marks the baselines of a baselines schedule.
+(optional: a store alone has no log folder) finds the logs, LOG_DIR/MATCH/NAME.log as the referee names them
+(and LOG_DIR/builds/NAME.log of a build), and says which bots are baselines: those are listed after the
+students, without a place, and every student gets its results against each (tournaments.classroom.marks) and,
+with the league file's [marks], a mark.
 """
 
 from __future__ import annotations
@@ -20,10 +22,15 @@ from pathlib import Path
 from referee.botspec import log_file_names
 from referee.records import FaultKind
 
+from ..league.builds import BUILD_LOGS
 from ..league.league_file import League
 from ..league.store import BotTiming, LeagueStore, StoredFault, StoredGame
+from ..league_report import clock_warning
 from ..ratings.elo import BotRating, rate
 from ..ratings.soft_play import SoftPlayCheck, soft_play_check
+from .copies import CopyFlag, find_copies
+from .fault_groups import FaultGroup, group_faults
+from .marks import BaselineResult, against_baselines, mark_of
 
 
 @dataclass(frozen=True)
@@ -36,8 +43,8 @@ class FirstFault:
 
 @dataclass(frozen=True)
 class BotGrade:
-    place: int
-    """1 for the top of the table."""
+    place: int | None
+    """1 for the top of the students' table; None for a baseline (listed apart)."""
     bot: str
     baseline: bool
     elo: float | None
@@ -57,6 +64,21 @@ class BotGrade:
     max_ms: float
     logs: tuple[str, ...]
     """Its logs that exist, one per match it played (a bot that never started has none)."""
+    fault_groups: tuple[FaultGroup[tuple[str, int]], ...] = ()
+    """Its faults, identical ones told once (tournaments.classroom.fault_groups), each with the (match, game)
+    pairs it happened in."""
+    clock_warning: str | None = None
+    """Said when its slowest decision took over half the league's move time (None otherwise, or without the
+    league file, whose limits say what the move time is)."""
+    against: tuple[BaselineResult, ...] = ()
+    """Its results against each baseline (none for a baseline)."""
+    mark: float | None = None
+    """Its mark from [marks] (None without marks, and for a baseline)."""
+    build_log: str | None = None
+    """The log of its build, if it had one."""
+    language: str | None = None
+    version: str | None = None
+    """What its folder's bot.toml says (for the teacher; neither changes how it is run)."""
 
     @property
     def fault_count(self) -> int:
@@ -70,8 +92,29 @@ class GradeReport:
     games: int
     bootstrap: int
     bots: tuple[BotGrade, ...]
+    """The students in place order, then the baselines."""
+    baselines: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()
+    """The league's notes on folders it skipped (tournaments.league.league_file.League.skipped)."""
+    copies: tuple[CopyFlag, ...] = ()
+    """Pairs of students that may be copies (tournaments.classroom.copies; needs the league file)."""
+    changed: tuple[str, ...] = ()
+    """Bots whose program changed since their stored games: their rows are the old program's until
+    `tournament run --replay-changed` (needs the league file)."""
+
     soft_play: SoftPlayCheck | None = None
     """Pairs whose results together depart from their ratings (tournaments.ratings.soft_play)."""
+
+    def copies_of(self, bot: str) -> tuple[CopyFlag, ...]:
+        return tuple(flag for flag in self.copies if bot in flag.bots)
+
+    @property
+    def students(self) -> tuple[BotGrade, ...]:
+        return tuple(grade for grade in self.bots if not grade.baseline)
+
+    @property
+    def baseline_grades(self) -> tuple[BotGrade, ...]:
+        return tuple(grade for grade in self.bots if grade.baseline)
 
 
 def grade_league(store: LeagueStore, league: League | None = None, bootstrap: int = 1000, seed: int = 0) -> GradeReport:
@@ -83,13 +126,34 @@ def grade_league(store: LeagueStore, league: League | None = None, bootstrap: in
         timings=store.timing_totals(),
         scores=_mean_scores(stored),
         logs=_logs(store.match_tables(), league),
-        baselines=frozenset(league.baselines if league is not None else ()),
+        move_time_ms=league.limits.move_time_ms if league is not None else None,
+        baselines=tuple(league.baselines if league is not None else ()),
+        games=stored,
+        marks=league.marks if league is not None else {},
+        build_logs=_build_logs(league),
+        manifests=_manifests(league),
     )
     names = [rating.bot for rating in ratings.bots] + [name for name in store.bot_names() if name not in facts.ratings]
+    students = [bot for bot in names if bot not in facts.baselines]
     name = league.name if league is not None else store.league_name() or store.path.stem
-    rows = tuple(facts.grade(place, bot) for place, bot in enumerate(names, start=1))
+    rows = [facts.grade(place, bot) for place, bot in enumerate(students, start=1)]
+    rows += [facts.grade(None, bot) for bot in names if bot in facts.baselines]
+    skipped = league.skipped if league is not None else ()
+    copies = find_copies(league, store) if league is not None else ()
+    changed = tuple(sorted(store.changed_bots(league))) if league is not None else ()
     soft_play = soft_play_check([game.ranks for game in stored])
-    return GradeReport(name, store.league_game(), len(stored), bootstrap, rows, soft_play)
+    return GradeReport(
+        name,
+        store.league_game(),
+        len(stored),
+        bootstrap,
+        tuple(rows),
+        facts.baselines,
+        skipped,
+        copies,
+        changed,
+        soft_play,
+    )
 
 
 @dataclass(frozen=True)
@@ -101,18 +165,25 @@ class _Facts:
     timings: Mapping[str, BotTiming]
     scores: Mapping[str, float]
     logs: Mapping[str, list[str]]
-    baselines: frozenset[str]
+    baselines: tuple[str, ...]
+    games: list[StoredGame]
+    marks: Mapping[str, tuple[tuple[float, float], ...]]
+    build_logs: Mapping[str, str]
+    manifests: Mapping[str, tuple[str | None, str | None]]
+    move_time_ms: int | None = None
 
-    def grade(self, place: int, bot: str) -> BotGrade:
+    def grade(self, place: int | None, bot: str) -> BotGrade:
         rating = self.ratings.get(bot)
         faults = self.faults.get(bot, [])
         kinds = Counter(FaultKind(fault.kind) for fault in faults)
         timing = self.timings.get(bot, BotTiming(0, 0.0, 0.0))
         interval = rating.ci95 if rating is not None else None
+        baseline = bot in self.baselines
+        against = () if baseline else against_baselines(self.games, bot, self.baselines)
         return BotGrade(
             place=place,
             bot=bot,
-            baseline=bot in self.baselines,
+            baseline=baseline,
             elo=rating.elo if rating is not None else None,
             elo_low=interval[0] if interval else None,
             elo_high=interval[1] if interval else None,
@@ -125,6 +196,13 @@ class _Facts:
             mean_ms=timing.mean_ms,
             max_ms=timing.max_ms,
             logs=tuple(self.logs.get(bot, [])),
+            fault_groups=group_faults((FaultKind(f.kind), f.detail, (f.match_id, f.index)) for f in faults),
+            clock_warning=clock_warning(timing.max_ms, self.move_time_ms),
+            against=against,
+            mark=None if baseline else mark_of(against, self.marks),
+            build_log=self.build_logs.get(bot),
+            language=self.manifests.get(bot, (None, None))[0],
+            version=self.manifests.get(bot, (None, None))[1],
         )
 
 
@@ -162,4 +240,27 @@ def _logs(tables: Mapping[str, tuple[str, ...]], league: League | None) -> dict[
             path = Path(league.log_dir) / match_id / file
             if path.is_file():
                 logs.setdefault(bot, []).append(str(path))
+    return logs
+
+
+def _manifests(league: League | None) -> dict[str, tuple[str | None, str | None]]:
+    """Bot -> (language, version) its bot.toml declares, or the version its [[bots]] entry declares."""
+    if league is None:
+        return {}
+    declared = {}
+    for bot in league.bots:
+        language = bot.submission.manifest.language if bot.submission is not None else None
+        declared[bot.name] = (language, bot.version)
+    return declared
+
+
+def _build_logs(league: League | None) -> dict[str, str]:
+    """Bot -> the log of its build (LOG_DIR/builds/NAME.log), for the bots that have one."""
+    if league is None or league.log_dir is None:
+        return {}
+    logs = {}
+    for bot in league.bots:
+        path = Path(league.log_dir) / BUILD_LOGS / f"{bot.name}.log"
+        if bot.submission is not None and bot.submission.build is not None and path.is_file():
+            logs[bot.name] = str(path)
     return logs

@@ -10,6 +10,7 @@ from referee.games import GameError, list_games
 from ..bench.engine import bench_engine, bench_search
 from ..bench.instructions import InstructionCountError, count_instructions
 from ..bench.protocol import bench_protocol, bench_reuse, reuse_tables
+from ..bench.rl import MissingExtra, bench_rl
 from ..league.placement import CpuSet, kept_on, usable_cpus
 from .bench_league import league_bench
 from .bench_ratings import ratings_bench
@@ -36,7 +37,7 @@ def _placement(one_core: bool) -> CpuSet | None:
 
 @click.group()
 def bench() -> None:
-    """Benchmarks: engine speed, referee protocol overhead, league throughput."""
+    """Benchmarks: engine speed, learning environments, referee protocol overhead, league throughput."""
 
 
 @bench.command()
@@ -145,9 +146,24 @@ def _engine_instructions(game: str, players: int, games: int, seed: int, as_json
 @_bench_seed
 @_one_core
 @sandbox_option
+@click.option(
+    "--ponder",
+    is_flag=True,
+    default=False,
+    help="Let the referee's bots run while not on move, as a league with ponder = true does "
+    "[default: sandboxed bots are frozen between their decisions, which the figures then include].",
+)
 @json_option
 def protocol(
-    game: str, players: int, games: int, repeats: int, seed: int, one_core: bool, sandbox: bool, as_json: bool
+    game: str,
+    players: int,
+    games: int,
+    repeats: int,
+    seed: int,
+    one_core: bool,
+    sandbox: bool,
+    ponder: bool,
+    as_json: bool,
 ) -> None:
     """Referee per-decision round trip vs a raw ZeroMQ round trip of the same requests.
 
@@ -161,12 +177,13 @@ def protocol(
     referee's bots run in the sandbox unless --no-sandbox; the raw and prepared peers never do.
     """
     with kept_on(_placement(one_core)):
-        result = bench_protocol(game, players, games, seed, repeats, sandbox)
+        result = bench_protocol(game, players, games, seed, repeats, sandbox, ponder)
     figures = {
         "game": game,
         "players": players,
         "one_core": one_core,
         "sandbox": sandbox,
+        "ponder": ponder,
         "request_bytes": round(result.request_bytes),
         "raw_round_trip_us": round(result.raw.median_us, 1),
         "referee_decision_us": round(result.referee.median_us, 1),
@@ -187,7 +204,7 @@ def protocol(
     echo(
         f"{game}, {players} players, requests of {figures['request_bytes']} bytes on average"
         f" ({result.decisions} decisions{', on one core' if one_core else ''}"
-        f"{', bots sandboxed' if sandbox else ', bots unsandboxed'}):\n"
+        f"{', bots sandboxed' if sandbox else ', bots unsandboxed'}{', pondering' if ponder else ''}):\n"
         f"                          median       mean\n"
         f"  raw ZeroMQ round trip   {result.raw.median_us:>6.1f} us  {result.raw.mean_us:>6.1f} us\n"
         f"  referee per decision    {result.referee.median_us:>6.1f} us  {result.referee.mean_us:>6.1f} us\n"
@@ -281,3 +298,44 @@ def reuse(
 
 bench.add_command(league_bench)
 bench.add_command(ratings_bench)
+
+
+@bench.command(name="rl")
+@click.argument("game", type=click.Choice(list_games()))
+@click.option("--players", "-p", type=int, default=4, show_default=True, help=_seats)
+@click.option(
+    "--seconds",
+    type=float,
+    default=3.0,
+    show_default=True,
+    help="Play whole games through each API for at least this long.",
+)
+@_bench_seed
+@json_option
+def rl(game: str, players: int, seconds: float, seed: int, as_json: bool) -> None:
+    """Env steps/s of random play through the learning environments (needs the rl extra).
+
+    Plays GAME at random through the engine alone, the PettingZoo environment (observation vector and mask
+    built at every step) and the OpenSpiel game (chance nodes not counted), each for --seconds, and prints
+    each one's steps/s and how many times slower than the engine it is.
+    """
+    try:
+        speeds = bench_rl(game, players, seconds, seed)
+    except (GameError, ValueError, MissingExtra) as error:
+        raise click.ClickException(str(error)) from error
+    engine_speed = speeds[0].steps_per_second
+    rows = [
+        {
+            "api": speed.api,
+            "games": speed.games,
+            "steps": speed.steps,
+            "steps_per_s": round(speed.steps_per_second),
+            "engine_over_api": round(engine_speed / speed.steps_per_second, 2),
+        }
+        for speed in speeds
+    ]
+    if as_json:
+        echo_json({"game": game, "players": players, "apis": rows})
+        return
+    echo(f"{game}, {players} players, random play:")
+    echo(tabulate([list(row.values()) for row in rows], headers=["api", "games", "steps", "steps/s", "x engine"]))

@@ -16,8 +16,24 @@ from referee.match import MatchSpecError
 from referee.records import Limits
 from referee.wire.connection import Transport
 
-from ..classroom.checkbot import DEFAULT_SEED, CheckError, CheckPlan, CheckReport, check_bot, isolation_refusal
-from ..classroom.checkbot_report import gradescope_results, report_json, report_text
+from ..classroom.checkbot import (
+    DEFAULT_SEED,
+    CheckError,
+    CheckPlan,
+    CheckReport,
+    check_bot,
+    isolation_refusal,
+    machine_isolation,
+    player_counts,
+)
+from ..classroom.checkbot_report import gradescope_results, report_json, report_text, unrunnable_results
+from ..classroom.checkbot_strength import (
+    DEFAULT_STRENGTH_GAMES,
+    StrengthSpecError,
+    StrengthTest,
+    parse_strength_test,
+)
+from ..classroom.checkbot_submission import Redactor, resolve_submission
 from ..rundir import new_run_dir
 from .options import UNSANDBOXED_WARNING, isolation_warning, limits_options, transport_option
 from .output import echo
@@ -29,12 +45,38 @@ class ReportFormat(enum.StrEnum):
     GRADESCOPE = "gradescope"
 
 
-def _render(report: CheckReport, report_format: ReportFormat, elapsed_s: float) -> str:
+def _render(report: CheckReport, report_format: ReportFormat, elapsed_s: float, redactor: Redactor) -> str:
     if report_format is ReportFormat.JSON:
         return json.dumps(report_json(report), indent=2)
     if report_format is ReportFormat.GRADESCOPE:
-        return json.dumps(gradescope_results(report, elapsed_s), indent=2)
+        return json.dumps(gradescope_results(report, elapsed_s, redactor), indent=2)
     return "\n".join(report_text(report))
+
+
+def _strength_tests(context: click.Context, parameter: click.Parameter, values: tuple[str, ...]) -> tuple:
+    try:
+        return tuple(parse_strength_test(value) for value in values)
+    except StrengthSpecError as error:
+        raise click.BadParameter(str(error)) from error
+
+
+def _emit(rendered: str, output: Path | None) -> None:
+    if output is None:
+        echo(rendered)
+        return
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(rendered + "\n")
+    except OSError as error:
+        raise click.ClickException(f"cannot write the report to {str(output)!r}: {error.strerror}") from error
+    echo(f"report written to {output}", err=True)
+
+
+def _baseline_names(game: str, tests: tuple[StrengthTest, ...]) -> tuple[tuple[StrengthTest, str], ...]:
+    try:
+        return tuple((test, resolve_bot(test.baseline, game).name) for test in tests)
+    except UnknownBot as error:
+        raise click.BadParameter(f"a baseline: {error}", param_hint="--against") from error
 
 
 @click.command("check-bot")
@@ -56,8 +98,38 @@ def _render(report: CheckReport, report_format: ReportFormat, elapsed_s: float) 
     default=None,
     help="Games per player count [default: one per seat, so the bot plays the deal from every seat].",
 )
-@click.option("--seed", type=click.IntRange(min=0), default=DEFAULT_SEED, show_default=True, help="Seed of the deals.")
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=DEFAULT_SEED,
+    show_default=True,
+    help="Seed of the deals and of the random opponents' choices.",
+)
 @limits_options
+@click.option(
+    "--against",
+    "against",
+    multiple=True,
+    callback=_strength_tests,
+    metavar="BASELINE:SHARE[:weight=W][:visibility=V]",
+    help="A strength test (repeatable): games against BASELINE at the game's smallest table, passed with a score "
+    "share of at least SHARE (0..1); W its points in Gradescope (default 1), V its Gradescope visibility "
+    "(hidden, after_due_date, after_published, visible). E.g. heuristic:0.5.",
+)
+@click.option(
+    "--strength-games",
+    type=click.IntRange(min=1),
+    default=DEFAULT_STRENGTH_GAMES,
+    show_default=True,
+    help="Games per strength test.",
+)
+@click.option(
+    "--build",
+    default=None,
+    metavar="COMMAND",
+    help="Build the submission first: COMMAND (e.g. make) runs with a shell in its folder; a failed build is "
+    "reported as the reason the bot cannot run.",
+)
 @click.option(
     "--run-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -71,7 +143,8 @@ def _render(report: CheckReport, report_format: ReportFormat, elapsed_s: float) 
     type=click.Choice([f.value for f in ReportFormat]),
     default=ReportFormat.TEXT.value,
     show_default=True,
-    help="text; json (the project's schema, docs/check-bot.md); gradescope (an autograder's results.json).",
+    help="text; json (the project's schema, docs/check-bot.md); gradescope (an autograder's results.json, "
+    "written even when the bot cannot run; no path of this machine in it).",
 )
 @click.option(
     "--output",
@@ -101,6 +174,9 @@ def check_bot_command(
     game_count: int | None,
     seed: int,
     limits: Limits,
+    against: tuple[StrengthTest, ...],
+    strength_games: int,
+    build: str | None,
     run_dir: Path | None,
     as_json: bool,
     report_format: str,
@@ -111,54 +187,81 @@ def check_bot_command(
 ) -> None:
     """Check that BOT plays GAME by the protocol: handshake, legal actions, decision times, no crash.
 
-    BOT is given as to `referee play` (a built-in name, a path, a command line in quotes, stdio:BOT). It plays
-    seeded games at every player count of GAME, against the random bot, at every seat in turn. The report gives
-    its hello (name, version, protocol), every fault with its kind and detail, how many of its actions were
-    legal, its decision times (median, 95th percentile, max) against --move-time, and, when it faulted, the
-    last lines of its output. Logs and replays stay in the run folder, whose path is printed.
+    BOT is given as to `referee play` (a built-in name, a path, a command line in quotes, stdio:BOT), or is a
+    submission folder (its bot.py, else an executable bot, else bot.js, as a league's `each` finds them). It
+    plays seeded games at every player count of GAME, against seeded random bots, at every seat in turn. The
+    report gives its hello (name, version, protocol), every fault with its kind and detail, how many of its
+    actions were legal, its decision times (median, 95th percentile, max) against --move-time, and, when it
+    faulted, the last lines of its output. Logs and replays stay in the run folder, whose path is printed.
 
     It runs only in the full sandbox unless told otherwise (--allow-partial, --no-sandbox): where the machine
     gives less it exits with status 1 and says what is missing. Every report states the isolation the bot had.
 
-    Exit status 0 only when the bot conforms: it completed its handshake and played every game without a
-    fault. 1 when it does not (with the reasons on stderr), or when the check could not run.
+    Exit status 0 only when the bot conforms (it completed its handshake and played every game without a
+    fault) and passed every --against. 1 when it does not, or cannot be run (a missing program, a failed build,
+    a sandbox below what was allowed): the reasons on stderr, and with --format gradescope the results file is
+    written in every such case. 2 when the options are wrong (a player count the game does not have, an unknown
+    baseline): nothing is written.
     """
     chosen = ReportFormat.JSON if as_json else ReportFormat(report_format)
+    try:
+        counts = player_counts(game, players)
+    except CheckError as error:
+        raise click.BadParameter(str(error), param_hint="--players") from error
+    baselines = _baseline_names(game, against)
+    folder = run_dir if run_dir is not None else new_run_dir("check", game)
+    started = time.monotonic()
     refusal = isolation_refusal(not no_sandbox, allow_partial)
     if refusal is not None:
+        if chosen is ReportFormat.GRADESCOPE:
+            redactor = Redactor.for_check(None, folder)
+            results = unrunnable_results(
+                game, counts, baselines, refusal, time.monotonic() - started, redactor, machine_isolation(True)
+            )
+            _emit(json.dumps(results, indent=2), output)
         raise click.ClickException(refusal)
     warning = isolation_warning(not no_sandbox)
     if warning is not None:
         echo(UNSANDBOXED_WARNING if no_sandbox else warning, err=True)
+    submission = resolve_submission(bot, game, build=build)
+    redactor = Redactor.for_check(submission.root, folder)
+    if submission.spec is None:
+        problem = submission.problem or "the bot cannot be run"
+        if chosen is ReportFormat.GRADESCOPE:
+            results = unrunnable_results(
+                game,
+                counts,
+                baselines,
+                problem,
+                time.monotonic() - started,
+                redactor,
+                machine_isolation(not no_sandbox),
+            )
+            _emit(json.dumps(results, indent=2), output)
+        raise click.ClickException(problem)
+    plan = CheckPlan(
+        game=game,
+        bot=submission.spec,
+        run_dir=folder,
+        players=counts,
+        games=game_count,
+        seed=seed,
+        limits=limits,
+        transport=transport,
+        sandbox=not no_sandbox,
+        against=against,
+        strength_games=strength_games,
+    )
     try:
-        spec = resolve_bot(bot, game, named_by_hello=True)
-        plan = CheckPlan(
-            game=game,
-            bot=spec,
-            run_dir=run_dir if run_dir is not None else new_run_dir("check", game),
-            players=players,
-            games=game_count,
-            seed=seed,
-            limits=limits,
-            transport=transport,
-            sandbox=not no_sandbox,
-        )
-        started = time.monotonic()
         report = check_bot(plan)
     except (UnknownBot, CheckError, GameError, MatchSpecError) as error:
         raise click.ClickException(str(error)) from error
-    rendered = _render(report, chosen, time.monotonic() - started)
-    if output is None:
-        echo(rendered)
-    else:
-        try:
-            output.parent.mkdir(parents=True, exist_ok=True)
-            output.write_text(rendered + "\n")
-        except OSError as error:
-            raise click.ClickException(f"cannot write the report to {str(output)!r}: {error.strerror}") from error
-        echo(f"report written to {output}", err=True)
+    _emit(_render(report, chosen, time.monotonic() - started, redactor), output)
+    failed = [result.baseline_name for result in report.strength if not result.passed]
     if not report.verdict.conforms:
         reasons = "; ".join(reason.headline() for reason in report.verdict.reasons)
         raise click.ClickException(
             f"{report.name} does not conform: {reasons} (the report says why; logs and replays in {report.run_dir})"
         )
+    if failed:
+        raise click.ClickException(f"{report.name} conforms but failed the strength test against {', '.join(failed)}")

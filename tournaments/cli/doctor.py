@@ -19,7 +19,9 @@ def doctor(as_json: bool) -> None:
     writable...).
 
     Exit status 0 when the full sandbox works, 1 otherwise (bots then run with less isolation, or unsandboxed:
-    the games are recorded so, and the league table says how many).
+    the games are recorded so, and the league table says how many), with what would give the missing parts:
+    most laptops lack only what takes root (a uid per bot, cgroup limits), which is fine for trying your own
+    bots; grade other people's code where `referee doctor` exits 0.
     """
     found = sandboxing.probe()
     checks = sandboxing.report(found)
@@ -34,6 +36,7 @@ def doctor(as_json: bool) -> None:
                     {"name": check.name, "ok": check.ok, "required": check.required, "detail": check.detail}
                     for check in checks
                 ],
+                "to_get_more": sandboxing.how_to_get_more(checks),
             }
         )
     else:
@@ -41,5 +44,14 @@ def doctor(as_json: bool) -> None:
             mark = "ok" if check.ok else ("MISSING" if check.required else "absent")
             echo(f"{mark:<8} {check.name}: {check.detail}")
         echo(f"isolation: {found.isolation.value}")
+        advice = sandboxing.how_to_get_more(checks)
+        if advice:
+            echo("to get the full sandbox:")
+            echo("\n".join(f"  {line}" for line in advice))
+        if not full:
+            echo(
+                "without it bots run with less isolation (fine for your own bots; grade other people's code on a "
+                "machine where `referee doctor` exits 0)"
+            )
     if not full:
         raise SystemExit(1)

@@ -15,9 +15,10 @@ import click
 from protocol.safe_text import one_line
 from referee.isolation.sandbox import Isolation
 from referee.match import run_match
-from referee.records import GameRecord
+from referee.records import FaultKind, GameRecord
 
 from ..classroom.grade_formats import soft_play_json
+from ..league.builds import BuildOutcome, build_plan
 from ..league.executors import (
     DaskExecutor,
     DaskUnavailable,
@@ -28,6 +29,7 @@ from ..league.executors import (
     import_distributed,
 )
 from ..league.league_file import League, LeagueFileError, load_league
+from ..league.planning import MATCH_START_S, plan_estimate
 from ..league.runner import LeaguePlan, plan_league, play_league
 from ..league.store import LeagueStore, StoreError
 from ..pages.writer import PagesRunner, ReplayFormat
@@ -47,6 +49,13 @@ from .options import (
 )
 from .output import echo
 from .progress import Leaderboard, ProgressLine, format_duration
+
+RETRY_KINDS: dict[str, tuple[str, str]] = {
+    "startup": (FaultKind.TIMEOUT.value, "no hello within the startup limit"),
+    **{kind.value: (kind.value, "") for kind in FaultKind},
+}
+"""--retry-faulted KIND -> (the fault kind, text its detail contains): `startup` is the handshake's timeout
+(referee/session.py), the one fault a loaded machine causes more than a bot."""
 
 crosstable_option = click.option(
     "--crosstable", "with_crosstable", is_flag=True, help="Also print the pairwise points of every pair."
@@ -72,6 +81,29 @@ crosstable_option = click.option(
     help="Play on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes. Needs the "
     "extra card-referee[dask]; every worker needs the project and the bots at the same paths as here.",
 )
+@click.option(
+    "--replay-changed",
+    is_flag=True,
+    help="Forget the stored games of every bot whose program (or declared version) changed, saying who, and "
+    "play its matches again with the new program. Without it such a bot is held: its games stay as they were "
+    "and its missing ones wait, while every other bot's games are played.",
+)
+@click.option(
+    "--retry-faulted",
+    "retry_kinds",
+    multiple=True,
+    type=click.Choice(RETRY_KINDS),
+    metavar="KIND",
+    help="Drop and play again every stored game with a fault of KIND: startup (no hello within the startup "
+    "limit: a slow or loaded machine, not the bot), or a fault kind (timeout, crash, illegal_action, "
+    "protocol_error). Other games are kept. Repeat for several kinds.",
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Play nothing, write nothing: say how many games the run would play and estimate how long they would "
+    "take at this --concurrency (from the store's timings if it has games, else from a stated assumption).",
+)
 @replay_format_option
 @sandbox_option
 @crosstable_option
@@ -84,6 +116,9 @@ def run_command(
     pinned: bool,
     db: str | None,
     scheduler: str | None,
+    replay_changed: bool,
+    retry_kinds: tuple[str, ...],
+    dry_run: bool,
     replay_format: ReplayFormat,
     sandbox: bool,
     with_crosstable: bool,
@@ -95,15 +130,24 @@ def run_command(
 
     The store keeps every game as soon as it ends. Run the same command again to resume: only the missing
     games are played; bots added to the file get only their new matches. A file that changes the game
-    options, the limits, or a stored bot's command or program is refused (`referee tournament forget` drops
-    a resubmitted bot's games). Ctrl-C stops cleanly (the bots are stopped, finished games are kept).
-    Progress, with the ETA and the current leader, goes to stderr. Replays go to the league's replay_dir
-    (--replay-format html writes each game as a page to step through there).
+    options or the limits is refused. A bot whose command or program changed is held (its games kept, its
+    missing ones waiting) and named; --replay-changed replays its matches with the new program (as
+    `referee tournament forget` then a run would). Submission folders with a build in their bot.toml are
+    built first (their output in LOG_DIR/builds/NAME.log). Ctrl-C stops cleanly (the bots are stopped,
+    finished games are kept). Progress, with the ETA and the current leader, goes to stderr. Replays go to
+    the league's replay_dir (--replay-format html writes each game as a page to step through there).
     """
     if db is not None and len(leagues) > 1:
         raise click.UsageError("--db names one store: give one LEAGUE.toml with it")
     if scheduler is not None and concurrency is not None:
         raise click.UsageError("--concurrency is for local workers; a Dask cluster runs as many tasks as its workers")
+    if dry_run:
+        for path in leagues:
+            league = _load(path)
+            _dry_run(
+                league, Path(db) if db else league.default_db, concurrency or default_concurrency(), replay_changed
+            )
+        return
     executor = _executor(concurrency, scheduler, pinned, replay_format)
     documents = []
     loaded = [(path, _load(path)) for path in leagues]
@@ -115,6 +159,8 @@ def run_command(
     for path, league in loaded:
         store_path = Path(db) if db else league.default_db
         with _store(store_path) as store:
+            _forget_changed(league, store, replay_changed)
+            _drop_faulted(store, retry_kinds)
             plan = _plan(league, store, sandbox)
             _play(plan, store, executor, path, db)
             result = _results(store, league.name, bootstrap)
@@ -199,14 +245,90 @@ def _store(path: Path, create: bool = True) -> Iterator[LeagueStore]:
         yield store
 
 
-def _plan(league: League, store: LeagueStore, sandbox: bool) -> LeaguePlan:
+def _dry_run(league: League, store_path: Path, concurrency: int, replay_changed: bool) -> None:
+    for note in league.skipped:
+        echo(f"note: {note}", err=True)
+    if store_path.is_file():
+        with _store(store_path, create=False) as store:
+            try:
+                store.check(league)
+            except StoreError as error:
+                raise click.ClickException(f"the run would be refused: {error}") from error
+            estimate = plan_estimate(league, store, concurrency, replay_changed)
+    else:
+        estimate = plan_estimate(league, None, concurrency, replay_changed)
+    builds = sum(bot.submission is not None and bot.submission.build is not None for bot in league.bots)
+    basis = (
+        f"measured: {estimate.decisions_per_game:.0f} decisions per game, {estimate.ms_per_decision:.1f} ms each"
+        if estimate.measured
+        else f"assumed: {estimate.decisions_per_game:.0f} decisions per game (random play), "
+        f"{estimate.ms_per_decision:g} ms each, a quick bot"
+    )
+    echo(
+        f"{league.name}: {len(league.bots)} bots ({len(league.skipped)} folder(s) skipped, {builds} to build); "
+        f"{estimate.games} games in {estimate.matches} matches to play, {estimate.stored} stored"
+        + (f", {estimate.held} waiting for changed bots" if estimate.held else "")
+    )
+    if estimate.changed:
+        replays = "replayed" if replay_changed else "held (--replay-changed replays them)"
+        echo(
+            f"changed since their stored games: {', '.join(map(one_line, estimate.changed))}; "
+            f"{estimate.changed_games} stored game(s) of their matches {replays}"
+        )
+    echo(
+        f"estimate at -j {concurrency}: {format_duration(estimate.seconds)} ({basis}; {MATCH_START_S:g} s to start "
+        f"each match's bots); at worst, every decision at the {league.limits.move_time_ms} ms clock: "
+        f"{format_duration(estimate.worst_seconds)}"
+    )
+
+
+def _forget_changed(league: League, store: LeagueStore, replay_changed: bool) -> None:
+    """With --replay-changed: forget every changed bot, saying who and why."""
+    if not replay_changed:
+        return
     try:
-        plan = plan_league(league, store, sandbox=sandbox)
+        changed = store.changed_bots(league)
+        for name, why in changed.items():
+            forgotten = store.forget([name])
+            echo(
+                f"replaying {name!r}{why}: dropped {forgotten.games} game(s) of {forgotten.matches} match(es)",
+                err=True,
+            )
     except StoreError as error:
         raise click.ClickException(str(error)) from error
-    for note in plan.notes:
+
+
+def _drop_faulted(store: LeagueStore, kinds: tuple[str, ...]) -> None:
+    for kind in kinds:
+        fault, says = RETRY_KINDS[kind]
+        try:
+            dropped = store.drop_games(store.faulted_games(fault, says))
+        except StoreError as error:
+            raise click.ClickException(str(error)) from error
+        echo(f"retrying {dropped} game(s) with a {kind} fault", err=True)
+
+
+def _plan(league: League, store: LeagueStore, sandbox: bool) -> LeaguePlan:
+    try:
+        plan = plan_league(league, store, sandbox=sandbox, hold_changed=True)
+    except (StoreError, LeagueFileError) as error:
+        raise click.ClickException(str(error)) from error
+    except OSError as error:
+        raise click.ClickException(f"cannot make the league's log or replay folders: {error}") from error
+    for note in (*league.skipped, *plan.notes):
         echo(f"note: {note}", err=True)
-    return plan
+    try:
+        return build_plan(plan, sandbox=sandbox, on_built=_said_built)
+    except OSError as error:
+        raise click.ClickException(f"cannot build the submissions: {error}") from error
+
+
+def _said_built(outcome: BuildOutcome) -> None:
+    if outcome.ok:
+        said = "built earlier" if outcome.reused else one_line(outcome.detail)
+    else:
+        said = "its build failed" + (" earlier" if outcome.reused else "") + "; it forfeits its games"
+    echo(f"build: {one_line(outcome.bot)}: {said} (log: {outcome.log})", err=True)
 
 
 def _play(plan: LeaguePlan, store: LeagueStore, executor: Executor, path: str, db: str | None) -> None:

@@ -198,7 +198,7 @@ _LIMIT_OPTIONS = (
         default=limits.DEFAULT_MEMORY_MB,
         show_default=True,
         metavar="MB",
-        help="Memory limit of each bot process.",
+        help=limits.MEMORY_LIMIT_MEANING,
     ),
 )
 

@@ -61,7 +61,10 @@ def _game_json(record: GameRecord) -> dict[str, Any]:
         "seats": list(record.seats),
         "ranks": list(record.ranks),
         "scores": list(record.scores),
-        "faults": [{"seat": f.seat, "kind": f.kind.value, "detail": f.detail} for f in record.faults],
+        "faults": [
+            {"seat": f.seat, "kind": f.kind.value, "detail": f.detail, **({"sent": f.sent} if f.sent else {})}
+            for f in record.faults
+        ],
         "timing": [
             {"decisions": t.decisions, "mean_ms": round(t.mean_ms, 3), "max_ms": round(t.max_ms, 3)}
             for t in record.timings
@@ -124,6 +127,8 @@ def _print_game(record: GameRecord, played: int, total: int, tablefmt: str) -> N
     for fault in record.faults:
         detail = fault.detail.replace("\n", "\n      ")
         echo(f"  fault: seat {fault.seat} ({one_line(fault.bot)}) {fault.kind.value}: {detail}")
+        if fault.sent:
+            echo(f"      it sent: {one_line(fault.sent)}")
     if record.replay_path:
         echo(f"  replay: {record.replay_path}")
     echo()
@@ -186,6 +191,13 @@ def _print_summary(record: MatchRecord, tablefmt: str) -> None:
 )
 @transport_option
 @sandbox_option
+@click.option(
+    "--ponder",
+    is_flag=True,
+    default=False,
+    help="Let bots run while they are not on move. By default a sandboxed bot is frozen until it is asked for a "
+    "decision, so that no bot takes CPU from the one on move, times it or thinks on its time.",
+)
 @json_option
 @tablefmt_option
 def play(
@@ -200,6 +212,7 @@ def play(
     log_dir: str | None,
     transport: Transport,
     sandbox: bool,
+    ponder: bool,
     as_json: bool,
     tablefmt: str,
 ) -> None:
@@ -240,6 +253,7 @@ def play(
         replay_dir=replay_dir,
         log_dir=str(logs),
         sandbox=sandbox,
+        ponder=ponder,
     )
     note = _balance_note(len(specs), count)
     if note is not None:

@@ -18,14 +18,16 @@ from ..classroom.grading import GradeReport, grade_league
 from ..league.league_file import League, LeagueFileError, load_league
 from ..league.store import LeagueStore, StoreError
 from ..league_report import LeagueReport, league_report
+from ..pages.class_pages import ClassPages, write_class_pages
 from ..pages.html import AssetError
 from ..pages.report_page import render_report_page
 from .options import bootstrap_option
-from .output import write
+from .output import echo, write
 
 ReportFormat = Callable[[LeagueReport, Path], str]
 PAGE_FORMATS: dict[str, ReportFormat] = {"html": render_report_page}
 ROW_FORMATS: dict[str, Callable[[GradeReport], str]] = {"csv": grades_csv, "json": grades_json}
+PAGES = "pages"
 
 
 @click.command(name="report")
@@ -36,14 +38,21 @@ ROW_FORMATS: dict[str, Callable[[GradeReport], str]] = {"csv": grades_csv, "json
 @click.option(
     "--format",
     "report_format",
-    type=click.Choice([*PAGE_FORMATS, *ROW_FORMATS]),
+    type=click.Choice([*PAGE_FORMATS, *ROW_FORMATS, PAGES]),
     default="html",
     show_default=True,
     help="html: one self-contained page (no server, no network) to open in any browser; csv: one row per bot, "
-    "for a spreadsheet or a grader; json: the same rows with every fault detail whole.",
+    "for a spreadsheet or a grader; json: the same rows with every fault detail whole; pages: a class's pages in "
+    "the folder -o DIR (a leaderboard to publish under pseudonyms, a page per student, a page for the teacher; "
+    "needs LEAGUE.toml).",
 )
 @click.option(
-    "--output", "-o", metavar="FILE", default="-", show_default=True, help="The file to write (-: standard output)."
+    "--output",
+    "-o",
+    metavar="FILE",
+    default="-",
+    show_default=True,
+    help="The file to write (-: standard output); for --format pages, the folder.",
 )
 @bootstrap_option
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
@@ -59,14 +68,28 @@ def report_command(
     csv and json, to grade a class: one row per bot, in the order of the Elo table: place, Elo and its 95%
     interval, games, mean rank, mean score, faults by kind and the first one's detail, decisions with their mean
     and longest time in ms, and the paths of the bot's logs (only with LEAGUE.toml, whose log folder they are
-    in). Bots of a baselines schedule's ladder are marked.
+    in). With LEAGUE.toml, baselines (baseline = true, or a baselines schedule's) are listed after the students
+    without a place, each student has its games, score share and mean rank against each baseline, and, with
+    the file's [marks], its mark.
+
+    pages (with LEAGUE.toml and -o DIR): DIR/leaderboard.html to publish (students under the file's
+    [pseudonyms], else "student N"), DIR/students/NAME.html for each student (games, faults collapsed with the
+    step that caused them, results against each baseline, links to replays and logs) and DIR/teacher.html
+    (names, marks, possible copies, skipped folders).
     """
     if league is None and db is None:
         raise click.UsageError("give either LEAGUE.toml or --db FILE (give LEAGUE.toml, --db FILE, or both)")
+    if report_format == PAGES and (league is None or output == "-"):
+        raise click.UsageError("--format pages needs LEAGUE.toml and -o DIR, the folder to write the pages to")
     loaded = None if league is None else _load(league)
     store_path = Path(db) if db is not None else loaded.default_db  # type: ignore[union-attr]
     try:
         with LeagueStore(store_path, create=False) as store:
+            if report_format == PAGES:
+                assert loaded is not None
+                written = _write_pages(grade_league(store, loaded, bootstrap, seed), store, loaded, Path(output))
+                echo(f"wrote {written.leaderboard}, {written.teacher} and {len(written.students)} student pages")
+                return
             if report_format in PAGE_FORMATS:
                 page = league_report(store, bootstrap=bootstrap, seed=seed)
             else:
@@ -77,6 +100,15 @@ def report_command(
         write_report(PAGE_FORMATS[report_format], page, output)
     else:
         _write(lambda: ROW_FORMATS[report_format](rows), output)
+
+
+def _write_pages(grades: GradeReport, store: LeagueStore, league: League, out: Path) -> ClassPages:
+    try:
+        return write_class_pages(grades, store, league.pseudonyms, out)
+    except AssetError as error:
+        raise click.ClickException(str(error)) from error
+    except OSError as error:
+        raise click.ClickException(f"cannot write the pages into {out}: {error.strerror or error}") from error
 
 
 def write_report(render: ReportFormat, report: LeagueReport, output: str) -> None:

@@ -7,7 +7,8 @@ noticed.
 The digest is of one file, the one the command names:
 - a command whose program is an interpreter (python, node, java, bash, ...; see INTERPRETERS): the first
   argument that is a file (relative to the bot's working directory), or for `python -m MODULE` that module's
-  file; the built-in bots are `python -m bots.python....`, so their module file;
+  file; the built-in bots are `python -m bots.python....`, so their module file; the policy bot (`policy:FILE`,
+  `python -m bots.python.policy_bot --policy FILE`) is its policy file, so that a retrained policy is noticed;
 - any other command: the executable it starts.
 
 A program of several files (a package, weights beside it) changes without its digest changing: such a bot
@@ -24,6 +25,8 @@ import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
+
+from referee.botspec import POLICY_MODULE
 
 INTERPRETERS = re.compile(
     r"(python|pypy|node|nodejs|deno|bun|ruby|perl|php|lua|luajit|bash|sh|dash|zsh|ksh|java|Rscript|julia|"
@@ -74,9 +77,18 @@ def _script(arguments: Sequence[str], base: Path) -> Path | None:
     """The first argument that is a file, or the file of the module after -m."""
     for position, argument in enumerate(arguments):
         if argument == "-m" and position + 1 < len(arguments):
+            if arguments[position + 1] == POLICY_MODULE:
+                return _policy_file(arguments[position + 2 :], base)
             return _module_file(arguments[position + 1])
         if not argument.startswith("-") and (base / argument).is_file():
             return base / argument
+    return None
+
+
+def _policy_file(arguments: Sequence[str], base: Path) -> Path | None:
+    for option, value in zip(arguments, arguments[1:], strict=False):
+        if option in ("--policy", "--choose"):
+            return base / value
     return None
 
 

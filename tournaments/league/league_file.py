@@ -9,9 +9,12 @@
                                    # baselines = ["random", "heuristic"]: every other bot meets those)
     max_tables = 40                # optional: a balanced sample when there are more tables than this
     fault_policy = "forfeit"       # or "substitute" (then fault_budget faults before a forfeit)
+    max_timeouts = 3               # optional: after 3 timeouts in a match a bot is stopped and forfeits the
+                                   # match's remaining games (each fault says why); default: never
     replay_dir = "replays"         # optional, relative to this file: one replay per game
     log_dir = "logs"               # optional, relative to this file: the bots' output, MATCH/BOT.log
                                    # (default: LEAGUE.logs/ beside this file)
+    ponder = false                 # optional: true lets bots run while not on move (see README, "Pondering")
 
     [limits]                       # optional; defaults from protocol/limits.py
     move_time_ms = 1000
@@ -20,29 +23,42 @@
 
     [config]                       # optional game options (`referee games` lists them)
 
+    [pseudonyms]                   # optional: what a published leaderboard calls each bot (else "student N")
+    ann = "Blue Heron"
+
+    [marks]                        # optional: marks from the score share against each baseline (the highest
+    heuristic = [[0.5, 60], [0.6, 80]]   # mark any reached threshold gives; tournaments/classroom/marks.py)
+    random = [[0.5, 40]]
+
     [[bots]]
     name = "heuristic"
     command = "heuristic"          # a BOT as on `referee play`: built-in name, path, command line, stdio:BOT
     cwd = "bots/mine"              # optional working directory, relative to this file
     version = "2.1"                # optional: identifies the program instead of its file's digest
     env = { LEVEL = "3" }          # optional environment variables for this bot (see BotSpec.env)
+    baseline = true                # optional: a bot students are measured against (reported apart)
 
     [[bots]]
     each = "submissions/*"         # one bot per folder that matches (relative to this file), named after it
-    command = "python3 bot.py"     # optional, run in the folder; default: bot.py, ./bot or bot.js found there
-                                   # (tournaments/league/submissions.py)
+    command = "python3 bot.py"     # optional, run in the folder; default: bot.toml's, or bot.py, ./bot or
+                                   # bot.js found there (tournaments/league/submissions.py); a folder named
+                                   # like another bot is skipped (League.skipped says why)
+    build_dir = "builds"           # optional (top level), relative to this file: where folders with a build
+                                   # are copied and built (default: LEAGUE.builds/; tournaments/league/builds.py)
 
 Relative paths in a bot's command are relative to its cwd if it has one, else to the league file's folder.
 
 The store keeps each bot's command and program digest (tournaments.league.identity: the file the command names, or
-the declared version) and refuses a league file in which a stored name runs another command or program.
+the declared version; for a submission folder, the whole folder: submissions.folder_digest) and refuses a league
+file in which a stored name runs another command or program.
 
 deals_per_match: every match plays each of its deals once from every seat, in turn orders chosen so that
 every bot plays right after every other equally often (referee/seating.py). That takes a multiple of 1, 2,
 6 or 4 deals at 2, 3, 4 or 5 seats (2, 6, 24 or 20 games), which is also the default; another number is
-refused with the nearest ones that balance. The deals are the same at every table, and come from a secret
-key the league's store draws when it is first used (so a bot cannot deal them from the seed); a rerun of the
-league uses the stored key, so resumed games are the same deals.
+refused with the nearest ones that balance. Every table has deals of its own, from a secret key the league's
+store draws when it is first used and the match's id (so a bot cannot deal them from the seed, and a note of
+one match's deals is of no use in another); a rerun of the league uses the stored key, so resumed games are
+the same deals.
 
 A baselines schedule grades a class: each bot that is not a baseline (a student) plays one match against every
 (players - 1) baselines, never against another student, and the baselines play their own round robin; a
@@ -57,21 +73,22 @@ import enum
 import math
 import shlex
 import tomllib
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from protocol import limits as protocol_limits
-from protocol.safe_text import UnsafeName, checked_name, one_line, skeleton
-from referee.botspec import BUILT_IN_MODULES, GAME_HEURISTIC, GAME_SEARCH, STDIO_PREFIX, UnknownBot, resolve_bot
+from protocol.safe_text import UnsafeName, checked_name, skeleton
+from referee.botspec import UnknownBot, resolve_bot
 from referee.games import GameError, load_game
 from referee.games.base import MAX_SEED
 from referee.records import BotSpec, FaultPolicy, Limits
 from referee.seating import design_deals
 
 from .identity import ProgramUnreadable, program_digest
-from .submissions import Submission, cannot_run, submissions
+from .submissions import Submission, anchored, cannot_run, folder_digest, normalised, submission_spec, submissions
 
 
 class LeagueFileError(ValueError):
@@ -107,6 +124,11 @@ class LeagueBot:
     cwd: str | None = None
     """Absolute working directory of the bot process, if the file gave one."""
     version: str | None = None
+    baseline: bool = False
+    """Marked `baseline = true` (or listed in a baselines schedule's `baselines`): reported apart from the
+    students, and the bots marks are measured against."""
+    submission: Submission | None = None
+    """The folder it comes from, for a bot of an `each` entry."""
 
 
 @dataclass(frozen=True)
@@ -129,8 +151,17 @@ class League:
     replay_dir: Path | None = None
     log_dir: Path | None = None
     """The bots' logs: one folder per match in it, with one NAME.log per bot (a league file always has one)."""
-    notes: tuple[str, ...] = ()
-    """What reading the file skipped (a submission folder whose name is unsafe or looks like another bot's)."""
+    build_dir: Path | None = None
+    """Where submissions with a build are copied and built (tournaments.league.builds)."""
+    skipped: tuple[str, ...] = ()
+    """Why each folder of an `each` entry that is not a bot was skipped (its name has invisible or bidirectional
+    characters, or clashes with, or looks like, another bot's)."""
+    marks: Mapping[str, tuple[tuple[float, float], ...]] = field(default_factory=dict)
+    """Baseline -> (score share against it, mark) thresholds, ascending ([marks]; tournaments.classroom.marks)."""
+    pseudonyms: Mapping[str, str] = field(default_factory=dict)
+    """Bot -> the name a published leaderboard shows ([pseudonyms]; tournaments.pages.class_pages)."""
+    ponder: bool = False
+    """Let bots run while not on move (MatchSpec.ponder)."""
 
     @property
     def games_per_match(self) -> int:
@@ -155,15 +186,20 @@ _TOP_KEYS = frozenset(
         "max_tables",
         "fault_policy",
         "fault_budget",
+        "max_timeouts",
         "replay_dir",
         "log_dir",
+        "build_dir",
+        "ponder",
         "limits",
         "config",
+        "marks",
+        "pseudonyms",
         "bots",
     }
 )
 _LIMIT_KEYS = ("move_time_ms", "startup_time_s", "time_bank_ms", "memory_mb")
-_BOT_KEYS = frozenset({"name", "command", "cwd", "version", "env"})
+_BOT_KEYS = frozenset({"name", "command", "cwd", "version", "env", "baseline"})
 _EACH_KEYS = frozenset({"each", "command"})
 
 
@@ -194,9 +230,11 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
     info = game.info
     players = reader.integer(data, "players", required=True, minimum=info.min_players, maximum=info.max_players)
     seed = reader.integer(data, "seed", required=True, minimum=0, maximum=MAX_SEED)
-    bots = reader.bots(data.get("bots"), game_name)
+    bots, skipped = reader.bots(data.get("bots"), game_name, reader.path.with_suffix(".builds"))
     schedule, challenger = reader.schedule(data, {bot.name for bot in bots})
-    baselines = reader.baselines(data, schedule, [bot.name for bot in bots], players)
+    marked = [bot.name for bot in bots if bot.baseline]
+    baselines = reader.baselines(data, schedule, [bot.name for bot in bots], players, marked)
+    bots = tuple(_as_baseline(bot) if bot.name in baselines else bot for bot in bots)
     _check_pool_size(reader, bots, players)
     config = reader.table(data, "config")
     try:
@@ -219,8 +257,17 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
         config=resolved_config,
         replay_dir=reader.directory(data, "replay_dir"),
         log_dir=reader.directory(data, "log_dir") or reader.path.with_suffix(".logs"),
-        notes=tuple(reader.notes),
+        build_dir=reader.directory(data, "build_dir") or reader.path.with_suffix(".builds"),
+        skipped=skipped,
+        marks=reader.marks(data, baselines),
+        pseudonyms=reader.pseudonyms(data, {bot.name for bot in bots}),
+        ponder=reader.boolean(data, "ponder"),
     )
+
+
+def _as_baseline(bot: LeagueBot) -> LeagueBot:
+    """A baseline: reported apart, and never stopped by max_timeouts (BotSpec.stopped_on_timeouts)."""
+    return replace(bot, baseline=True, spec=replace(bot.spec, stopped_on_timeouts=False))
 
 
 def _check_pool_size(reader: _Reader, bots: tuple[LeagueBot, ...], players: int) -> None:
@@ -232,43 +279,11 @@ def _check_pool_size(reader: _Reader, bots: tuple[LeagueBot, ...], players: int)
         )
 
 
-def _submission_spec(submission: Submission, game: str) -> BotSpec:
-    """What runs a submission in its folder: its command, or a program that says why there is none it can run."""
-    cwd = str(submission.folder)
-    if submission.command is None:
-        return BotSpec(submission.name, cannot_run(submission.missing_program()), cwd)
-    try:
-        resolved = resolve_bot(_anchored(submission.command, submission.folder), game)
-    except UnknownBot as error:
-        return BotSpec(submission.name, cannot_run(f"cannot run {submission.command!r} in {cwd}: {error}"), cwd)
-    return BotSpec(submission.name, resolved.command, cwd)
-
-
-def _anchored(command: str, base: Path) -> str:
-    """`command` with a relative program path made absolute against `base` (built-in names stay as they are;
-    stdio:BOT is BOT anchored)."""
-    if command.startswith(STDIO_PREFIX):
-        return STDIO_PREFIX + _anchored(command[len(STDIO_PREFIX) :], base)
-    if command in BUILT_IN_MODULES or command in (GAME_HEURISTIC, GAME_SEARCH):
-        return command
-    if (base / command).exists():
-        return str(base / command)
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return command
-    if words and not Path(words[0]).is_absolute() and ("/" in words[0] or (base / words[0]).is_file()):
-        return shlex.join([str(base / words[0]), *words[1:]])
-    return command
-
-
 class _Reader:
     """Typed access to the TOML data, raising LeagueFileError that names the offending key."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.notes: list[str] = []
-        """What the league file's reader skipped or flagged, for the organiser (League.notes)."""
 
     def error(self, key: str | None, problem: str, fix: str = "") -> LeagueFileError:
         return LeagueFileError(self.path, key, problem, fix)
@@ -282,6 +297,12 @@ class _Reader:
         value = self.string(data, key, prefix)
         if value is None:
             raise self.error(prefix + key, "is missing", f'add {key} = "..."')
+        return value
+
+    def boolean(self, data: Mapping[str, Any], key: str) -> bool:
+        value = data.get(key, False)
+        if not isinstance(value, bool):
+            raise self.error(key, f"must be true or false, not {value!r}")
         return value
 
     def string(self, data: Mapping[str, Any], key: str, prefix: str = "") -> str | None:
@@ -365,15 +386,20 @@ class _Reader:
         return kind, challenger
 
     def baselines(
-        self, data: Mapping[str, Any], schedule: ScheduleKind, names: list[str], players: int
+        self, data: Mapping[str, Any], schedule: ScheduleKind, names: list[str], players: int, marked: list[str]
     ) -> tuple[str, ...]:
+        """The schedule's `baselines` and the bots marked `baseline = true`, in file order."""
         raw = data.get("baselines")
         if schedule is not ScheduleKind.BASELINES:
             if raw is not None:
                 raise self.error("baselines", "is only for a baselines schedule", 'set schedule = "baselines"')
-            return ()
+            return tuple(marked)
         if data.get("max_tables") is not None:
             raise self.error("max_tables", "is not for a baselines schedule", "every bot meets every baseline")
+        if raw is None and marked:
+            raw = []
+        if isinstance(raw, list) and all(isinstance(name, str) for name in raw):
+            raw = [*raw, *marked]
         if not isinstance(raw, list) or not raw or not all(isinstance(name, str) for name in raw):
             raise self.error("baselines", f"must be a list of bot names, not {raw!r}", 'baselines = ["random", ...]')
         unknown = [name for name in raw if name not in names]
@@ -386,6 +412,38 @@ class _Reader:
         if len(set(raw)) == len(names):
             raise self.error("baselines", "names every bot: nobody is left to meet them", "add the bots to grade")
         return tuple(name for name in names if name in raw)
+
+    def marks(self, data: Mapping[str, Any], baselines: tuple[str, ...]) -> dict[str, tuple[tuple[float, float], ...]]:
+        """[marks]: for each baseline, a list of [score share, mark] pairs (share from 0 to 1)."""
+        table = self.table(data, "marks")
+        marks = {}
+        for name, raw in table.items():
+            key = f"marks.{name}"
+            if name not in baselines:
+                raise self.error(key, "names no baseline", f"marks are given against baselines: {list(baselines)}")
+            pairs = raw if isinstance(raw, list) and raw else None
+            if pairs is None or not all(_is_threshold(pair) for pair in pairs):
+                raise self.error(
+                    key,
+                    f"must be a list of [score share from 0 to 1, mark] pairs, not {raw!r}",
+                    f"{name} = [[0.5, 60]]",
+                )
+            marks[name] = tuple(sorted((float(share), float(mark)) for share, mark in pairs))
+        return marks
+
+    def pseudonyms(self, data: Mapping[str, Any], names: set[str]) -> dict[str, str]:
+        """[pseudonyms]: bot name -> the distinct name a published leaderboard shows instead (names of skipped or
+        missing folders are allowed: a class's list is written before its folders arrive)."""
+        table = self.table(data, "pseudonyms")
+        for name, pseudonym in table.items():
+            if not isinstance(pseudonym, str) or not pseudonym.strip():
+                raise self.error(f"pseudonyms.{name}", f"must be a non-empty string, not {pseudonym!r}")
+            if pseudonym in names and pseudonym != name:
+                raise self.error(f"pseudonyms.{name}", f"{pseudonym!r} is another bot's name", "choose another")
+        repeated = [value for value, count in Counter(table.values()).items() if count > 1]
+        if repeated:
+            raise self.error("pseudonyms", f"{repeated[0]!r} is given to several bots", "give each its own")
+        return dict(table)
 
     def limits(self, data: Mapping[str, Any]) -> Limits:
         table = self.table(data, "limits")
@@ -408,6 +466,7 @@ class _Reader:
                 default=protocol_limits.DEFAULT_FAULT_BUDGET,
                 minimum=protocol_limits.MIN_FAULT_BUDGET,
             ),
+            max_timeouts=self.optional_integer(data, "max_timeouts", minimum=1),
         )
 
     def _limit_integer(self, table: Mapping[str, Any], key: str, default: int, minimum: int) -> int:
@@ -416,29 +475,39 @@ class _Reader:
             raise self.error("limits." + key, f"must be an integer of at least {minimum}, not {value!r}")
         return value
 
-    def bots(self, raw: Any, game: str) -> tuple[LeagueBot, ...]:
+    def bots(self, raw: Any, game: str, build_dir: Path) -> tuple[tuple[LeagueBot, ...], tuple[str, ...]]:
+        """The bots, in file order, and why each skipped folder of an `each` entry was skipped."""
         if raw is None:
             raise self.error(
                 "bots", "is missing", 'add one [[bots]] table per bot with name = "..." and command = "..."'
             )
         if not isinstance(raw, list) or not all(isinstance(entry, dict) for entry in raw):
             raise self.error("bots", "must be an array of tables", "write each bot as a [[bots]] table")
-        named = [
-            self._bot(entry, game, f"bots[{position}].") for position, entry in enumerate(raw) if "each" not in entry
-        ]
-        bots: list[LeagueBot] = []
+        named: dict[int, LeagueBot] = {}
         for position, entry in enumerate(raw):
-            prefix = f"bots[{position}]."
-            if "each" in entry:
-                bots.extend(self._submissions(entry, game, prefix, [*bots, *named]))
-                continue
-            bot = named.pop(0)
-            for known in bots:
-                if skeleton(known.name) == skeleton(bot.name):
-                    same = "is used twice" if known.name == bot.name else f"looks like {known.name!r}"
-                    raise self.error(prefix + "name", f"{bot.name!r} {same}", "give each bot a distinct name")
-            bots.append(bot)
-        return tuple(bots)
+            if "each" not in entry:
+                bot = self._bot(entry, game, f"bots[{position}].")
+                for known in named.values():
+                    if skeleton(known.name) == skeleton(bot.name):
+                        same = "is used twice" if known.name == bot.name else f"looks like {known.name!r}"
+                        key = f"bots[{position}].name"
+                        raise self.error(key, f"{bot.name!r} {same}", "give each bot a unique name")
+                named[position] = bot
+        unsafe: list[str] = []
+        folders = {
+            position: _safe_names(self._submissions(entry, f"bots[{position}]."), unsafe)
+            for position, entry in enumerate(raw)
+            if "each" in entry
+        }
+        kept, clashes = _without_clashes(list(named.values()), [sub for subs in folders.values() for sub in subs])
+        skipped = [*unsafe, *clashes]
+        bots: list[LeagueBot] = []
+        for position in range(len(raw)):
+            if position in named:
+                bots.append(named[position])
+            else:
+                bots += [self._folder_bot(sub, game, build_dir) for sub in folders[position] if sub in kept]
+        return tuple(bots), tuple(skipped)
 
     def _bot(self, entry: Mapping[str, Any], game: str, prefix: str) -> LeagueBot:
         self.no_unknown_keys(
@@ -455,7 +524,10 @@ class _Reader:
         spec = replace(spec, env=self._environment(entry.get("env", {}), prefix + "env"))
         version = self.string(entry, "version", prefix)
         digest = self._digest(spec, version, prefix + "command")
-        return LeagueBot(name=name, command=command, spec=spec, digest=digest, cwd=cwd, version=version)
+        baseline = entry.get("baseline", False)
+        if not isinstance(baseline, bool):
+            raise self.error(prefix + "baseline", f"must be true or false, not {baseline!r}")
+        return LeagueBot(name, command, spec, digest, cwd, version, baseline)
 
     def _name(self, name: str, key: str) -> str:
         try:
@@ -463,36 +535,28 @@ class _Reader:
         except UnsafeName as error:
             raise self.error(key, str(error)) from None
 
-    def _submissions(
-        self, entry: Mapping[str, Any], game: str, prefix: str, others: list[LeagueBot]
-    ) -> list[LeagueBot]:
-        """One bot per folder of an `each` entry (tournaments.league.submissions); one that cannot run plays and
-        fails. A folder whose name has invisible or bidirectional controls, or looks like the name of a bot
-        before it (`others`, then the folders before it in name order), is skipped with a note."""
+    def _submissions(self, entry: Mapping[str, Any], prefix: str) -> list[Submission]:
+        """The folders of an `each` entry (tournaments.league.submissions)."""
         self.no_unknown_keys(entry, _EACH_KEYS, prefix, "an each entry has each and optionally command")
         pattern = self.required_string(entry, "each", prefix)
         given = self._command(entry["command"], prefix + "command") if "command" in entry else None
         found = submissions(pattern, self.path.parent, given)
         if not found:
             raise self.error(prefix + "each", f"{pattern!r} matches no folder beside the league file")
-        bots: list[LeagueBot] = []
-        for sub in found:
-            try:
-                sub = replace(sub, name=checked_name(sub.name))
-            except UnsafeName as error:
-                self.notes.append(f"skipped the submission folder {one_line(str(sub.folder))}: {error}")
-                continue
-            like = next((bot.name for bot in [*others, *bots] if skeleton(bot.name) == skeleton(sub.name)), None)
-            if like is not None:
-                self.notes.append(
-                    f"skipped the submission folder {one_line(str(sub.folder))}: its name '{one_line(sub.name)}' "
-                    f"looks like the name of the bot '{one_line(like)}'; rename the folder to play it"
-                )
-                continue
-            spec = _submission_spec(sub, game)
-            digest = self._digest(spec, None, prefix + "each")
-            bots.append(LeagueBot(sub.name, sub.command or "", spec, digest, str(sub.folder)))
-        return bots
+        return found
+
+    def _folder_bot(self, sub: Submission, game: str, build_dir: Path) -> LeagueBot:
+        """A submission's bot; one that cannot run plays and fails; one with a build runs from its copy once
+        built (tournaments.league.builds), and until then is a program saying it is not built."""
+        if sub.build is not None and sub.problem is None:
+            copy = build_dir / sub.name
+            spec = BotSpec(sub.name, cannot_run(f"{sub.name}: not built (`tournament run` builds it)"), str(copy))
+        else:
+            spec = submission_spec(sub, game)
+        command = sub.argument(sub.command) if sub.command else sub.build and f"(built by {sub.build!r})" or ""
+        return LeagueBot(
+            sub.name, command, spec, folder_digest(sub.folder), spec.cwd, sub.manifest.version, submission=sub
+        )
 
     def _digest(self, spec: BotSpec, version: str | None, key: str) -> str:
         try:
@@ -502,7 +566,7 @@ class _Reader:
 
     def _spec(self, name: str, command: str, cwd: str | None, game: str, key: str) -> BotSpec:
         try:
-            resolved = resolve_bot(_anchored(command, Path(cwd) if cwd else self.path.parent), game)
+            resolved = resolve_bot(anchored(command, Path(cwd) if cwd else self.path.parent), game)
         except UnknownBot as error:
             raise self.error(
                 key, str(error), "give a built-in bot, a path relative to the league file (or to cwd), or a command"
@@ -530,3 +594,56 @@ class _Reader:
         if value is None:
             raise self.error(key, "is missing", 'add command = "random", a path, or a command line')
         raise self.error(key, f"must be a command line string or a list of words, not {value!r}")
+
+
+def _safe_names(found: list[Submission], notes: list[str]) -> list[Submission]:
+    """The folders whose names are safe to show (protocol.safe_text.checked_name, NFKC applied), a note in
+    `notes` for each other: a name with invisible or bidirectional characters is skipped, not fatal."""
+    safe = []
+    for sub in found:
+        try:
+            safe.append(replace(sub, name=checked_name(sub.name)))
+        except UnsafeName as error:
+            notes.append(f"folder {str(sub.folder)!r} skipped: {error}; rename the folder")
+    return safe
+
+
+def _clash_key(name: str) -> str:
+    """How names are compared for clashes: submissions.normalised of the look-alike skeleton, so "Heuristic",
+    "heu_ristic" and "hеuristic" (a Cyrillic e) are one name."""
+    return normalised(skeleton(name))
+
+
+def _without_clashes(named: list[LeagueBot], folders: list[Submission]) -> tuple[list[Submission], list[str]]:
+    """The folders whose names clash with no other bot's (`_clash_key`), and a note for each other:
+    a folder named like a bot of its own [[bots]] entry gives way to it; folders named like each other are all
+    skipped (which one is the student's is not for the referee to guess)."""
+    entries = {_clash_key(bot.name): bot.name for bot in named}
+    counts: dict[str, int] = {}
+    for sub in folders:
+        counts[_clash_key(sub.name)] = counts.get(_clash_key(sub.name), 0) + 1
+    kept, notes = [], []
+    for sub in folders:
+        key = _clash_key(sub.name)
+        if key in entries:
+            notes.append(
+                f"folder {str(sub.folder)!r} skipped: it is named like the bot {entries[key]!r} of the "
+                "league file; rename the folder"
+            )
+        elif counts[key] > 1:
+            others = [str(other.folder) for other in folders if other is not sub and _clash_key(other.name) == key]
+            notes.append(
+                f"folder {str(sub.folder)!r} skipped: it is named like {', '.join(map(repr, others))}; "
+                "rename one of them"
+            )
+        else:
+            kept.append(sub)
+    return kept, notes
+
+
+def _is_threshold(pair: Any) -> bool:
+    if not isinstance(pair, list) or len(pair) != 2:
+        return False
+    if not all(type(value) in (int, float) and math.isfinite(value) for value in pair):
+        return False
+    return bool(0 <= pair[0] <= 1)

@@ -10,14 +10,18 @@ games; the store ignores a game it already holds, so a game replayed after a cra
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
+from referee.isolation.sandbox import program_folders
 from referee.records import GameRecord, MatchSpec
 
 from .executors import Executor
-from .league_file import League
-from .schedule import league_schedule, match_spec
+from .league_file import League, LeagueFileError
+from .schedule import ScheduledMatch, league_schedule, match_spec
 from .store import LeagueStore
 
 _STORE_FILES = ("", "-wal", "-shm", "-journal")
@@ -41,15 +45,30 @@ class LeaguePlan:
         return self.scheduled - self.stored
 
 
-def plan_league(league: League, store: LeagueStore, *, sandbox: bool = True) -> LeaguePlan:
+def plan_league(league: League, store: LeagueStore, *, sandbox: bool = True, hold_changed: bool = False) -> LeaguePlan:
     """Bind the store to the league (StoreMismatch if they disagree), record the schedule, list what is missing.
-    `sandbox`: run the bots in the sandbox (MatchSpec.sandbox), which hides the league file and the store from
-    them even where a bot's own folder holds them."""
-    notes = [*league.notes, *store.bind(league)]
+    `sandbox`: run the bots in the sandbox (MatchSpec.sandbox), which hides the league file, the store and the
+    league's whole log and replay folders from them even where a bot's own folder holds them. Those folders,
+    and every match's log folder, are made here, before any bot starts, so that every sandbox hides them
+    (LeagueFileError if a log or replay folder holds a folder the sandbox shows a bot: hiding it would hide
+    the bot's program, showing it would show the bot every other match's logs and replays). `hold_changed`: a
+    bot whose program changed since its stored games is held rather than refused (LeagueStore.bind): its
+    missing games wait, the others' are played."""
+    roots = _output_roots(league)
+    if sandbox:
+        _check_outputs_beside_bots(league, roots)
+    held = set(store.changed_bots(league)) if hold_changed else set()
+    notes = store.bind(league, hold=held)
     schedule = league_schedule(league, store.deal_key())
     store.add_matches(schedule)
+    waiting = [match for match in store.missing(schedule) if held & set(match.table)]
+    schedule = [match for match in schedule if not held & set(match.table)]
     missing = store.missing(schedule)
+    if waiting:
+        notes.append(f"{sum(len(match.games) for match in waiting)} game(s) of held bots wait")
+    _make_folders(league, roots, missing)
     private = (str(league.path), *(f"{store.path.resolve()}{suffix}" for suffix in _STORE_FILES))
+    private += tuple(str(root) for _, root in roots)
     scheduled = sum(len(match.games) for match in schedule)
     remaining = sum(len(match.games) for match in missing)
     return LeaguePlan(
@@ -59,6 +78,37 @@ def plan_league(league: League, store: LeagueStore, *, sandbox: bool = True) -> 
         specs=tuple(replace(match_spec(league, match), sandbox=sandbox, private_paths=private) for match in missing),
         notes=tuple(notes),
     )
+
+
+def _output_roots(league: League) -> list[tuple[str, Path]]:
+    """The league's log and replay folders, by league file key, absolute."""
+    folders = (("log_dir", league.log_dir), ("replay_dir", league.replay_dir))
+    return [(key, Path(os.path.abspath(folder))) for key, folder in folders if folder is not None]
+
+
+def _check_outputs_beside_bots(league: League, roots: list[tuple[str, Path]]) -> None:
+    for bot in league.bots:
+        command = list(bot.spec.command)
+        if not os.path.isabs(command[0]):
+            command[0] = shutil.which(command[0]) or command[0]
+        for folder in program_folders(command, bot.spec.cwd):
+            for key, root in roots:
+                if Path(folder).is_relative_to(root):
+                    raise LeagueFileError(
+                        league.path,
+                        key,
+                        f"{root} holds {folder}, which the sandbox shows bot {bot.name!r}",
+                        "put the league's logs and replays in a folder of their own, outside every bot's folder",
+                    )
+
+
+def _make_folders(league: League, roots: list[tuple[str, Path]], matches: list[ScheduledMatch]) -> None:
+    """The log and replay folders, and each match's log folder (OSError if they cannot be made)."""
+    for _, root in roots:
+        root.mkdir(parents=True, exist_ok=True)
+    if league.log_dir is not None:
+        for match in matches:
+            (league.log_dir / match.match_id).mkdir(parents=True, exist_ok=True)
 
 
 def play_league(

@@ -6,11 +6,13 @@ with every (players - 1)-subset of the baselines, and the baselines among themse
 round robin or a gauntlet sets `max_tables` and there are more tables than that, a balanced sample is drawn
 instead, in which every pair of bots meets about equally often (and every bot plays about equally often).
 
-Games: every table plays the same deals (one seed per deal, shared by all tables, like duplicate bridge),
+Games: every table plays deals of its own (seeds from the store's secret key and the match id, referee.deals),
 seated by the balanced design of referee.seating: each deal once in every rotation of a cyclic order, the
 orders taking turns over the deals, so every bot holds every seat's cards of every deal and plays right
-after every other equally often. Deal seeds come from the store's secret key (referee.deals), never from
-the league's seed, which only makes the tables and seatings reproducible.
+after every other equally often. Within a match the design makes the deals fair; across matches they differ,
+so that nothing a bot carries out of one match (a note the sandbox failed to stop, a hand it saw) is a deal
+of another. (Until issue 19 every table played the same deals, like duplicate bridge.) Deal seeds never come
+from the league's seed, which only makes the tables and seatings reproducible.
 
 Match ids depend only on what the match is (game, seats, config, seed and the names at the table), never on
 the rest of the pool or the file's order: adding a bot only adds matches, and a resumed run finds the ones
@@ -185,10 +187,10 @@ def match_id(league: League, table: Table) -> str:
     return f"{league.game}-{league.players}p-{digest[:16]}"
 
 
-def game_specs(league: League, key: DealKey) -> tuple[GameSpec, ...]:
-    """The games of every match of the league (seatings index the table's bots, in table order): the balanced
-    design over the league's deals, dealt from `key`. Game `deal * players + rotation` plays deal `deal`."""
-    return balanced_games(league.players, key.deal_seeds(league.deals_per_match))
+def game_specs(league: League, key: DealKey, match: str) -> tuple[GameSpec, ...]:
+    """The games of the match `match` (an id; seatings index the table's bots, in table order): the balanced
+    design over the match's deals, dealt from `key`. Game `deal * players + rotation` plays deal `deal`."""
+    return balanced_games(league.players, key.deal_seeds(league.deals_per_match, match))
 
 
 @dataclass(frozen=True)
@@ -200,8 +202,8 @@ class ScheduledMatch:
 
 def league_schedule(league: League, key: DealKey) -> list[ScheduledMatch]:
     """Every match of the league with all its games, dealt from `key` (the store's: LeagueStore.deal_key)."""
-    games = game_specs(league, key)
-    return [ScheduledMatch(match_id(league, table), table, games) for table in league_tables(league)]
+    matches = [(match_id(league, table), table) for table in league_tables(league)]
+    return [ScheduledMatch(match, table, game_specs(league, key, match)) for match, table in matches]
 
 
 def match_spec(league: League, match: ScheduledMatch) -> MatchSpec:
@@ -216,4 +218,5 @@ def match_spec(league: League, match: ScheduledMatch) -> MatchSpec:
         limits=league.limits,
         replay_dir=None if league.replay_dir is None else str(league.replay_dir),
         log_dir=None if league.log_dir is None else str(league.log_dir / match.match_id),
+        ponder=league.ponder,
     )

@@ -22,7 +22,7 @@ import shlex
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -35,12 +35,26 @@ from referee.records import GameRecord, Limits
 from .league_file import League, LeagueBot
 from .schedule import ScheduledMatch
 
-SCHEMA_VERSION = 3
-"""The store's layout (PRAGMA user_version): 2 added bot identities, forfeits, sandboxing and the deal key; 3
-records each game's isolation level (full, partial, none) where 2 had a sandboxed flag (`_migrate`)."""
+SCHEMA_VERSION = 4
+"""The store's layout (PRAGMA user_version): 2 added bot identities, forfeits, sandboxing and the deal key; 3 the
+illegal action a bot sent and the action a fault came before (faults.sent, faults.before_action); 4 each game's
+isolation level (full, partial, none) where 2 and 3 had a sandboxed flag."""
 MIGRATED_SANDBOXED = Isolation.PARTIAL
-"""The level a schema 2 store's sandboxed game gets: schema 2 recorded `sandboxed` also for games whose bots
+"""The level an older store's sandboxed game gets: schemas 2 and 3 recorded `sandboxed` also for games whose bots
 had no uid or cgroup of their own, so partial is all such a game is known to have had."""
+
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    2: ("ALTER TABLE faults ADD COLUMN sent TEXT", "ALTER TABLE faults ADD COLUMN before_action INTEGER"),
+    3: (
+        "ALTER TABLE games ADD COLUMN isolation TEXT NOT NULL DEFAULT 'none' "
+        "CHECK (isolation IN ('full', 'partial', 'none'))",
+        f"UPDATE games SET isolation = CASE WHEN sandboxed THEN '{MIGRATED_SANDBOXED.value}' "
+        f"ELSE '{Isolation.NONE.value}' END",
+    ),
+}
+"""Schema N -> the statements that make it schema N + 1, run in one transaction when a store of schema N is opened
+(a store older than the first of them cannot be upgraded: its games lack what later schemas record). The step to 4
+keeps the old `sandboxed` column (it has a default, so new games need not set it)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS league (
@@ -92,6 +106,8 @@ CREATE TABLE IF NOT EXISTS faults (
     bot TEXT NOT NULL,
     kind TEXT NOT NULL,
     detail TEXT NOT NULL,
+    sent TEXT,
+    before_action INTEGER,
     PRIMARY KEY (match_id, game_index, position),
     FOREIGN KEY (match_id, game_index) REFERENCES games (match_id, game_index)
 );
@@ -190,6 +206,11 @@ class StoredFault:
     bot: str
     kind: str
     detail: str
+    sent: str | None = None
+    """An illegal action as the bot sent it (referee.faults.sent_text); None for other faults and older stores."""
+    before_action: int | None = None
+    """The index of the game's action the fault came before (its replay page shows it at step before_action + 1);
+    None in stores older than schema 3."""
 
 
 class LeagueStore:
@@ -205,38 +226,36 @@ class LeagueStore:
             self._db.execute("PRAGMA synchronous = NORMAL")
             self._db.execute("PRAGMA foreign_keys = ON")
             self._db.execute("PRAGMA busy_timeout = 10000")
-            self._check_version()
-            self._migrate()
+            self._upgrade()
             self._db.executescript(SCHEMA)
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.Error as error:
             raise StoreError(f"{self.path}: cannot be used as a league store ({error}){_advice(error)}") from None
 
-    def _check_version(self) -> None:
-        """StoreError for a store an older card-referee wrote: its tables lack what this one records."""
+    def _upgrade(self) -> None:
+        """Bring a store of an older schema up to SCHEMA_VERSION (MIGRATIONS, in one transaction); StoreError for
+        one that cannot be: older than the migrations go, or written by a newer card-referee."""
         (version,) = self._db.execute("PRAGMA user_version").fetchone()
         (tables,) = self._db.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'").fetchone()
-        if tables and version not in (2, SCHEMA_VERSION):
+        if not tables or version == SCHEMA_VERSION:
+            return
+        steps = range(version, SCHEMA_VERSION)
+        if not steps or not all(step in MIGRATIONS for step in steps):
             self._db.close()
             raise StoreError(
                 f"{self.path}: a store of schema {version}, written by another version of card-referee (this one "
                 f"reads schema {SCHEMA_VERSION}); give a new store (--db NEW.sqlite) and run the league again"
             )
-
-    def _migrate(self) -> None:
-        """A schema 2 store to schema 3: each game's `sandboxed` flag read into an isolation level (sandboxed:
-        MIGRATED_SANDBOXED, else none). The old column stays (it has a default, so new games need not set it)."""
-        with self._transaction() as db:
-            (version,) = db.execute("PRAGMA user_version").fetchone()
-            columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
-            if version != 2 or "isolation" in columns:
-                return
-            db.execute("ALTER TABLE games ADD COLUMN isolation TEXT NOT NULL DEFAULT 'none'")
-            db.execute(
-                "UPDATE games SET isolation = CASE WHEN sandboxed THEN ? ELSE ? END",
-                (MIGRATED_SANDBOXED.value, Isolation.NONE.value),
-            )
-            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            for step in steps:
+                for statement in MIGRATIONS[step]:
+                    self._db.execute(statement)
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except sqlite3.Error:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
 
     def close(self) -> None:
         self._db.close()
@@ -261,12 +280,14 @@ class LeagueStore:
         except sqlite3.Error as error:
             raise StoreError(f"{self.path}: {error}{_advice(error)}") from error
 
-    def bind(self, league: League) -> list[str]:
+    def bind(self, league: League, hold: Collection[str] = ()) -> list[str]:
         """Record the league and its bots, or check them against what the store holds.
 
         Raises StoreMismatch when the game, seats, seed, game options or limits differ, and BotChanged when a
-        stored name now runs another command or program. Returns notes: a bot whose working directory moved
-        (same command and program: its results are kept), bots no longer in the file (listed as retired).
+        stored name now runs another command or program, unless it is one of `hold` (`changed_bots`): such a
+        bot keeps its stored identity and games, and its matches wait (tournaments.league.runner). Returns
+        notes: a bot whose working directory moved (same command and program: its results are kept), bots no
+        longer in the file (listed as retired), bots held.
         """
         config = _settings_json(league.config)
         limits = _settings_json(_limits_record(league.limits))
@@ -278,22 +299,52 @@ class LeagueStore:
                     (league.name, league.game, league.players, league.seed, config, limits),
                 )
             else:
-                _check_same_league(self.path, row[:3], (league.game, league.players, league.seed))
-                _check_same_settings(self.path, _OPTIONS, json.loads(row[3]), json.loads(config))
-                _check_same_settings(self.path, _LIMITS, json.loads(row[4]), json.loads(limits))
+                _check_same(self.path, row, league, config, limits)
                 db.execute("UPDATE league SET name = ?", (league.name,))
-            return self._bind_bots(db, league)
+            return self._bind_bots(db, league, frozenset(hold))
 
-    def _bind_bots(self, db: sqlite3.Connection, league: League) -> list[str]:
+    def check(self, league: League) -> None:
+        """StoreMismatch if `league` could not be bound for its settings (game, seats, seed, options, limits);
+        reads only (for a dry run)."""
+        row = self._db.execute("SELECT game, players, seed, config, limits FROM league").fetchone()
+        if row is not None:
+            config = _settings_json(league.config)
+            _check_same(self.path, row, league, config, _settings_json(_limits_record(league.limits)))
+
+    def changed_bots(self, league: League) -> dict[str, str]:
+        """The bots of `league` that the store holds, with games, under another command or program: name -> what
+        changed, in words (after "bot 'name'")."""
+        games = dict(self._db.execute("SELECT bot, COUNT(*) FROM seats GROUP BY bot").fetchall())
+        known = {
+            name: _StoredBot(command, cwd, digest, games.get(name, 0))
+            for name, command, cwd, digest in self._db.execute("SELECT name, command, cwd, digest FROM bots")
+        }
+        return {
+            bot.name: before.change(bot)
+            for bot in league.bots
+            if (before := known.get(bot.name)) and before.games and before.differs(bot)
+        }
+
+    def _bind_bots(self, db: sqlite3.Connection, league: League, hold: frozenset[str]) -> list[str]:
         games = dict(db.execute("SELECT bot, COUNT(*) FROM seats GROUP BY bot").fetchall())
         known = {
             name: _StoredBot(command, cwd, digest, games.get(name, 0))
             for name, command, cwd, digest in db.execute("SELECT name, command, cwd, digest FROM bots")
         }
         changed = [(bot, before) for bot in league.bots if (before := known.get(bot.name)) and before.differs(bot)]
-        self._refuse_changed(league, [(bot, before) for bot, before in changed if before.games])
-        notes = [f"bot {bot.name!r}{before.change_without_games(bot)}" for bot, before in changed]
+        held = [(bot, before) for bot, before in changed if before.games and bot.name in hold]
+        self._refuse_changed(
+            league, [(bot, before) for bot, before in changed if before.games and (bot, before) not in held]
+        )
+        notes = [f"bot {bot.name!r}{before.change_without_games(bot)}" for bot, before in changed if not before.games]
+        notes += [
+            f"bot {bot.name!r} is held{before.change(bot)}: its stored games are kept and its other matches wait "
+            "(`tournament run --replay-changed` replays them with the new program)"
+            for bot, before in held
+        ]
         for bot in league.bots:
+            if bot.name in hold:
+                continue
             before = known.get(bot.name)
             if before is not None and before.cwd != bot.cwd and not before.differs(bot):
                 notes.append(
@@ -394,10 +445,10 @@ class LeagueStore:
             _insert_rows(
                 db,
                 "faults",
-                ("match_id", "game_index", "position", "seat", "bot", "kind", "detail"),
+                ("match_id", "game_index", "position", "seat", "bot", "kind", "detail", "sent", "before_action"),
                 [
-                    (*key, position, fault.seat, fault.bot, fault.kind.value, fault.detail)
-                    for position, fault in enumerate(record.faults)
+                    (*key, position, f.seat, f.bot, f.kind.value, f.detail, f.sent, f.before_action)
+                    for position, f in enumerate(record.faults)
                 ],
             )
             _insert_rows(
@@ -483,6 +534,27 @@ class LeagueStore:
             db.executemany("DELETE FROM bots WHERE name = ?", [(name,) for name in sorted(dropped)])
         return Forgotten(tuple(bots), len(keys), games)
 
+    def faulted_games(self, kind: str, detail_contains: str = "") -> list[tuple[str, int]]:
+        """(match_id, game_index) of every stored game with a fault of `kind` whose detail contains the text."""
+        rows = self._db.execute(
+            "SELECT DISTINCT match_id, game_index FROM faults WHERE kind = ? AND instr(detail, ?) > 0 "
+            "ORDER BY match_id, game_index",
+            (kind, detail_contains),
+        )
+        return [(match_id, index) for match_id, index in rows]
+
+    def drop_games(self, keys: Sequence[tuple[str, int]]) -> int:
+        """Drop these games (their seats, faults and timings), so that a rerun plays them again; returns how many
+        were stored."""
+        with self._transaction() as db:
+            dropped = sum(
+                db.execute("SELECT COUNT(*) FROM games WHERE match_id = ? AND game_index = ?", key).fetchone()[0]
+                for key in keys
+            )
+            for table in _GAME_TABLES:
+                db.executemany(f"DELETE FROM {table} WHERE match_id = ? AND game_index = ?", list(keys))
+        return int(dropped)
+
     def seat_rows(self) -> list[SeatRow]:
         """One row per seat of every stored game, in the order of (match, game, seat)."""
         rows = self._db.execute(
@@ -539,6 +611,12 @@ class LeagueStore:
         row = self._db.execute("SELECT game FROM league").fetchone()
         return None if row is None else str(row[0])
 
+    def league_move_time_ms(self) -> int | None:
+        """The move time the league's games were played under (None for a store without a league row)."""
+        row = self._db.execute("SELECT limits FROM league").fetchone()
+        value = json.loads(row[0]).get("move_time_ms") if row is not None else None
+        return value if isinstance(value, int) else None
+
     def timing_totals(self) -> dict[str, BotTiming]:
         """Per bot over every stored game: decisions, their mean and their longest time."""
         rows = self._db.execute(
@@ -550,10 +628,18 @@ class LeagueStore:
             for bot, decisions, total, longest in rows
         }
 
+    def game_decisions(self) -> dict[tuple[str, int], int]:
+        """(match_id, game_index) -> the decisions its bots made (fallback actions are not counted)."""
+        rows = self._db.execute(
+            "SELECT match_id, game_index, SUM(decisions) FROM timings GROUP BY match_id, game_index"
+        )
+        return {(match_id, index): decisions for match_id, index, decisions in rows}
+
     def fault_list(self) -> list[StoredFault]:
         """Every stored fault, in the order of (match_id, game_index, position)."""
         rows = self._db.execute(
-            "SELECT match_id, game_index, seat, bot, kind, detail FROM faults ORDER BY match_id, game_index, position"
+            "SELECT match_id, game_index, seat, bot, kind, detail, sent, before_action FROM faults "
+            "ORDER BY match_id, game_index, position"
         )
         return [StoredFault(*row) for row in rows]
 
@@ -572,6 +658,12 @@ def _advice(error: sqlite3.Error) -> str:
 def _insert_rows(db: sqlite3.Connection, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
     marks = ", ".join("?" for _ in columns)
     db.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
+
+
+def _check_same(path: Path, row: Sequence[Any], league: League, config: str, limits: str) -> None:
+    _check_same_league(path, row[:3], (league.game, league.players, league.seed))
+    _check_same_settings(path, _OPTIONS, json.loads(row[3]), json.loads(config))
+    _check_same_settings(path, _LIMITS, json.loads(row[4]), json.loads(limits))
 
 
 def _check_same_league(path: Path, stored: Sequence[Any], given: Sequence[Any]) -> None:

@@ -4,27 +4,89 @@
     each = "submissions/*"          # a glob relative to the league file: every folder it matches is a bot
     command = "python3 bot.py"      # optional: run in each folder (cwd = the folder); default: found there
 
-Found in a folder, in this order: `bot.py` (run by the referee's Python, which has the SDK), an executable
-`bot` (a compiled bot: build it first, e.g. `make -C FOLDER`), `bot.js` (`node bot.js`).
+A folder may describe itself in a `bot.toml` (MANIFEST), every key optional:
 
-A submission that cannot run (nothing found, or a command that names no program) still takes part under its
-name: its program says why and exits without a hello (`cannot_run`), so every game it is seated in records
-a crash with that reason, in the store and in the report, where a league file error would stop the whole class.
-For the same reason a folder whose name is unsafe (invisible or bidirectional controls) or looks like the name
-of a bot before it is skipped with a note (League.notes), not refused (tournaments.league.league_file).
+    command = "./bot"               # what runs the bot in its folder (after the build)
+    transport = "stdio"             # "zmq" (default) or "stdio": JSON lines on stdin/stdout (PROTOCOL.md)
+    build = "make"                  # run once, in the sandbox, before the bot's matches (tournaments.league.builds)
+    language = "c"                  # for the teacher's report only
+    version = "1.2"                 # for the teacher's report only (the folder's digest notices every change)
+
+The manifest's command wins over the `each` entry's, which wins over the one found. Found in a folder, in
+this order: `bot.py` (run by the referee's Python, which has the SDK), an executable `bot` (a compiled bot),
+`bot.js` (`node bot.js`). A folder with a build is searched after its build, in the copy the build ran in.
+
+A submission that cannot run (nothing found, a command that names no program, a bot.toml that is not valid,
+a build that failed) still takes part under its name: its program says why and exits without a hello
+(`cannot_run`), so every game it is seated in records a crash with that reason, in the store and in the
+report, where a league file error would stop the whole class.
+
+A folder's name is its bot's name. `normalised` (of the look-alike skeleton, protocol.safe_text) is how names
+are compared for clashes: a folder named like another bot of the league (a baseline, or another folder:
+"Heuristic", "heuristic ", "heu_ristic" and "hеuristic" with a Cyrillic e are one name) is skipped and
+reported (League.skipped, tournaments.league.league_file), never fatal to the class. So is a folder whose
+name has invisible or bidirectional characters.
+
+`folder_digest` identifies a submission for the store: every file of the folder except IGNORED_NAMES and
+IGNORED_SUFFIXES (version control, Python's byte-code caches, logs: what the bot's behaviour cannot depend
+on), by relative path, executable bit and content, so a fix to a library beside the program, or to
+package.json, is a new program. Build products never enter it: builds run in a copy (builds.py).
 """
 
 from __future__ import annotations
 
+import enum
 import glob
+import hashlib
 import os
+import re
+import shlex
+import stat
 import sys
+import tomllib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from referee.botspec import (
+    BUILT_IN_MODULES,
+    GAME_HEURISTIC,
+    GAME_SEARCH,
+    POLICY_PREFIX,
+    STDIO_PREFIX,
+    UnknownBot,
+    policy_target,
+    resolve_bot,
+)
+from referee.records import BotSpec
+
+MANIFEST = "bot.toml"
 FOUND_IN_ORDER = (("bot.py", "bot.py"), ("bot", "./bot"), ("bot.js", "node bot.js"))
 """(file in the folder, the command that runs it there)."""
 BUILD_FILES = ("Makefile", "makefile", "GNUmakefile", "CMakeLists.txt", "build.sh")
+IGNORED_NAMES = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache", ".DS_Store"})
+IGNORED_SUFFIXES = (".pyc", ".pyo", ".log")
+MAX_MANIFEST_BYTES = 65536
+_MANIFEST_KEYS = ("command", "transport", "build", "language", "version")
+
+
+class Transport(enum.StrEnum):
+    ZMQ = "zmq"
+    STDIO = "stdio"
+
+
+class ManifestError(ValueError):
+    """A bot.toml that cannot be read or says something this referee does not understand."""
+
+
+@dataclass(frozen=True)
+class Manifest:
+    command: str | None = None
+    transport: Transport = Transport.ZMQ
+    build: str | None = None
+    language: str | None = None
+    version: str | None = None
 
 
 @dataclass(frozen=True)
@@ -32,20 +94,89 @@ class Submission:
     name: str
     folder: Path
     command: str | None
-    """The command that runs it in its folder, or None when none was given and none was found."""
+    """The command that runs it in its folder (before any stdio: prefix), or None: none given, and none
+    found (yet: a folder with a build is searched again after it)."""
+    manifest: Manifest = Manifest()
+    problem: str | None = None
+    """Why it cannot run whatever its folder holds (a bot.toml that is not valid), else None."""
 
-    def missing_program(self) -> str:
-        """Why there is no command (only when `command` is None)."""
+    @property
+    def build(self) -> str | None:
+        return self.manifest.build
+
+    def argument(self, command: str) -> str:
+        """The BOT argument (referee.botspec) that runs `command` over this submission's transport."""
+        return f"stdio:{command}" if self.manifest.transport is Transport.STDIO else command
+
+    def missing_program(self, folder: Path | None = None) -> str:
+        """Why there is no command (only when `command` is None), looking in `folder` (default: its own)."""
+        folder = folder or self.folder
         looked = ", ".join(file for file, _ in FOUND_IN_ORDER)
-        build = next((file for file in BUILD_FILES if (self.folder / file).is_file()), None)
-        advice = f"; it has a {build}: build the bot before the league runs" if build else ""
+        build = next((file for file in BUILD_FILES if (folder / file).is_file()), None)
+        if self.build is not None:
+            advice = f" after its build ({self.build!r}); name the program its build makes in {MANIFEST}: command"
+        elif build:
+            advice = f'; it has a {build}: build the bot before the league runs, or add build = "..." to {MANIFEST}'
+        else:
+            advice = ""
         return f"no bot program in {self.folder} (looked for {looked}){advice}"
 
 
 def submissions(pattern: str, base: Path, command: str | None) -> list[Submission]:
-    """Every folder matching `pattern` (relative to `base`), in name order, each with `command` or the one found."""
+    """Every folder matching `pattern` (relative to `base`), in name order, each read by `load_submission`."""
     folders = sorted(Path(path) for path in glob.glob(str(base / pattern)) if os.path.isdir(path))
-    return [Submission(folder.name, folder.resolve(), command or found_command(folder)) for folder in folders]
+    return [load_submission(folder, command) for folder in folders]
+
+
+def load_submission(folder: Path, command: str | None = None, name: str | None = None) -> Submission:
+    """The submission in `folder` (named after it unless `name` is given): its bot.toml if any, its command
+    (the manifest's, else `command`, else the one found there). Never raises for what the folder holds: a bot.toml
+    that is not valid becomes the submission's `problem`."""
+    folder = folder.resolve()
+    name = name or folder.name
+    try:
+        manifest = read_manifest(folder)
+    except ManifestError as error:
+        return Submission(name, folder, None, Manifest(), str(error))
+    chosen = manifest.command or command
+    if chosen is None and manifest.build is None:
+        chosen = found_command(folder)
+    return Submission(name, folder, chosen, manifest)
+
+
+def read_manifest(folder: Path) -> Manifest:
+    """The folder's bot.toml (an empty Manifest without one); ManifestError saying what is wrong with it."""
+    path = folder / MANIFEST
+    if not path.exists() and not path.is_symlink():
+        return Manifest()
+    if not path.is_file() or path.stat().st_size > MAX_MANIFEST_BYTES:
+        raise ManifestError(f"{MANIFEST} is not a file of at most {MAX_MANIFEST_BYTES} bytes")
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        return Manifest()
+    except OSError as error:
+        raise ManifestError(f"{MANIFEST} cannot be read ({error.strerror})") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ManifestError(f"{MANIFEST} is not valid TOML ({error})") from None
+    unknown = sorted(set(data) - set(_MANIFEST_KEYS))
+    if unknown:
+        raise ManifestError(f"{MANIFEST}: {unknown[0]!r} is not a key (the keys are {', '.join(_MANIFEST_KEYS)})")
+    text = {key: _text(data, key) for key in _MANIFEST_KEYS}
+    transport = text["transport"] or Transport.ZMQ.value
+    if transport not in [kind.value for kind in Transport]:
+        raise ManifestError(f'{MANIFEST}: transport must be "zmq" or "stdio", not {transport!r}')
+    return Manifest(text["command"], Transport(transport), text["build"], text["language"], text["version"])
+
+
+def _text(data: Mapping[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ManifestError(f"{MANIFEST}: {key} must be a non-empty string, not {value!r}")
+    return value
 
 
 def found_command(folder: Path) -> str | None:
@@ -59,3 +190,74 @@ def found_command(folder: Path) -> str | None:
 def cannot_run(reason: str) -> tuple[str, ...]:
     """A program that prints `reason` and exits with status 1 before any hello."""
     return (sys.executable, "-c", f"import sys; sys.exit({reason!r})")
+
+
+def normalised(name: str) -> str:
+    """The name as clashes are found: case folded, every character but letters and digits dropped."""
+    return re.sub(r"[\W_]+", "", name.casefold())
+
+
+def folder_digest(folder: Path) -> str:
+    """ "tree:HEX": SHA-256 over every file of `folder` that may change the bot (see the module's docstring).
+    Symbolic links count by where they point (never followed), other special files (a named pipe) by their
+    name alone: nothing a folder holds can make this read forever."""
+    digest = hashlib.sha256()
+    for path in folder_files(folder):
+        relative = path.relative_to(folder).as_posix()
+        mode = path.lstat().st_mode
+        if stat.S_ISLNK(mode):
+            entry = b"link\0" + os.readlink(path).encode(errors="surrogateescape")
+        elif not stat.S_ISREG(mode):
+            entry = b"special\0"
+        else:
+            with path.open("rb") as handle:
+                content = hashlib.file_digest(handle, "sha256").digest()
+            entry = (b"exec\0" if mode & stat.S_IXUSR else b"file\0") + content
+        digest.update(relative.encode(errors="surrogateescape") + b"\0" + entry + b"\0")
+    return "tree:" + digest.hexdigest()
+
+
+def folder_files(folder: Path) -> Iterator[Path]:
+    """The files of `folder`, in a fixed order, ignored names left out, symlinks not followed."""
+    for root, folders, files in os.walk(folder):
+        folders[:] = sorted(name for name in folders if name not in IGNORED_NAMES)
+        for name in sorted(files):
+            if name not in IGNORED_NAMES and not name.endswith(IGNORED_SUFFIXES):
+                yield Path(root, name)
+
+
+def submission_spec(submission: Submission, game: str, folder: Path | None = None) -> BotSpec:
+    """What runs a submission in `folder` (default: its own): its command over its transport, or a program that
+    says why there is none it can run."""
+    folder = folder or submission.folder
+    cwd = str(folder)
+    if submission.problem is not None:
+        return BotSpec(submission.name, cannot_run(f"{submission.name}: {submission.problem}"), cwd)
+    if submission.command is None:
+        return BotSpec(submission.name, cannot_run(submission.missing_program(folder)), cwd)
+    try:
+        resolved = resolve_bot(anchored(submission.argument(submission.command), folder), game)
+    except UnknownBot as error:
+        return BotSpec(submission.name, cannot_run(f"cannot run {submission.command!r} in {cwd}: {error}"), cwd)
+    return BotSpec(submission.name, resolved.command, cwd)
+
+
+def anchored(command: str, base: Path) -> str:
+    """`command` with a relative program path made absolute against `base` (built-in names stay as they are;
+    stdio:BOT is BOT anchored, policy:FILE its FILE)."""
+    if command.startswith(STDIO_PREFIX):
+        return STDIO_PREFIX + anchored(command[len(STDIO_PREFIX) :], base)
+    if command.startswith(POLICY_PREFIX):
+        path, function = policy_target(command[len(POLICY_PREFIX) :])
+        return POLICY_PREFIX + str(base / path) + ("" if function is None else f":{function}")
+    if command in BUILT_IN_MODULES or command in (GAME_HEURISTIC, GAME_SEARCH):
+        return command
+    if (base / command).exists():
+        return str(base / command)
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return command
+    if words and not Path(words[0]).is_absolute() and ("/" in words[0] or (base / words[0]).is_file()):
+        return shlex.join([str(base / words[0]), *words[1:]])
+    return command

@@ -36,6 +36,14 @@ class Narrator(ABC):
     ) -> Caption:
         """The caption of `seat` playing `action`, between the observations (by seat) before and after it."""
 
+    def round_end(
+        self, seat: int, action: dict[str, Any], before: Sequence[Observation], after: Sequence[Observation]
+    ) -> dict[str, Any] | None:
+        """The table as `action` left it when that action ended a round whose end the next observation no longer
+        shows (the next deal replaces it), for the page to draw; None otherwise (and for games whose observations
+        keep the round's end)."""
+        return None
+
     @abstractmethod
     def round_lines(self, observations: Sequence[Observation], seats: Sequence[str]) -> list[str]:
         """What a person needs at the start of a round: every seat's hand, who deals or starts."""

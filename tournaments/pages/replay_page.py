@@ -8,7 +8,13 @@ draws that seat's observation alone.
 
     data = {"replay": the replay itself,                                 # so the page is a replay too
             "frames": [[common patch, seat 0 patch, ...], ...],           # one per step, from the deal
-            "captions": [[text, public text or null, [notes]], ...]}      # steps 1..N (captions.py)
+            "captions": [[text, public text or null, [notes]], ...],      # steps 1..N (captions.py)
+            "chosen": [index of the action among its seat's legal actions, ...],  # steps 1..N
+            "round_ends": {step: the table as that step's action left it}}  # Narrator.round_end
+    legal = [[legal actions of the seat to move], ...]                   # steps 1..N, a block of its own
+
+The legal actions are the largest part of a long game and only the decision view reads them: they are packed
+apart (LEGAL_BLOCK) and unpacked when a decision is first looked at, so they do not delay the first drawing.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from referee.games import Observation
 
 from .captions import Caption
 from .delta import Patch, diff
+from .fault_text import without_paths
 from .games import game_pages
 from .html import document, json_block, packed_block
 from .timeline import replay_steps
@@ -29,28 +36,34 @@ STYLES = ("page.css", "replay.css")
 CORE_SCRIPT = "replay.js"
 META_BLOCK = "replay-meta"
 STEPS_BLOCK = "replay-steps"
+LEGAL_BLOCK = "replay-legal"
+PART_SCRIPTS = ("movelist.js", "ends.js", "chart.js", "decision.js")
+"""The viewer's parts beside the board, each drawn at every step (replay.js calls them)."""
 
 
 def render_replay_page(replay: Mapping[str, Any]) -> str:
     """The page of one replay (its actions are applied by the engine: ReplayMismatch if one does not apply)."""
     pages = game_pages(replay["game"])
-    data, rounds = _steps_data(replay)
+    data, legal, rounds = _steps_data(replay)
     meta = {**_meta(replay, rounds), "constants": dict(pages.constants)}
     title = f"{replay['game']} game {meta['game_index']} of {meta['match_id']}"
     return document(
         title,
         STYLES,
         _body(meta),
-        (CORE_SCRIPT, pages.script),
-        (json_block(META_BLOCK, meta), packed_block(STEPS_BLOCK, data)),
+        (CORE_SCRIPT, *PART_SCRIPTS, pages.script),
+        (json_block(META_BLOCK, meta), packed_block(STEPS_BLOCK, data), packed_block(LEGAL_BLOCK, legal)),
     )
 
 
-def _steps_data(replay: Mapping[str, Any]) -> tuple[dict[str, Any], list[list[int]]]:
+def _steps_data(replay: Mapping[str, Any]) -> tuple[dict[str, Any], list[Any], list[list[int]]]:
     narrator = game_pages(replay["game"]).narrator
     frames: list[list[Patch | None]] = []
     captions: list[list[Any]] = []
     rounds: list[list[int]] = []
+    legal: list[list[Any]] = []
+    chosen: list[int | None] = []
+    round_ends: dict[str, Any] = {}
     shared_before: dict[str, Any] = {}
     private_before: list[dict[str, Any]] = [{} for _ in range(replay["players"])]
     before: Sequence[Observation] = ()
@@ -60,13 +73,20 @@ def _steps_data(replay: Mapping[str, Any]) -> tuple[dict[str, Any], list[list[in
         shared_before, private_before = shared, private
         if step.move is not None:
             seat = int(step.move["seat"])
-            caption = narrator.caption(seat, step.move["action"], before, step.observations)
+            action = step.move["action"]
+            caption = narrator.caption(seat, action, before, step.observations)
             captions.append(_caption_entry(caption))
+            legal.append(list(step.legal))
+            chosen.append(next((at for at, option in enumerate(step.legal) if option == action), None))
+            end = narrator.round_end(seat, action, before, step.observations)
+            if end is not None:
+                round_ends[str(step.index)] = end
         number = step.observations[0]["round"]
         if not rounds or rounds[-1][0] != number:
             rounds.append([number, step.index])
         before = step.observations
-    return {"replay": replay, "frames": frames, "captions": captions}, rounds
+    data = {"replay": replay, "frames": frames, "captions": captions, "chosen": chosen, "round_ends": round_ends}
+    return data, legal, rounds
 
 
 def split_views(observations: Sequence[Observation]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -81,10 +101,15 @@ def _caption_entry(caption: Caption) -> list[Any]:
 
 
 def seat_timings(replay: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Per seat: its bot, decisions made by the bot and their times, fallback actions, faults, rank, score."""
+    """Per seat: its bot, decisions made by the bot and their times, fallback actions, faults, rank, score (the
+    final one, forfeits applied, as `play` and the store count it; `game_score` is what the game itself counted),
+    the step its forfeit began at (None: it played to the end) and the link to its bot's log (None: not kept)."""
     rows = []
+    steps = len(replay["actions"])
     for seat, entry in enumerate(replay["seats"]):
         times = [m["ms"] for m in replay["actions"] if m["seat"] == seat and m.get("by") != "fallback"]
+        faults = [fault for fault in replay["faults"] if fault["seat"] == seat]
+        forfeited = bool(replay["forfeited"][seat])
         rows.append(
             {
                 "seat": seat,
@@ -93,13 +118,21 @@ def seat_timings(replay: Mapping[str, Any]) -> list[dict[str, Any]]:
                 "mean_ms": round(sum(times) / len(times), 3) if times else None,
                 "max_ms": round(max(times), 3) if times else None,
                 "fallbacks": sum(1 for m in replay["actions"] if m["seat"] == seat and m.get("by") == "fallback"),
-                "faults": sum(1 for fault in replay["faults"] if fault["seat"] == seat),
+                "faults": len(faults),
                 "rank": replay["ranks"][seat],
-                "score": replay["result"]["scores"][seat],
-                "forfeited": bool(replay["forfeited"][seat]),
+                "score": replay["scores"][seat],
+                "game_score": replay["result"]["scores"][seat],
+                "forfeited": forfeited,
+                "forfeited_at": fault_step(faults[-1], steps) if forfeited and faults else None,
+                "log": entry.get("log"),
             }
         )
     return rows
+
+
+def fault_step(fault: Mapping[str, Any], actions: int) -> int:
+    """The step a fault is shown at: the one its faulted decision led to (timeline.replay_steps)."""
+    return min(int(fault.get("before_action", 0)) + 1, actions)
 
 
 def _meta(replay: Mapping[str, Any], rounds: list[list[int]]) -> dict[str, Any]:
@@ -116,7 +149,8 @@ def _meta(replay: Mapping[str, Any], rounds: list[list[int]]) -> dict[str, Any]:
         "steps": actions + 1,
         "rounds": rounds,
         "faults": [
-            {**fault, "step": min(int(fault.get("before_action", 0)) + 1, actions)} for fault in replay["faults"]
+            {**fault, "detail": without_paths(fault["detail"]), "step": fault_step(fault, actions)}
+            for fault in replay["faults"]
         ],
     }
 
@@ -155,11 +189,26 @@ def _body(meta: Mapping[str, Any]) -> str:
   </div>
   <div id="caption" class="caption" aria-live="polite"></div>
 </section>
-<main id="board" class="board"><p class="loading">Unpacking the game&hellip;</p></main>
+<div class="stage">
+  <main id="board" class="board"><p class="loading">Unpacking the game&hellip;</p></main>
+  <aside class="side">
+    <section id="decision" class="decision" aria-label="The decision of this step"></section>
+    <section id="chart" class="chart-box" aria-label="Chart over the game"></section>
+    <section id="moves" class="move-list" aria-label="Moves"></section>
+  </aside>
+</div>
 <details id="raw" class="raw" hidden><summary>Observation of this seat at this step</summary><pre></pre></details>
-<footer>Keys: &#x2190; &#x2192; step, PageUp PageDown round, Home End, space play, F full view, 0-9 a seat's view.
+<footer>Keys: &#x2190; &#x2192; step (with Shift: 10), PageUp PageDown round, Home End, space play, F full view,
+0-9 a seat's view; they work whichever control was used last. Click a move, a round or the chart to go there.
 A step is the table after one decision; a seat's view draws only what that seat's bot was shown.</footer>
 """
+
+
+def _game_score(seat: Mapping[str, Any]) -> str:
+    """A title on a forfeited seat's score saying what the game counted before the forfeit rule."""
+    if seat["score"] == seat["game_score"]:
+        return ""
+    return f' title="forfeited: the table\'s lowest score; the game counted {seat["game_score"]}"'
 
 
 def _icon(path: str, css_class: str = "") -> str:
@@ -171,11 +220,11 @@ def _seats_table(seats: Sequence[Mapping[str, Any]]) -> str:
     for seat in seats:
         mean = "-" if seat["mean_ms"] is None else f"{seat['mean_ms']:.1f}"
         most = "-" if seat["max_ms"] is None else f"{seat['max_ms']:.1f}"
-        forfeit = " (forfeited)" if seat["forfeited"] else ""
+        forfeit = ' <span class="badge forfeit">forfeited</span>' if seat["forfeited"] else ""
         faults = f'<td class="num{" bad" if seat["faults"] else ""}">{seat["faults"]}</td>'
         rows.append(
             f'<tr><td class="num">{seat["seat"]}</td><td>{escape(seat["bot"])}</td>'
-            f'<td class="num">{seat["rank"]}{forfeit}</td><td class="num">{seat["score"]}</td>'
+            f'<td class="num">{seat["rank"]}{forfeit}</td><td class="num"{_game_score(seat)}>{seat["score"]}</td>'
             f'<td class="num">{seat["decisions"]}</td><td class="num">{mean}</td><td class="num">{most}</td>'
             f'<td class="num">{seat["fallbacks"]}</td>{faults}</tr>'
         )

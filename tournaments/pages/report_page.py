@@ -19,6 +19,7 @@ from ..league.store import StoredFault
 from ..league_report import BotActivity, GameEntry, LeagueReport
 from ..ratings.elo import BotRating, Ratings
 from ..ratings.tables import table_notes
+from .fault_text import FaultGroup, fault_groups
 from .html import document
 from .soft_play_section import soft_play_section
 
@@ -27,8 +28,9 @@ SCRIPT = "report.js"
 BAR_WIDTH = 260
 BAR_HEIGHT = 18
 FAULTS_SHOWN = 200
-"""At most this many faults are listed one by one (the counts per bot cover them all)."""
-
+"""At most this many groups of faults are listed (the counts per bot cover them all)."""
+FAULT_PLACES_SHOWN = 12
+"""At most this many places of one group of faults are linked."""
 
 
 def render_report_page(report: LeagueReport, link_base: Path) -> str:
@@ -170,9 +172,9 @@ def _crosstable_section(ratings: Ratings) -> str:
     if len(ratings.bots) < 2:
         return ""
     names = [bot.bot for bot in ratings.bots]
-    head = "".join(f'<th class="opponent" title="{escape(name)}">{number}</th>' for number, name in enumerate(names, 1))
+    head = "".join(f'<th class="opponent" scope="col"><span>{escape(name)}</span></th>' for name in names)
     rows = []
-    for number, name in enumerate(names, 1):
+    for name in names:
         cells = []
         for other in names:
             record = ratings.record(name, other)
@@ -184,15 +186,16 @@ def _crosstable_section(ratings: Ratings) -> str:
                 tip = f"{name} against {other}: {record.wins} won, {record.draws} drawn, {record.losses} lost"
                 cells.append(
                     f'<td class="heat" style="background:{_heat(record.score)}" title="{escape(tip)}">'
-                    f"{100 * record.score:.0f}%<small>{record.points:g}/{record.games}</small></td>"
+                    f'<a href="#games">{100 * record.score:.0f}%'
+                    f"<small>{record.points:g}/{record.games}</small></a></td>"
                 )
-        rows.append(f'<tr><th class="num">{number}</th><td class="bot">{escape(name)}</td>{"".join(cells)}</tr>')
+        rows.append(f'<tr><th class="bot" scope="row">{escape(name)}</th>{"".join(cells)}</tr>')
     return (
         '<section id="crosstable"><h2>Crosstable</h2>'
         '<p class="muted">The row bot\'s share of the points against the column bot (pairwise results of every '
-        "game they shared); green: it scored more, red: less.</p>"
-        f'<table class="crosstable"><thead><tr><th></th><th>bot</th>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table>"
+        "game they shared); green: it scored more, red: less. A cell lists the pair's games below.</p>"
+        '<div class="crosstable-box"><table class="crosstable"><thead><tr><th class="corner">bot</th>'
+        f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
         "</section>"
     )
 
@@ -220,10 +223,14 @@ def _activity_section(activity: Sequence[BotActivity]) -> str:
             f"{_num(entry.timing.decisions)}{_num(_ms(entry.timing.mean_ms, entry))}<td>{bar}</td>"
             f"{_num(_ms(entry.timing.max_ms, entry))}</tr>"
         )
+    warnings = "".join(
+        f"<li>{escape(entry.bot)}: {escape(entry.clock_warning)}</li>" for entry in activity if entry.clock_warning
+    )
+    notes = f'<ul class="notes clock-warnings">{warnings}</ul>' if warnings else ""
     return (
         '<section id="activity"><h2>Games, faults and decision times per bot</h2><table class="activity"><thead><tr>'
         "<th>bot</th><th>games</th><th>faults</th><th>kinds</th><th>decisions</th><th>mean ms</th><th></th>"
-        f"<th>max ms</th></tr></thead><tbody>{''.join(rows)}</tbody></table></section>"
+        f"<th>max ms</th></tr></thead><tbody>{''.join(rows)}</tbody></table>{notes}</section>"
     )
 
 
@@ -237,42 +244,101 @@ def _faults_section(faults: Sequence[StoredFault], pages: Mapping[tuple[str, int
             '<section id="faults"><h2>Faults</h2>'
             '<p class="muted">None: every bot answered every request in time.</p></section>'
         )
-    rows = "".join(
-        f'<tr><td class="bot">{escape(fault.bot)}</td><td>{escape(fault.kind.replace("_", " "))}</td>'
-        f"<td>{escape(fault.match_id)}</td>{_num(fault.index)}{_num(fault.seat)}"
-        f'<td class="detail">{escape(fault.detail)}</td>'
-        f"<td>{_link(pages.get((fault.match_id, fault.index)), link_base)}</td></tr>"
-        for fault in faults[:FAULTS_SHOWN]
-    )
-    more = f'<p class="muted">and {len(faults) - FAULTS_SHOWN} more.</p>' if len(faults) > FAULTS_SHOWN else ""
+    groups = fault_groups(faults)
+    rows = "".join(_fault_group_row(group, pages, link_base) for group in groups[:FAULTS_SHOWN])
+    more = f'<p class="muted">and {len(groups) - FAULTS_SHOWN} more kinds.</p>' if len(groups) > FAULTS_SHOWN else ""
     return (
-        f'<section id="faults"><h2>Faults ({len(faults)})</h2><table class="faults">'
-        "<thead><tr><th>bot</th><th>kind</th><th>match</th><th>game</th><th>seat</th><th>detail</th><th>replay</th>"
+        f'<section id="faults"><h2>Faults ({len(faults)}, {len(groups)} different)</h2>'
+        '<p class="muted">Faults that say the same (game and request numbers aside) are one row with their count; '
+        "each place opens the replay at the fault's step, in the faulty seat's view. Paths are shown as file "
+        'names.</p><table class="faults">'
+        "<thead><tr><th>bot</th><th>kind</th><th>count</th><th>detail</th><th>where</th>"
         f"</tr></thead><tbody>{rows}</tbody></table>{more}</section>"
     )
+
+
+def _fault_group_row(group: FaultGroup, pages: Mapping[tuple[str, int], Path], link_base: Path) -> str:
+    places = [_fault_place(fault, pages.get((fault.match_id, fault.index)), link_base) for fault in group.faults]
+    shown = ", ".join(places[:FAULT_PLACES_SHOWN])
+    if len(places) > FAULT_PLACES_SHOWN:
+        shown += f" and {len(places) - FAULT_PLACES_SHOWN} more"
+    return (
+        f'<tr data-bot="{escape(group.bot)}"><td class="bot">{escape(group.bot)}</td>'
+        f"<td>{escape(group.kind.replace('_', ' '))}</td>{_num(group.count)}"
+        f'<td class="detail">{_detail(group.detail)}{_sent(group)}</td><td class="where">{shown}</td></tr>'
+    )
+
+
+def _sent(group: FaultGroup) -> str:
+    """The illegal action the group's first fault sent, as data."""
+    sent = group.faults[0].sent
+    return "" if sent is None else f'<div class="sent">it sent <code>{escape(sent)}</code></div>'
+
+
+def _detail(detail: str) -> str:
+    """One line as it is; more lines collapsed under the first, their line breaks kept."""
+    first, _, rest = detail.partition("\n")
+    if not rest:
+        return escape(first)
+    count = rest.count("\n") + 1
+    return (
+        f'<details><summary>{escape(first)} <span class="muted">({count} more line{"s" * (count != 1)})</span>'
+        f"</summary><pre>{escape(rest)}</pre></details>"
+    )
+
+
+def _fault_place(fault: StoredFault, page: Path | None, link_base: Path) -> str:
+    """Where a fault happened; a link opening its replay at the fault's step and seat when there is a page."""
+    label = escape(f"{fault.match_id} game {fault.index} seat {fault.seat}")
+    if page is None:
+        return label
+    step = 0 if fault.before_action is None else fault.before_action + 1
+    return f'<a href="{escape(_href(page, link_base))}#step={step}&amp;view={fault.seat}">{label}</a>'
 
 
 def _games_section(report: LeagueReport, link_base: Path) -> str:
     bots = "".join(f'<option value="{escape(entry.bot)}">{escape(entry.bot)}</option>' for entry in report.activity)
     rows = "".join(_game_row(game, link_base) for game in report.games)
     pages = sum(game.page is not None for game in report.games)
+    headers = "".join(
+        f'<th class="{kind}" data-kind="{kind}"><button type="button" class="sort">{label}</button></th>'
+        for label, kind in GAME_COLUMNS
+    )
     return (
         f'<section id="games"><h2>Games ({len(report.games)}, {pages} with a replay page)</h2>'
-        f'<p><label>games of <select id="bot-filter"><option value="">every bot</option>{bots}</select></label></p>'
-        '<table class="games"><thead><tr><th>match</th><th>game</th><th>seats (rank)</th><th>faults</th>'
-        f"<th>replay</th></tr></thead><tbody>{rows}</tbody></table>"
-        '<p class="muted">Games are numbered from 0 within their match, as in their replays. Replay pages are '
+        '<p class="filters"><label>games of <select id="bot-filter"><option value="">every bot</option>'
+        f'{bots}</select></label> <label>with <select id="pair-filter"><option value="">any bot</option>{bots}'
+        '</select></label> <span id="games-shown" class="muted"></span></p>'
+        f'<table class="games"><thead><tr>{headers}</tr></thead><tbody>{rows}</tbody></table>'
+        '<p class="muted">Click a column\'s name to sort by it (again: the other way). Games are numbered from 0 '
+        "within their match, as in their replays; length is the decisions the bots made. Replay pages are "
         "written by <code>--replay-format html</code> (or <code>referee replay html</code>).</p></section>"
     )
 
 
+GAME_COLUMNS = (
+    ("match", "text"),
+    ("game", "number"),
+    ("seats: rank, score", "text"),
+    ("length", "number"),
+    ("faults", "number"),
+    ("replay", "text"),
+)
+"""The games table's columns and how each sorts."""
+
+
 def _game_row(game: GameEntry, link_base: Path) -> str:
-    seats = ", ".join(f"{escape(bot)} ({rank})" for bot, rank in zip(game.seats, game.ranks, strict=True))
+    scores = game.scores or (None,) * len(game.seats)
+    seats = ", ".join(
+        f"{escape(bot)} ({rank}{'' if score is None else f', {score}'})"
+        for bot, rank, score in zip(game.seats, game.ranks, scores, strict=True)
+    )
     link = _link(game.page, link_base)
     bots = escape(json.dumps(list(game.seats)))
+    length = "" if game.decisions is None else str(game.decisions)
     return (
         f'<tr data-bots="{bots}"><td>{escape(game.match_id)}</td>{_num(game.index)}<td>{seats}</td>'
-        f'<td class="num{" bad" if game.faults else ""}">{game.faults}</td><td>{link}</td></tr>'
+        f'{_num(length)}<td class="num{" bad" if game.faults else ""}">{game.faults}</td><td>{link}</td></tr>'
     )
 
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from referee.games import Observation
-from referee.games._scauver_links import CARD_VALUE
+from referee.games._scauver_links import CARD_VALUE, LENGTH_RANK, LinkStrength, link_strength
 
 from .captions import Caption, Narrator, seat_list
 
@@ -65,7 +65,8 @@ class ScauverNarrator(Narrator):
             notes.append("every field is set up and shown")
         outcome = last["last_round"]
         if outcome is not None and outcome != first["last_round"]:
-            notes += round_end_lines(outcome, last["chips"])
+            notes += round_end_lines(outcome, showdown_chips(last))
+            notes += forced_bet_lines(last)
         newly_out = [
             seat
             for seat, (was, now) in enumerate(zip(first["eliminated"], last["eliminated"], strict=True))
@@ -94,17 +95,82 @@ class ScauverNarrator(Narrator):
         return [f"  after round {first['round']}: chips {seat_list(first['chips'])}"]
 
 
+def showdown_chips(observation: Observation) -> list[int]:
+    """Every seat's chips when the round's pot was paid out: what the observation after it shows, plus the forced
+    bets (amphoras) of the next round, which the engine posts at once; at the game's end there are none."""
+    if observation["phase"] == "over":
+        return list(observation["chips"])
+    return [chips + put for chips, put in zip(observation["chips"], observation["put"], strict=True)]
+
+
+def forced_bet_lines(observation: Observation) -> list[str]:
+    """The next round's forced bets, posted as the round's pot was paid: who posted the amphora, chips after."""
+    posted = [seat for seat, put in enumerate(observation["put"]) if put]
+    if observation["phase"] == "over" or not posted:
+        return []
+    seats = ", ".join(map(str, posted))
+    return [
+        f"round {observation['round']} begins: seats {seats} post the amphora of {observation['amphora']}; "
+        f"chips now: {seat_list(observation['chips'])}"
+    ]
+
+
+def tie_line(outcome: dict[str, Any]) -> str | None:
+    """Why the pot went where it did when seats tied at the showdown (shared/rules/scauver.md, "Showdown"): equal
+    scores are broken by link strength (value, then length, then height); still equal, the pot is split and the
+    odd chips go to the tied seat nearest the dealer's left."""
+    winners = outcome["winners"]
+    scores = outcome["scores"]
+    if outcome["by_fold"] or scores[winners[0]] is None:
+        return None
+    if len(winners) > 1:
+        line = f"seats {', '.join(map(str, winners))} tie in score and link strength: the pot is split"
+        odd = [seat for seat in winners if outcome["won"][seat] > min(outcome["won"][other] for other in winners)]
+        if odd:
+            line += f"; the odd chips go to seat {odd[0]}, the tied seat nearest the dealer's left"
+        return line
+    (winner,) = winners
+    equal = [seat for seat, score in enumerate(scores) if score == scores[winner] and seat != winner]
+    if not equal:
+        return None
+    strongest = _strength(outcome["choices"][winner])
+    beaten = max(_strength(outcome["choices"][seat]) for seat in equal)
+    return (
+        f"seat {winner} and seat {', '.join(map(str, equal))} both score {scores[winner]}: the stronger link wins, "
+        f"{_stronger_by(strongest, beaten)}"
+    )
+
+
+def _strength(choice: dict[str, Any]) -> LinkStrength:
+    return link_strength(choice["left"], choice["right"])
+
+
+_LENGTHS = {rank: f"{greater}-{lesser}" for (greater, lesser), rank in LENGTH_RANK.items()}
+
+
+def _stronger_by(winner: LinkStrength, other: LinkStrength) -> str:
+    if winner.size != other.size:
+        return f"by its value ({winner.size} against {other.size})"
+    if winner.length != other.length:
+        return f"by its length ({_LENGTHS[winner.length]} against {_LENGTHS[other.length]})"
+    return f"by its height (cards {' '.join(map(str, winner.height))} against {' '.join(map(str, other.height))})"
+
+
 def round_end_lines(outcome: dict[str, Any], chips: Sequence[int]) -> list[str]:
-    """A round's end: the pot and who took it, every showdown choice with its score, the chips after it."""
+    """A round's end: the pot and who took it (and why, at a tie), every showdown choice with its score, the chips
+    when the pot was paid."""
     winners = ", ".join(f"seat {seat} (+{outcome['won'][seat]})" for seat in outcome["winners"])
     if outcome["by_fold"]:
         lines = [f"round {outcome['round']} ends: everyone else folded; {winners} takes the pot of {outcome['pot']}"]
     else:
         verb = "takes" if len(outcome["winners"]) == 1 else "share"
         lines = [f"round {outcome['round']} showdown: {winners} {verb} the pot of {outcome['pot']}"]
+        tie = tie_line(outcome)
+        if tie is not None:
+            lines.append(tie)
         for seat, (choice, score) in enumerate(zip(outcome["choices"], outcome["scores"], strict=True)):
             if choice is not None:
                 scored = "" if score is None else f", score {score}"
                 lines.append(f"  seat {seat}: {choice_text(choice)}{scored}")
-    lines.append(f"chips: {seat_list(chips)}")
+    lines.append(f"chips at the end of the round: {seat_list(chips)}")
     return lines

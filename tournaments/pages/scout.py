@@ -24,6 +24,15 @@ def cards_text(cards: Sequence[Sequence[int]]) -> str:
     return " ".join(card_text(card) for card in cards) or "-"
 
 
+def _orient_text(flip: bool, everyone_chose: bool) -> str:
+    """An orientation: hands turn only once every seat has chosen (the board shows them as dealt until then)."""
+    if not flip:
+        return "keeps its hand as dealt"
+    if everyone_chose:
+        return "turns its hand around (every seat has chosen: the hands are oriented now)"
+    return "chooses to turn its hand around (it turns once every seat has chosen)"
+
+
 class ScoutNarrator(Narrator):
     def caption(
         self, seat: int, action: dict[str, Any], before: Sequence[Observation], after: Sequence[Observation]
@@ -31,7 +40,7 @@ class ScoutNarrator(Narrator):
         mine = before[seat]
         kind = action["kind"]
         if kind == "orient":
-            text = "turns its hand around" if action["flip"] else "keeps its hand as dealt"
+            text = _orient_text(action["flip"], after[seat]["phase"] != "orient")
             return Caption(text, "orients its hand (hidden until every seat has)", self._notes(seat, before, after))
         if kind == "show":
             start, length = action["start"], action["length"]
@@ -67,6 +76,29 @@ class ScoutNarrator(Narrator):
         if last["phase"] == "over":
             notes.append(f"game over; totals: {seat_list(last['scores'])}")
         return tuple(notes)
+
+    def round_end(
+        self, seat: int, action: dict[str, Any], before: Sequence[Observation], after: Sequence[Observation]
+    ) -> dict[str, Any] | None:
+        """Every hand and the Active Set as the round's last action left them (the engine deals the next round at
+        once): the hands before it, with the mover's show or scout done; the engine's counts of the round's end
+        (`finished_rounds`) come along, and tests check the two agree."""
+        if len(after[seat]["finished_rounds"]) == len(before[seat]["finished_rounds"]):
+            return None
+        hands = [list(view["hand"]) for view in before]
+        active = list(before[seat]["active_set"])
+        owner = before[seat]["active_owner"]
+        if action["kind"] == "show":
+            start, length = action["start"], action["length"]
+            active = hands[seat][start : start + length]
+            del hands[seat][start : start + length]
+            owner = seat
+        elif action["kind"] == "scout":
+            taken = active.pop(0 if action["end"] == "left" else -1)
+            hands[seat].insert(action["insert"], [taken[1], taken[0]] if action["flip"] else taken)
+        finished = after[seat]["finished_rounds"][-1]
+        totals = [sum(entry["scores"][who] for entry in after[seat]["finished_rounds"]) for who in range(len(hands))]
+        return {"hands": hands, "active_set": active, "active_owner": owner, "finished": finished, "totals": totals}
 
     def round_lines(self, observations: Sequence[Observation], seats: Sequence[str]) -> list[str]:
         first = observations[0]

@@ -44,8 +44,7 @@ def render_text(replay: Mapping[str, Any]) -> str:
     lines.append("result")
     lines += narrator.final_lines(before, seats)
     for seat, bot in enumerate(seats):
-        forfeit = "  (forfeited)" if replay["forfeited"][seat] else ""
-        lines.append(
-            f"  seat {seat} {bot}: rank {replay['ranks'][seat]}, score {replay['result']['scores'][seat]}{forfeit}"
-        )
+        counted = replay["result"]["scores"][seat]
+        forfeit = f"  (forfeited; the game counted {counted})" if replay["forfeited"][seat] else ""
+        lines.append(f"  seat {seat} {bot}: rank {replay['ranks'][seat]}, score {replay['scores'][seat]}{forfeit}")
     return "\n".join(lines)

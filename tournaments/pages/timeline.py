@@ -1,8 +1,9 @@
 """A replayed game step by step: the engine re-deals from the replay's seed and applies every recorded action,
 and each step holds what every seat was shown then (`state.observation(seat)`).
 
-Step 0 is the deal; step k is the state after the replay's action k - 1, with that action's record and the
-faults recorded just before it (a fault recorded after the last action belongs to the last step).
+Step 0 is the deal; step k is the state after the replay's action k - 1, with that action's record, the legal
+actions its seat had (the engine's, in its order) and the faults recorded just before it (a fault recorded after
+the last action belongs to the last step).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ class Step:
     faults: tuple[Mapping[str, Any], ...]
     observations: tuple[Observation, ...]
     """What each seat is shown now, by seat: shared with the engine, read-only."""
+    legal: tuple[Mapping[str, Any], ...] = ()
+    """The legal actions of the move's seat just before the move (empty at step 0)."""
 
     @property
     def seat(self) -> int | None:
@@ -43,10 +46,12 @@ def replay_steps(replay: Mapping[str, Any]) -> Iterator[Step]:
     yield Step(0, None, faults_at.get(0, ()), tuple(state.observation(seat) for seat in seats))
     for number, move in enumerate(moves):
         try:
+            legal = tuple(state.legal_actions(move["seat"]))
             state.apply(move["seat"], move["action"])
         except (GameError, KeyError, TypeError) as error:
             raise ReplayMismatch(f"action {number} does not apply: {error}") from None
-        yield Step(number + 1, move, faults_at.get(number + 1, ()), tuple(state.observation(seat) for seat in seats))
+        observations = tuple(state.observation(seat) for seat in seats)
+        yield Step(number + 1, move, faults_at.get(number + 1, ()), observations, legal)
 
 
 def _faults_by_step(faults: list[Mapping[str, Any]], actions: int) -> dict[int, tuple[Mapping[str, Any], ...]]:

@@ -22,7 +22,6 @@ class HumanSeat:
         self.terminal = terminal
         self.view: GameView = RawView()
         self.title = ""
-        self.games = 0
         self.decisions = 0
         self.seat = 0
         self.last_game: str | None = None
@@ -30,11 +29,10 @@ class HumanSeat:
 
     def on_game_start(self, info: GameStart) -> None:
         self.view = VIEWS.get(info.game, RawView())
-        self.games += 1
         self.decisions = 0
         self.seat = info.seat
         title = TITLES.get(info.game, info.game)
-        self.title = f"{title}, game {self.games}: you are seat {info.seat} of {info.players}"
+        self.title = f"{title}, game {info.game_index}: you are seat {info.seat} of {info.players}"
         self.terminal.show([self.title + ". Waiting for the first decision..."], clear=True)
 
     def act(self, observation: Observation, legal_actions: list[Action]) -> Action:

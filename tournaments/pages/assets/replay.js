@@ -1,9 +1,12 @@
 // The replay viewer: unpacks the steps, rebuilds every seat's observation at every step, and draws the
 // controls, the timeline and the caption; a game script (scout.js, scauver.js) draws the board.
 // The page's address keeps the place: #step=40&view=1 (view=full or a seat number).
+// The parts beside the board (movelist.js, chart.js, decision.js) register in V.parts: each gets setUp(api)
+// once and draw(api) at every step.
 "use strict";
 (function () {
   const V = (window.RefereeViewer = window.RefereeViewer || { games: {} });
+  V.parts = V.parts || [];
 
   V.h = function h(tag, attributes, ...children) {
     const node = document.createElement(tag);
@@ -35,6 +38,36 @@
     return out;
   };
 
+  // A seat that forfeited is marked from the step of the fault that forfeited it (replay_page.py forfeited_at).
+  V.forfeitBadge = function forfeitBadge(context, seat) {
+    const entry = context.meta.seats[seat];
+    if (!entry.forfeited || entry.forfeited_at === null || context.step < entry.forfeited_at) return null;
+    return context.h("span", { class: "badge forfeit", title: "a fallback plays its decisions; it ranks last" }, "forfeited");
+  };
+
+  // Keys belong to the page unless a person is typing into a field.
+  V.typing = function typing(target) {
+    if (!target || !target.tagName) return false;
+    if (target.isContentEditable || target.tagName === "TEXTAREA") return true;
+    return target.tagName === "INPUT" && !["range", "checkbox", "radio", "button"].includes(target.type);
+  };
+
+  // An observation as a person reads it: one line per key, a list of numbers or cards on one line, the
+  // history one entry a line (JSON for each, with no indentation).
+  V.compact = function compact(h, value) {
+    const line = (item) => JSON.stringify(item).replace(/"([a-z_]+)":/g, "$1: ").replace(/,(?=\S)/g, ", ");
+    const out = [];
+    for (const [key, item] of Object.entries(value || {})) {
+      if (Array.isArray(item) && item.length && item.every((entry) => entry && typeof entry === "object" && !Array.isArray(entry))) {
+        out.push(h("b", {}, key), " (" + item.length + "):\n");
+        for (const entry of item) out.push("  " + line(entry) + "\n");
+      } else {
+        out.push(h("b", {}, key), ": " + line(item) + "\n");
+      }
+    }
+    return out;
+  };
+
   async function unpack(text) {
     if (typeof DecompressionStream === "undefined") {
       throw new Error("this browser cannot unpack the game (it lacks DecompressionStream): use a current Chrome, Firefox or Safari");
@@ -63,7 +96,7 @@
   const SPEEDS = [1, 2, 5, 10, 25, 50, 100];
   const ADDRESS_DELAY_MS = 400;
 
-  function Viewer(meta, data) {
+  function Viewer(meta, data, legalText) {
     const h = V.h;
     const game = V.games[meta.game];
     if (!game) throw new Error("no drawing for the game " + meta.game);
@@ -82,6 +115,12 @@
     }
     const state = { step: 0, view: null, timer: null, addressTimer: null };
     const $ = (id) => document.getElementById(id);
+    let legalLists = null;
+    // The legal actions are packed apart and unpacked on first use (replay_page.py, LEGAL_BLOCK).
+    function legal() {
+      if (!legalLists) legalLists = unpack(legalText);
+      return legalLists;
+    }
 
     function observation(seat, step) {
       if (step < 0 || step > last) return null;
@@ -107,6 +146,12 @@
       const step = state.step;
       const parts = [];
       const move = step > 0 ? moves[step - 1] : null;
+      // The step's faults come first: on a small screen the caption shows only its first lines.
+      for (const fault of faultsAt.get(step) || []) {
+        parts.push(
+          h("div", { class: "caption-fault kind-" + fault.kind }, h("b", {}, fault.kind.replace("_", " ")), " of " + seatLabel(fault.seat) + ": ", V.faultDetail(h, fault.detail))
+        );
+      }
       if (move) {
         const hidden = state.view !== null && state.view !== move.seat && move.pub;
         parts.push(
@@ -116,11 +161,6 @@
         for (const note of move.notes) parts.push(h("div", { class: "caption-note" }, note));
       } else {
         parts.push(h("div", { class: "caption-move" }, "The deal, before any decision."));
-      }
-      for (const fault of faultsAt.get(step) || []) {
-        parts.push(
-          h("div", { class: "caption-fault kind-" + fault.kind }, h("b", {}, fault.kind.replace("_", " ")), " of " + seatLabel(fault.seat) + ": " + fault.detail)
-        );
       }
       const next = observation(0, step).to_move;
       if (next && next.length) {
@@ -136,8 +176,8 @@
         return;
       }
       raw.hidden = false;
-      raw.querySelector("summary").textContent = "Observation of " + seatLabel(state.view) + " at step " + state.step + " (what its bot was shown, as JSON)";
-      if (raw.open) raw.querySelector("pre").textContent = JSON.stringify(observation(state.view, state.step), null, 1);
+      raw.querySelector("summary").textContent = "Observation of " + seatLabel(state.view) + " at step " + state.step + " (what its bot was shown)";
+      if (raw.open) raw.querySelector("pre").replaceChildren(...V.compact(h, observation(state.view, state.step)));
     }
 
     function draw() {
@@ -149,6 +189,7 @@
         previous: (seat) => observation(seat, step - 1),
       };
       $("board").replaceChildren(game.draw(context));
+      for (const part of V.parts) part.draw(api, context);
       drawCaption();
       drawRaw();
       $("slider").value = String(step);
@@ -159,6 +200,7 @@
       root.dataset.step = String(step);
       root.dataset.view = state.view === null ? "full" : String(state.view);
       clearTimeout(state.addressTimer);
+      state.drawnHash = location.hash;
       state.addressTimer = setTimeout(keepPlace, ADDRESS_DELAY_MS);
     }
 
@@ -166,7 +208,8 @@
     // (browsers throttle that, and some throw).
     function keepPlace() {
       const address = "#step=" + state.step + "&view=" + (state.view === null ? "full" : state.view);
-      if (location.hash === address) return;
+      // An address set since this step was drawn (a link, the back button) wins: its hashchange is on its way.
+      if (location.hash === address || location.hash !== state.drawnHash) return;
       try {
         history.replaceState(null, "", address);
       } catch (error) {
@@ -216,6 +259,12 @@
       for (const speed of SPEEDS) $("speed").append(h("option", { value: speed, selected: speed === 5 }, speed + " steps/s"));
       $("view").append(h("option", { value: "full" }, "full view: every hand"));
       for (let seat = 0; seat < players; seat++) $("view").append(h("option", { value: seat }, seatLabel(seat)));
+      for (const part of V.parts) part.setUp(api);
+      // A control gives the keyboard back once used: a focused button would take space and Enter, a focused
+      // select the arrows.
+      for (const control of document.querySelectorAll("#player button, #player select")) {
+        control.addEventListener(control.tagName === "SELECT" ? "change" : "click", () => control.blur());
+      }
       $("first").addEventListener("click", () => go(0));
       $("back").addEventListener("click", () => go(state.step - 1));
       $("forward").addEventListener("click", () => go(state.step + 1));
@@ -235,9 +284,8 @@
     }
 
     function onKey(event) {
-      const tag = event.target.tagName;
-      if (tag === "SELECT" || (tag === "INPUT" && event.key.startsWith("Arrow")) || event.ctrlKey || event.metaKey || event.altKey) return;
-      if (tag === "BUTTON" && (event.key === " " || event.key === "Enter")) return; // the focused button's own click
+      if (V.typing(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.target.tagName === "BUTTON" && event.key === "Enter") return; // the focused button's own click
       const jump = event.shiftKey ? 10 : 1;
       const actions = {
         ArrowRight: () => go(state.step + jump),
@@ -282,10 +330,14 @@
       });
     }
 
+    const api = {
+      h, meta, data, moves, last, names, players, faultsAt, state, go, setView, observation, roundOf, seatLabel, timing, legal,
+      shared: (step) => views.shared[step],
+    };
     setUp();
     fromAddress();
     draw();
-    return { go, setView, observation, last };
+    return api;
   }
 
   V.start = async function start() {
@@ -294,7 +346,7 @@
     try {
       const meta = JSON.parse(document.getElementById("replay-meta").textContent);
       const data = await unpack(document.getElementById("replay-steps").textContent);
-      V.viewer = Viewer(meta, data);
+      V.viewer = Viewer(meta, data, document.getElementById("replay-legal").textContent);
       root.dataset.loadMs = String(Math.round(performance.now() - started));
       root.dataset.readyAt = String(Math.round(performance.now()));
       root.dataset.ready = "1";

@@ -78,6 +78,7 @@
     if (folded) badges.push(badge(h, "folded", "folded"));
     if (out) badges.push(badge(h, "out of the game", "folded"));
     if (context.view === seat) badges.push(badge(h, "this view", "viewer"));
+    badges.push(V.forfeitBadge(context, seat));
     let hand;
     if (own) {
       const fresh = newCards(context, seat, mine.hand);
@@ -152,11 +153,17 @@
         outcome.by_fold ? null : h("div", { class: "showdown-score" }, text)
       );
     });
+    // The engine posts the next round's amphoras as it pays the pot: the chips then were the stacks plus them.
+    const paid = just && table.phase !== "over"
+      ? h("div", { class: "muted", "data-paid": "" }, "chips when the pot was paid: " + table.chips.map((chips, seat) => "seat " + seat + " " + (chips + table.put[seat])).join(", ") +
+          "; then the amphora of " + table.amphora + " was posted for round " + table.round)
+      : null;
     const title = "Round " + outcome.round + (outcome.by_fold ? ": everyone else folded; pot " + outcome.pot : " showdown: pot " + outcome.pot + " (lowest score wins; highlighted cards are the vanguards)");
-    return h("div", { class: "showdown" + (just ? " just" : "") }, h("div", { class: "zone-label" }, title), rows);
+    return h("div", { class: "showdown" + (just ? " just" : "") }, h("div", { class: "zone-label" }, title), rows, paid);
   }
 
   V.games.scauver = {
+    chart: { label: "chips", value: (observation) => observation.chips },
     draw(context) {
       values = context.meta.constants.card_values;
       const h = context.h;

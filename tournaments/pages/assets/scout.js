@@ -7,13 +7,18 @@
   const HUES = [0, 4, 28, 48, 92, 150, 186, 212, 248, 282, 326];
   const PHASES = { orient: "orienting hands (a simultaneous decision)", play: "play", over: "game over" };
 
+  // 6 and 9 are underlined, as on playing cards, so that the small upside-down number reads right.
+  function mark(number) {
+    return number === 6 || number === 9 ? " underlined" : "";
+  }
+
   function card(h, pair, extra) {
     const [top, bottom] = pair;
     return h(
       "div",
       { class: "sc-card" + (extra ? " " + extra : ""), "data-card": top + "/" + bottom, style: "--top:" + HUES[top] + ";--bottom:" + HUES[bottom], title: top + " in use; " + bottom + " when turned" },
-      h("span", { class: "sc-top" }, top),
-      h("span", { class: "sc-bottom" }, bottom)
+      h("span", { class: "sc-top" + mark(top) }, top),
+      h("span", { class: "sc-bottom" + mark(bottom) }, bottom)
     );
   }
 
@@ -37,6 +42,7 @@
     if (table.active_owner === seat) badges.push(badge(h, "owns the Active Set", "owner"));
     if (table.scout_show_used[seat]) badges.push(badge(h, "Scout & Show used"));
     if (context.view === seat) badges.push(badge(h, "this view", "viewer"));
+    badges.push(V.forfeitBadge(context, seat));
     let cards;
     if (own) {
       cards = context.observation(seat).hand.map((pair, index) => card(h, pair, index === scouted ? "scouted" : ""));
@@ -92,7 +98,37 @@
     return h("div", { class: "scores-zone" }, h("div", { class: "zone-label" }, "Scores by round"), h("table", { class: "scores" }, h("thead", {}, head), h("tbody", {}, rows)));
   }
 
+  // The table as a round's last action left it (replay_page.py round_ends): every hand, the Active Set, and the
+  // round's scores; hands a seat's view cannot see stay backs.
+  function roundEnd(context, end) {
+    const h = context.h;
+    const finished = end.finished;
+    const rows = end.hands.map((hand, seat) => {
+      const own = context.view === null || context.view === seat;
+      const cards = own ? hand.map((pair) => card(h, pair, "mini")) : hand.map(() => back(h, "mini"));
+      const score = finished.scores[seat];
+      return h("div", { class: "end-row", "data-seat": seat },
+        h("div", { class: "seat-name" }, h("b", {}, "seat " + seat), " " + context.names[seat], finished.exempt === seat ? badge(h, "owns the Active Set: hand not counted", "owner") : null),
+        h("div", { class: "hand", "data-end-hand": seat }, cards.length ? cards : h("span", { class: "muted" }, "no cards")),
+        h("div", { class: "end-score" }, (score > 0 ? "+" : "") + score + " (captured " + finished.captured[seat] + ", chips " + finished.chips[seat] + ", in hand " + finished.hand_sizes[seat] + ") · total " + end.totals[seat]));
+    });
+    const owner = end.active_owner === null ? "" : " (owner seat " + end.active_owner + ")";
+    return h("div", { class: "round-end", "data-round-end": finished.round },
+      h("div", { class: "zone-label" }, "Round " + finished.round + " ended · its final position, before the next deal"),
+      h("div", { class: "end-active" }, h("span", { class: "muted" }, "Active Set" + owner + ": "), h("div", { class: "hand" }, end.active_set.map((pair) => card(h, pair, "mini")))),
+      rows);
+  }
+
   V.games.scout = {
+    roundEnd,
+    chart: { label: "total score", value: (observation) => observation.scores },
+    describe(action, before) {
+      if (action.kind === "orient") return action.flip ? "turn the hand around" : "keep the hand as dealt";
+      if (action.kind === "show") return "show " + before.hand.slice(action.start, action.start + action.length).map((pair) => pair[0]).join(" ");
+      const taken = action.end === "left" ? before.active_set[0] : before.active_set[before.active_set.length - 1];
+      const card = taken ? (action.flip ? taken[1] + "/" + taken[0] : taken[0] + "/" + taken[1]) : "?";
+      return "scout " + card + " from the " + action.end + " into position " + action.insert + (action.and_show ? ", then show" : "");
+    },
     draw(context) {
       const h = context.h;
       const table = context.observation(context.view === null ? 0 : context.view);

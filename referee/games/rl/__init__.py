@@ -1,0 +1,30 @@
+"""SCOUT and Scauver for reinforcement learning: PettingZoo and OpenSpiel adapters over the rules engines.
+
+Pure adapters with no I/O, on the games floor: they import `referee.games` and third-party libraries only
+(numpy, and pettingzoo/gymnasium or pyspiel, from the optional `rl` extra: `pip install -e '.[rl]'`).
+`referee.games` itself never imports this package (its registry skips sub-packages), so the core install
+needs none of them.
+
+- `pettingzoo_env(game, players=N, **options)`: a PettingZoo AECEnv (aec.py).
+- `import referee.games.rl.openspiel`: registers `python_scout` and `python_scauver` with pyspiel.
+- codec.py: the fixed integer encoding of every action; features.py: observations as float32 vectors.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .aec import CardGameEnv
+
+__all__ = ["pettingzoo_env"]
+
+
+def pettingzoo_env(
+    game: str, players: int = 4, render_mode: str | None = None, reward: str = "rank", **options: Any
+) -> CardGameEnv:
+    """A PettingZoo AEC environment of `game` ("scout" or "scauver") at `players` seats; `options` are the
+    game's options (`referee games` lists them). `reward` is "rank" or "score" (aec.py explains both)."""
+    from .aec import CardGameEnv
+
+    return CardGameEnv(game, players, options, render_mode=render_mode, reward=reward)

@@ -1,0 +1,199 @@
+"""SCOUT and Scauver as PettingZoo AEC environments, in the style of PettingZoo's classic card games.
+
+Agents are `player_0` .. `player_{n-1}`, one per seat. `observe(agent)` is a dict {"observation": float32
+vector (features.py), "action_mask": int8 vector over the fixed Discrete action space (codec.py)}, both
+computed from `state.observation(seat)` alone, the map the referee would send that seat. The agent to act
+also finds in `infos[agent]` that map itself ("observation") and the engine's legal actions
+("legal_actions", in the engine's order; copies, free to change); other agents' infos are empty. The
+observation map shares unchanging parts with the engine's state, as `state.observation` does: treat it as
+read-only (`copy.deepcopy` it before changing it).
+
+Simultaneous decisions (SCOUT's orientation, Scauver's setup and showdown) are taken one seat after the
+other, lowest seat first; the engine keeps a seat's choice out of every other seat's observation until all
+have chosen, so a later seat learns nothing from an earlier one.
+
+Rewards come once, when the game ends: with `reward="rank"` (the default) each agent gets the mean over the
+other seats of +1 (it ranks better), 0 (tied) or -1 (worse), so the rewards sum to zero and lie in [-1, 1];
+with `reward="score"` it gets its final score (SCOUT points, Scauver chips) minus the table's mean. Nothing
+truncates: every game ends (Scauver by its `round_cap` at the latest).
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from .. import Game, GameState, load_game
+from ..base import MAX_SEED
+from .codec import codec_for, legal_index
+from .features import feature_size, features
+from .rewards import rank_rewards, score_rewards
+
+REWARDS = ("rank", "score")
+
+
+class CardGameEnv(AECEnv):
+    """One game of SCOUT or Scauver per episode; see the module docstring for the conventions."""
+
+    metadata = {"render_modes": ["ansi"], "name": "card_referee_v0", "is_parallelizable": False}
+
+    def __init__(
+        self,
+        game: str,
+        players: int,
+        options: Mapping[str, Any] | None = None,
+        render_mode: str | None = None,
+        reward: str = "rank",
+    ) -> None:
+        super().__init__()
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode is None or 'ansi', not {render_mode!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward is one of {REWARDS}, not {reward!r}")
+        self.game: Game = load_game(game)
+        info = self.game.info
+        if type(players) is not int or not info.min_players <= players <= info.max_players:
+            raise ValueError(f"{game} is for {info.min_players} to {info.max_players} players, not {players!r}")
+        self.players = players
+        self.config = self.game.resolve_config(options)
+        self.render_mode = render_mode
+        self.reward_kind = reward
+        self.codec = codec_for(game, players, self.config)
+        self.metadata = {**self.metadata, "name": f"{game}_{players}p_v0"}
+        self.possible_agents = [f"player_{seat}" for seat in range(players)]
+        size = feature_size(game, players)
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(-1.0, 1.0, (size,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (self.codec.size,), np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(self.codec.size) for agent in self.possible_agents}
+        self._rng = random.Random(secrets.randbits(64))
+        self.state_: GameState | None = None
+        self._legal: dict[int, dict[str, Any]] = {}
+
+    def __str__(self) -> str:
+        return str(self.metadata["name"])
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # Episodes.
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """A new game; its deal seed comes from `seed` (a generator seeded once, so that successive resets
+        deal new games reproducibly) or, without one, from the generator of the previous resets."""
+        if seed is not None:
+            self._rng = random.Random(seed)
+        self.state_ = self.game.new_game(self.players, self._rng.randint(0, MAX_SEED), self.config)
+        self.agents = self.possible_agents[:]
+        self.rewards = {agent: 0.0 for agent in self.agents}
+        self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
+        self.terminations = {agent: False for agent in self.agents}
+        self.truncations = {agent: False for agent in self.agents}
+        self._select()
+
+    def _select(self) -> None:
+        """Point agent_selection at the seat to act (the lowest one at a simultaneous decision) and fill its
+        info and the index of its legal actions."""
+        state = self._engine()
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        if state.is_over():
+            return
+        seat = state.to_move()[0]
+        self.agent_selection = self.possible_agents[seat]
+        observation = state.observation(seat)
+        legal = state.legal_actions(seat)
+        self._legal = legal_index(self.codec, legal, observation)
+        self.infos[self.agent_selection] = {"observation": observation, "legal_actions": legal}
+
+    def _engine(self) -> GameState:
+        if self.state_ is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.state_
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        index = int(action)
+        if index not in self._legal:
+            raise ValueError(f"action {index} is not legal for {agent} now (see the action mask)")
+        state = self._engine()
+        state.apply(self.possible_agents.index(agent), self._legal[index])
+        self._cumulative_rewards[agent] = 0.0
+        if state.is_over():
+            self._finish(state)
+        else:
+            self._select()
+        self._accumulate_rewards()
+
+    def _finish(self, state: GameState) -> None:
+        result = state.result()
+        values = rank_rewards(result["ranks"]) if self.reward_kind == "rank" else score_rewards(result["scores"])
+        self.rewards = dict(zip(self.possible_agents, values, strict=True))
+        self.terminations = {agent: True for agent in self.agents}
+        self.infos = {agent: {"result": result} for agent in self.agents}
+        self._legal = {}
+
+    def action_index(self, action: dict[str, Any]) -> int:
+        """The index `step` takes for `action`, one of `infos[agent_selection]["legal_actions"]`: for a learner
+        that picks among the engine's actions rather than from the mask."""
+        info = self.infos[self.agent_selection]
+        return self.codec.encode(action, info["observation"])
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        state = self._engine()
+        mask = np.zeros(self.codec.size, np.int8)
+        if not state.is_over() and agent == self.agent_selection:
+            observation = self.infos[agent]["observation"]
+            mask[list(self._legal)] = 1
+        else:
+            observation = state.observation(self.possible_agents.index(agent))
+        return {"observation": features(self.game.name, observation, self.config), "action_mask": mask}
+
+    # Output.
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        return render_text(self._engine())
+
+    def close(self) -> None:
+        self.state_ = None
+
+
+def render_text(state: GameState) -> str:
+    """A spectator's view of the whole table (every hand shown): the game, round, phase and each seat."""
+    lines = [f"{state.game.name} at {state.players} seats, round {state.round}, to move {state.to_move()}"]
+    for seat in range(state.players):
+        observation = state.observation(seat)
+        if state.game.name == "scout":
+            hand = " ".join(f"{top}/{bottom}" for top, bottom in observation["hand"])
+            extra = f"captured {observation['captured'][seat]} chips {observation['chips'][seat]}"
+        else:
+            hand = " ".join(observation["hand"])
+            field = observation["fields"][seat]
+            extra = f"field {' '.join(field['left'])} | {' '.join(field['right'])} chips {observation['chips'][seat]}"
+        lines.append(f"  seat {seat}: {hand}  {extra}  score {state.result()['scores'][seat]}")
+    last = state.observation(0)
+    if state.game.name == "scout":
+        table = " ".join(f"{top}/{bottom}" for top, bottom in last["active_set"])
+        lines.append(f"  active set: {table or '-'} (owner {last['active_owner']})")
+    else:
+        lines.append(f"  pot {last['pot']}, phase {last['phase']}")
+    return "\n".join(lines) + "\n"

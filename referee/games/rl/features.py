@@ -1,0 +1,137 @@
+"""Fixed-size float32 vectors of an observation, for learners that want an array.
+
+Each vector is computed from the observation dict alone (what the referee sends that seat), so it holds
+nothing the seat may not know. Seats are listed relative to the observing seat (itself first, then the
+seat on its left, ...) and counts are scaled to about [0, 1].
+
+Every value lies in [-1, 1] (the few counts without a bound are clipped to it).
+
+SCOUT, per player count (H = codec.hand_cap):
+    hand           H slots x (10 top + 10 bottom one-hot), in hand order (an empty slot is all zero)
+    active set     10 slots x (10 top + 10 bottom one-hot)
+    per seat       hand size / H, captured / 45, chips / 10, Scout & Show used, score / 50,
+                   owns the Active Set, is to move                      (7 x players)
+    phase          orient, play, over; must_show; round / rounds; the round's starter (players, one-hot)
+
+Scauver:
+    hand           40 cards, one bit each (card order: value, then suit S, H, D, C)
+    per seat       left flank 40 bits, right flank 40 bits, chips, put, to call, exchange put (each / all the
+                   chips of the table), in the round, eliminated, dealer, turn, hand size / 5
+    table          phase (8, one-hot), amphora, cap, pot, level (each / all chips), raises / 4, lap / 3,
+                   cards left in the deck / 40, round / round_cap
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from .. import Observation
+from ..scauver import CARD_ORDER
+from .codec import LONGEST_SET, hand_cap
+
+SCOUT_PER_SEAT = 7
+SCAUVER_PHASES = ("setup", "bet", "answer", "place", "final", "final_bet", "showdown", "over")
+SCAUVER_PER_SEAT = 89
+DECK = 40
+
+
+def scout_size(players: int) -> int:
+    return hand_cap(players) * 20 + LONGEST_SET * 20 + SCOUT_PER_SEAT * players + 5 + players
+
+
+def _cards(out: np.ndarray, offset: int, cards: list[list[int]]) -> None:
+    for slot, (top, bottom) in enumerate(cards):
+        base = offset + slot * 20
+        out[base + top - 1] = 1.0
+        out[base + 10 + bottom - 1] = 1.0
+
+
+def scout_features(observation: Observation) -> np.ndarray:
+    players = observation["players"]
+    seat = observation["seat"]
+    cap = hand_cap(players)
+    out = np.zeros(scout_size(players), np.float32)
+    _cards(out, 0, observation["hand"])
+    _cards(out, cap * 20, observation["active_set"])
+    offset = (cap + LONGEST_SET) * 20
+    owner, to_move = observation["active_owner"], observation["to_move"]
+    hand_sizes, captured, chips = observation["hand_sizes"], observation["captured"], observation["chips"]
+    used, scores = observation["scout_show_used"], observation["scores"]
+    for relative in range(players):
+        other = (seat + relative) % players
+        out[offset : offset + SCOUT_PER_SEAT] = (
+            hand_sizes[other] / cap,
+            captured[other] / 45,
+            min(chips[other] / 10, 1.0),
+            used[other],
+            max(-1.0, min(scores[other] / 50, 1.0)),
+            other == owner,
+            other in to_move,
+        )
+        offset += SCOUT_PER_SEAT
+    out[offset + ("orient", "play", "over").index(observation["phase"])] = 1.0
+    out[offset + 3] = observation["must_show"]
+    out[offset + 4] = observation["round"] / observation["rounds"]
+    out[offset + 5 + (observation["round_starter"] - seat) % players] = 1.0
+    return out
+
+
+def scauver_size(players: int) -> int:
+    return DECK + SCAUVER_PER_SEAT * players + len(SCAUVER_PHASES) + 8
+
+
+def _card_bits(out: np.ndarray, offset: int, cards: list[str]) -> None:
+    for card in cards:
+        out[offset + CARD_ORDER[card]] = 1.0
+
+
+def scauver_features(observation: Observation, config: Mapping[str, Any]) -> np.ndarray:
+    players = observation["players"]
+    seat = observation["seat"]
+    out = np.zeros(scauver_size(players), np.float32)
+    total = config["starting_chips"] * players
+    _card_bits(out, 0, observation["hand"])
+    bet = observation["bet"]
+    offset = DECK
+    for relative in range(players):
+        other = (seat + relative) % players
+        field = observation["fields"][other]
+        _card_bits(out, offset, field["left"])
+        _card_bits(out, offset + DECK, field["right"])
+        out[offset + 2 * DECK : offset + SCAUVER_PER_SEAT] = (
+            observation["chips"][other] / total,
+            observation["put"][other] / total,
+            bet["to_call"][other] / total if bet else 0.0,
+            bet["exchange_put"][other] / total if bet else 0.0,
+            observation["in_round"][other],
+            observation["eliminated"][other],
+            other == observation["dealer"],
+            other == observation["turn"],
+            observation["hand_sizes"][other] / 5,
+        )
+        offset += SCAUVER_PER_SEAT
+    out[offset + SCAUVER_PHASES.index(observation["phase"])] = 1.0
+    offset += len(SCAUVER_PHASES)
+    out[offset : offset + 8] = (
+        observation["amphora"] / total,
+        observation["cap"] / total,
+        observation["pot"] / total,
+        bet["level"] / total if bet else 0.0,
+        (bet["raises"] / 4) if bet else 0.0,
+        observation["lap"] / 3,
+        observation["deck_left"] / DECK,
+        observation["round"] / config["round_cap"],
+    )
+    return np.clip(out, -1.0, 1.0, out=out)
+
+
+def feature_size(game: str, players: int) -> int:
+    return scout_size(players) if game == "scout" else scauver_size(players)
+
+
+def features(game: str, observation: Observation, config: Mapping[str, Any]) -> np.ndarray:
+    """The observation as a float32 vector of `feature_size(game, players)` values."""
+    return scout_features(observation) if game == "scout" else scauver_features(observation, config)

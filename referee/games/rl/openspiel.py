@@ -1,0 +1,415 @@
+"""SCOUT and Scauver as OpenSpiel python games: importing this module registers `python_scout` and
+`python_scauver` with pyspiel (`pyspiel.load_game("python_scout", {"players": 4})`).
+
+Both are sequential imperfect-information games with explicit chance nodes for the deal, played by the
+rules engine itself (nothing of the rules is written again here):
+
+- Chance deals one card per node, uniformly among the cards not yet dealt: SCOUT outcome
+  `2 * i + o` is card i of the table's deck (`scout.TABLES[players].deck`, as (low, high)) with the low number
+  on top (o = 0) or the high one (o = 1), all hands of a round seat by seat (two seats: round 2 from the 22
+  cards round 1 left). Scauver first draws the first dealer (outcome = seat; only with `first_dealer` -1),
+  then per round, for the players still in, their 5 cards seat by seat and then the 3 cards each of them
+  may draw, in draw order (outcome = index in the deck). Every round is dealt when it starts, by the
+  engine's explicit deal: the game is rebuilt by replaying its actions with the new round's cards.
+- Player actions are the codec's indices (codec.py documents every one); a simultaneous decision (SCOUT's
+  orientation, Scauver's setup and showdown) is taken seat by seat, lowest first, and the engine shows no
+  seat another's choice until all have chosen.
+- Returns come at the end: per seat the mean over the others of +1 / 0 / -1 for ranking better / level /
+  worse (zero-sum, in [-1, 1]). A game that reaches `max_moves` player moves (parameter; far beyond any
+  game seen in random play) ends there and is scored by the engine's result so far.
+- The observation string and tensor are of `state.observation(player)`, what the referee sends that seat
+  (features.py for the tensor). The information-state string is that seat's observation at each of its
+  decisions (each round's public log only from where the previous one ended) with the action it took, then
+  its current observation: all it was ever shown, so it has perfect recall of what the referee sends. The
+  information-state tensor is the observation tensor (a fixed size cannot hold a whole game's history).
+  Only the seat's own view is offered: an observer of public information alone raises ValueError rather
+  than hand out the seat's private cards.
+
+Game parameters: `players`, `max_moves`, and the game's own options that take a number or a truth value
+(`referee games` lists them), e.g. `{"players": 3, "round_cap": 20}` for Scauver.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from .. import Game, GameState, load_game
+from ..scauver import FACE_DECK, NUMERIC_DECK
+from ..scout import TABLES
+from .codec import ActionCodec, codec_for
+from .features import feature_size, features
+from .rewards import rank_rewards
+
+DEFAULT_PLAYERS = {"scout": 4, "scauver": 2}
+MAX_MOVES = 100_000
+SIMULTANEOUS = frozenset({"orient", "setup", "showdown"})
+SCAUVER_CARDS_PER_SEAT = 5 + 3
+
+
+def _game_type(name: str) -> pyspiel.GameType:
+    rules = load_game(name)
+    options = {
+        option.name: option.default for option in rules.info.options if type(option.default) in (int, bool, float)
+    }
+    return pyspiel.GameType(
+        short_name=f"python_{name}",
+        long_name=f"Python {rules.info.title} (card-referee)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=rules.info.max_players,
+        min_num_players=rules.info.min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification={"players": DEFAULT_PLAYERS[name], "max_moves": MAX_MOVES, **options},
+    )
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a game's parameters fix, shared (never copied) by its states."""
+
+    name: str
+    players: int
+    max_moves: int
+    rules: Game
+    config: dict[str, Any]
+    codec: ActionCodec
+    deck: tuple[Any, ...]
+
+    @classmethod
+    def of(cls, name: str, players: int, max_moves: int, options: dict[str, Any]) -> Setup:
+        rules = load_game(name)
+        config = rules.resolve_config(options)
+        if name == "scout":
+            deck: tuple[Any, ...] = TABLES[players].deck
+        else:
+            deck = NUMERIC_DECK if config["numeric_deck"] else FACE_DECK
+        return cls(name, players, max_moves, rules, config, codec_for(name, players, config), deck)
+
+    @property
+    def chance_outcomes(self) -> int:
+        return 2 * len(self.deck) if self.name == "scout" else max(len(self.deck), self.players)
+
+    @property
+    def feature_size(self) -> int:
+        return feature_size(self.name, self.players)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Setup:
+        return self
+
+
+class CardGame(pyspiel.Game):
+    """One of the two games at one player count; `name` is set by the subclasses below."""
+
+    name = ""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        given = dict(params or {})
+        players = int(given.pop("players", DEFAULT_PLAYERS[self.name]))
+        max_moves = int(given.pop("max_moves", MAX_MOVES))
+        self.setup = setup = Setup.of(self.name, players, max_moves, given)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=setup.codec.size,
+            max_chance_outcomes=setup.chance_outcomes,
+            num_players=players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=max_moves,
+        )
+        super().__init__(GAME_TYPES[self.name], info, {"players": players, "max_moves": max_moves, **given})
+
+    def new_initial_state(self) -> CardState:
+        return CardState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
+        if params:
+            raise ValueError(f"observation parameters are not supported; passed {params}")
+        if iig_obs_type is not None and (
+            iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not iig_obs_type.public_info
+        ):
+            raise ValueError("only the seat's own view is observed (private_info SINGLE_PLAYER, public_info True)")
+        perfect_recall = bool(iig_obs_type and iig_obs_type.perfect_recall)
+        return Observer(self, perfect_recall)
+
+
+@dataclass
+class Progress:
+    """The changing part of a state, kept apart so that pyspiel's clones (a deepcopy) copy it fast: the
+    engine by its own clone, lists of values that are never changed in place by a shallow copy."""
+
+    engine: GameState | None = None
+    rounds: list[Any] = field(default_factory=list)
+    dealing: list[int] = field(default_factory=list)
+    first_dealer: int | None = None
+    active: list[int] = field(default_factory=list)
+    moves: int = 0
+    truncated: bool = False
+    seen: list[list[str]] = field(default_factory=list)
+    round_log_seen: list[int] = field(default_factory=list)
+    legal: dict[int, Any] | None = None
+    observed: dict[str, Any] | None = None
+    """The observation of the seat to move that `legal` was encoded from."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Progress:
+        return Progress(
+            engine=None if self.engine is None else self.engine.clone(),
+            rounds=list(self.rounds),
+            dealing=list(self.dealing),
+            first_dealer=self.first_dealer,
+            active=list(self.active),
+            moves=self.moves,
+            truncated=self.truncated,
+            seen=[list(shown) for shown in self.seen],
+            round_log_seen=list(self.round_log_seen),
+            legal=self.legal,
+            observed=self.observed,
+        )
+
+
+class CardState(pyspiel.State):
+    """A game in progress: chance nodes while a round is dealt, then the engine's decisions."""
+
+    def __init__(self, game: CardGame) -> None:
+        super().__init__(game)
+        self._game = game.setup
+        self._p = Progress(
+            first_dealer=None if self._game.config.get("first_dealer", -1) == -1 else self._game.config["first_dealer"],
+            active=list(range(self._game.players)),
+            seen=[[] for _ in range(self._game.players)],
+            round_log_seen=[0] * self._game.players,
+        )
+
+    # Whose turn.
+
+    def current_player(self) -> int:
+        if self.is_terminal():
+            return pyspiel.PlayerId.TERMINAL
+        if self._is_dealing():
+            return pyspiel.PlayerId.CHANCE
+        assert self._p.engine is not None
+        return self._p.engine.to_move()[0]
+
+    def _is_dealing(self) -> bool:
+        return self._p.engine is None or self._p.engine.round > len(self._p.rounds)
+
+    def is_terminal(self) -> bool:
+        return self._p.truncated or (self._p.engine is not None and not self._is_dealing() and self._p.engine.is_over())
+
+    def returns(self) -> list[float]:
+        if not self.is_terminal():
+            return [0.0] * self._game.players
+        assert self._p.engine is not None
+        return rank_rewards(self._p.engine.result()["ranks"])
+
+    # Chance.
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        assert self._is_dealing()
+        if self._game.name == "scauver" and self._p.first_dealer is None:
+            return [(seat, 1.0 / self._game.players) for seat in range(self._game.players)]
+        taken = {outcome // 2 if self._game.name == "scout" else outcome for outcome in self._p.dealing}
+        taken |= self._dealt_before()
+        if self._game.name == "scout":
+            free = [2 * card + side for card in range(len(self._game.deck)) if card not in taken for side in (0, 1)]
+        else:
+            free = [card for card in range(len(self._game.deck)) if card not in taken]
+        return [(outcome, 1.0 / len(free)) for outcome in free]
+
+    def _dealt_before(self) -> set[int]:
+        """Cards of earlier rounds that this round cannot deal again (SCOUT at two seats: round 1's)."""
+        if self._game.name == "scout" and self._game.players == 2 and self._p.rounds:
+            deck = self._game.deck
+            return {deck.index(tuple(sorted(card))) for hand in self._p.rounds[0] for card in hand}
+        return set()
+
+    def _cards_per_round(self) -> int:
+        if self._game.name == "scout":
+            return self._game.players * TABLES[self._game.players].hand_size
+        return SCAUVER_CARDS_PER_SEAT * len(self._p.active)
+
+    def _deal(self, outcome: int) -> None:
+        if self._game.name == "scauver" and self._p.first_dealer is None:
+            self._p.first_dealer = outcome
+            return
+        self._p.dealing.append(outcome)
+        if len(self._p.dealing) == self._cards_per_round():
+            self._p.rounds.append(self._round_from(self._p.dealing))
+            self._p.dealing = []
+            self._rebuild()
+
+    def _round_from(self, outcomes: list[int]) -> Any:
+        game = self._game
+        if game.name == "scout":
+            cards = [list(game.deck[outcome // 2])[:: 1 - 2 * (outcome % 2)] for outcome in outcomes]
+            size = TABLES[game.players].hand_size
+            return [cards[seat * size : (seat + 1) * size] for seat in range(game.players)]
+        cards = [game.deck[outcome] for outcome in outcomes]
+        spare = iter(card for card in game.deck if card not in cards)
+        hands, at = [], 0
+        for seat in range(game.players):
+            if seat in self._p.active:
+                hands.append(cards[at : at + 5])
+                at += 5
+            else:
+                hands.append([next(spare) for _ in range(5)])
+        return {"hands": hands, "draws": cards[at:]}
+
+    def _explicit_deal(self) -> dict[str, Any]:
+        game = self._game
+        if game.name == "scauver":
+            return {"rounds": list(self._p.rounds)}
+        rounds = list(self._p.rounds)
+        table = TABLES[game.players]
+        while len(rounds) < table.rounds:
+            if game.players == 2:
+                used = {tuple(sorted(card)) for hand in rounds[0] for card in hand}
+                cards = [list(card) for card in game.deck if card not in used]
+            else:
+                cards = [list(card) for card in game.deck]
+            rounds.append(
+                [cards[seat * table.hand_size : (seat + 1) * table.hand_size] for seat in range(game.players)]
+            )
+        return {"rounds": rounds}
+
+    def _rebuild(self) -> None:
+        """The engine with every round dealt so far, the actions played so far replayed (rounds not dealt
+        yet are placeholders that no observation shows: they are redealt before they start)."""
+        game = self._game
+        config = dict(game.config)
+        if game.name == "scauver":
+            config["first_dealer"] = self._p.first_dealer
+        history = self._p.engine.history if self._p.engine is not None else []
+        self._p.engine = game.rules.replay(game.players, 0, history, config, self._explicit_deal())
+
+    # Decisions.
+
+    def _legal_table(self) -> dict[int, Any]:
+        if self._p.legal is None:
+            assert self._p.engine is not None
+            seat = self._p.engine.to_move()[0]
+            observation = self._p.engine.observation(seat)
+            legal = self._p.engine.legal_actions_view(seat)
+            self._p.legal = {self._game.codec.encode(action, observation): action for action in legal}
+            self._p.observed = observation
+        return self._p.legal
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if self.is_terminal() or self._is_dealing() or player != self.current_player():
+            return []
+        return sorted(self._legal_table())
+
+    def _apply_action(self, action: int) -> None:
+        if self._is_dealing():
+            self._deal(int(action))
+            return
+        engine = self._p.engine
+        assert engine is not None
+        seat = engine.to_move()[0]
+        chosen = self._legal_table()[int(action)]
+        self._remember(seat, self._p.observed, chosen)
+        round_before = engine.round
+        engine.apply(seat, dict(chosen))
+        self._p.legal = None
+        self._p.moves += 1
+        if engine.round != round_before:
+            self._p.round_log_seen = [0] * self._game.players
+            if not engine.is_over() and self._game.name == "scauver":
+                eliminated = engine.observation(0)["eliminated"]
+                self._p.active = [seat for seat in range(self._game.players) if not eliminated[seat]]
+        if self._p.moves >= self._game.max_moves and not engine.is_over():
+            self._p.truncated = True
+
+    def _remember(self, seat: int, shown: dict[str, Any] | None, action: Any) -> None:
+        """What the seat was shown at this decision (the round's log from where it last looked), and its move."""
+        observation = dict(shown or {})
+        key = "history" if self._game.name == "scout" else "betting"
+        log = observation[key]
+        observation[key] = log[self._p.round_log_seen[seat] :]
+        self._p.round_log_seen[seat] = len(log)
+        self._p.seen[seat].append(f"{_compact(observation)} -> {_compact(action)}")
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            if self._game.name == "scauver" and self._p.first_dealer is None:
+                return f"first dealer {action}"
+            if self._game.name == "scout":
+                low, high = self._game.deck[action // 2]
+                return f"deal {[low, high][:: 1 - 2 * (action % 2)]}"
+            return f"deal {self._game.deck[action]}"
+        table = self._legal_table() if not self._is_dealing() and player == self.current_player() else {}
+        return _compact(table[action]) if action in table else f"action {action}"
+
+    def __str__(self) -> str:
+        if self._p.engine is None or self._is_dealing():
+            return f"dealing round {len(self._p.rounds) + 1}: {len(self._p.dealing)} cards dealt"
+        engine = self._p.engine
+        result = engine.result()
+        last = engine.history[-1] if engine.history else None
+        return (
+            f"round {engine.round}, to move {engine.to_move()}, scores {result['scores']}, "
+            f"{len(engine.history)} actions, last {_compact(last)}"
+        )
+
+    # What a seat sees.
+
+    def observation_of(self, player: int) -> dict[str, Any] | None:
+        """`state.observation(player)` of the engine, or None while a round is being dealt."""
+        if self._p.engine is None or (self._is_dealing() and not self.is_terminal()):
+            return None
+        return self._p.engine.observation(player)
+
+    def information_of(self, player: int) -> str:
+        current = self.observation_of(player)
+        now = "dealing" if current is None else _compact(current)
+        return "\n".join([f"seat {player}", *self._p.seen[player], f"now {now}"])
+
+
+class Observer:
+    """pyspiel's python observer: the seat's observation, or (perfect recall) all it was shown."""
+
+    def __init__(self, game: CardGame, perfect_recall: bool) -> None:
+        self._game = game.setup
+        self._perfect_recall = perfect_recall
+        self.tensor = np.zeros(self._game.feature_size, np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def set_from(self, state: CardState, player: int) -> None:
+        observation = state.observation_of(player)
+        if observation is None:
+            self.tensor.fill(0.0)
+        else:
+            self.tensor[:] = features(self._game.name, observation, self._game.config)
+
+    def string_from(self, state: CardState, player: int) -> str:
+        if self._perfect_recall:
+            return state.information_of(player)
+        observation = state.observation_of(player)
+        return "dealing" if observation is None else _compact(observation)
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+class ScoutGame(CardGame):
+    name = "scout"
+
+
+class ScauverGame(CardGame):
+    name = "scauver"
+
+
+GAME_TYPES = {name: _game_type(name) for name in ("scout", "scauver")}
+pyspiel.register_game(GAME_TYPES["scout"], ScoutGame)
+pyspiel.register_game(GAME_TYPES["scauver"], ScauverGame)

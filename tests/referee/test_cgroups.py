@@ -1,0 +1,38 @@
+"""A bot's cgroup as the referee writes it, on a folder standing in for a cgroup v2 parent (this tests the files
+and values written; tests/referee/test_freezing.py tests freezing on the machine's own cgroups)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from protocol import limits
+from referee.isolation.cgroups import BotCgroup, CgroupMode, CgroupSupport, Hierarchy
+
+
+def test_a_cgroup_v2_bot_gets_an_equal_weight_and_a_quota(tmp_path: Path) -> None:
+    support = CgroupSupport(CgroupMode.V2, (Hierarchy(tmp_path, frozenset({"memory", "pids", "cpu"})),))
+    assert support.cpu and support.freezer
+    BotCgroup.create(support, "bot-1", 256 * 1024 * 1024, 64, {0, 1})
+    folder = tmp_path / "card-referee-bot-1"
+    assert (folder / "cpu.weight").read_text() == "100"
+    quota = int(2 * limits.BOT_CPU_SHARE * 100_000)
+    assert (folder / "cpu.max").read_text() == f"{quota} 100000"
+    assert (folder / "memory.max").read_text() == str(256 * 1024 * 1024)
+    assert (folder / "pids.max").read_text() == "64"
+
+
+def test_holding_writes_the_freezer_file_each_time_from_its_start(tmp_path: Path) -> None:
+    freezer = tmp_path / "cgroup.freeze"
+    freezer.write_text("0")
+    group = BotCgroup((tmp_path,), (freezer, "1", "0"))
+    assert group.can_hold
+    group.hold(True)
+    assert freezer.read_text() == "1"
+    group.hold(False)
+    assert freezer.read_text() == "0"
+    assert not BotCgroup((tmp_path,)).can_hold
+
+
+def test_without_cpu_or_freezer_a_v1_machine_says_so() -> None:
+    support = CgroupSupport(CgroupMode.V1, (Hierarchy(Path("/x"), frozenset({"memory"})),))
+    assert not support.cpu and not support.freezer
