@@ -904,8 +904,8 @@ GET_MORE = {
     "limits for a bot as a whole": "run the referee as root on a machine with cgroup v2 (or v1 memory and pids "
     "hierarchies it may write), or in a systemd scope that delegates its cgroup: "
     "systemd-run --user --scope -p Delegate=yes referee ...",
-    "keyrings closed (seccomp)": "run on x86_64 or aarch64 Linux with a bubblewrap that loads seccomp filters "
-    "(bubblewrap 0.3 or newer)",
+    "shared kernel objects closed (seccomp)": "run on x86_64 or aarch64 Linux with a bubblewrap that loads seccomp "
+    "filters (bubblewrap 0.3 or newer)",
     "CPUs kept to the referee's": "let the referee write a cpuset cgroup (as root, or with cpuset delegated)",
 }
 """For each check of `report`, what gives it where it is missing."""

@@ -64,7 +64,7 @@ def test_doctor_says_what_a_partial_sandbox_lacks(monkeypatch: pytest.MonkeyPatc
     assert [line.split(":")[0] for line in advice] == [
         "own uid per bot",
         "limits for a bot as a whole",
-        "keyrings closed (seccomp)",
+        "shared kernel objects closed (seccomp)",
         "CPUs kept to the referee's",
     ]
     assert "run the referee as root" in advice[0]
