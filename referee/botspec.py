@@ -35,10 +35,12 @@ import re
 import shlex
 import shutil
 import sys
+import unicodedata
 from collections import Counter
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
+from protocol.safe_text import invisible_characters, skeleton
 from referee.records import BotSpec
 
 BUILT_IN_MODULES = {
@@ -190,28 +192,33 @@ def unique_names(specs: Sequence[BotSpec]) -> tuple[BotSpec, ...]:
 
 
 def _printable(text: str) -> str:
-    """`text` with control characters and runs of white space turned into single spaces, stripped."""
-    return " ".join("".join(" " if not char.isprintable() else char for char in text).split())
+    """`text` in NFKC with control, format (bidirectional, zero-width) and invisible characters and runs of
+    white space turned into single spaces, stripped (protocol.safe_text)."""
+    normal = unicodedata.normalize("NFKC", text)
+    visible = "".join(" " if not char.isprintable() or invisible_characters(char) else char for char in normal)
+    return " ".join(visible.split())
 
 
 def match_names(specs: Sequence[BotSpec], hello_names: Sequence[str | None]) -> tuple[str, ...]:
     """The names the bots of a match play under: a BotSpec's name, or, for a spec named_by_hello, the name its
     bot sent in hello (None: it sent none, and keeps its spec's name). A name someone chose is never changed;
-    a hello name that repeats another name gets #1, #2, ... (as unique_names does), skipping chosen names."""
+    a hello name that repeats another name, or looks like one (protocol.safe_text.skeleton: `rаndom` with a
+    Cyrillic a), gets #1, #2, ... (as unique_names does), skipping chosen names."""
     wanted = []
     for spec, hello in zip(specs, hello_names, strict=True):
         name = _printable(hello) if spec.named_by_hello and hello is not None else ""
         wanted.append(name or spec.name)
-    chosen = {spec.name for spec in specs if not spec.named_by_hello}
-    counts = Counter(wanted)
+    chosen_looks = {skeleton(spec.name) for spec in specs if not spec.named_by_hello}
+    looks = Counter(skeleton(name) for name in wanted)
     seen: Counter[str] = Counter()
     names = []
     for spec, name in zip(specs, wanted, strict=True):
-        if spec.named_by_hello and (counts[name] > 1 or name in chosen):
+        look = skeleton(name)
+        if spec.named_by_hello and (looks[look] > 1 or look in chosen_looks):
             while True:
-                seen[name] += 1
-                numbered = f"{name}#{seen[name]}"
-                if numbered not in chosen and numbered not in counts:
+                seen[look] += 1
+                numbered = f"{name}#{seen[look]}"
+                if skeleton(numbered) not in chosen_looks and skeleton(numbered) not in looks:
                     break
             name = numbered
         names.append(name)

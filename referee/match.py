@@ -358,7 +358,7 @@ class GameRunner:
             timings=tuple(_timing(status.decision_ms) for status in self.seats),
             replay_path=replay_path,
             forfeited=tuple(forfeited),
-            sandboxed=self.session.sandboxed,
+            isolation=self.session.isolation,
         )
 
     def _write_replay(

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol import limits
+from referee.isolation.sandbox import Isolation
 
 
 class FaultKind(enum.StrEnum):
@@ -137,9 +138,15 @@ class GameRecord:
     replay_path: str | None = None
     forfeited: tuple[bool, ...] = ()
     """Whether each seat forfeited the game (empty: none did)."""
-    sandboxed: bool = True
-    """Every bot of the game ran in the sandbox (False: the match asked for none, or the machine has none)."""
+    isolation: Isolation = Isolation.FULL
+    """The weakest isolation a bot of the game had (referee.isolation.sandbox.Isolation: none when the match asked
+    for no sandbox or the machine has none; partial when a bot lacked its own uid, its cgroup or the seccomp
+    filter)."""
 
+    @property
+    def sandboxed(self) -> bool:
+        """Every bot of the game ran in the sandbox (at full or partial isolation)."""
+        return self.isolation is not Isolation.NONE
 
 @dataclass(frozen=True)
 class Handshake:

@@ -53,6 +53,7 @@ from referee.wire.peers import LookupExpired
 
 _BYE_GRACE_S = 0.5
 _log = logging.getLogger(__name__)
+_STRENGTH = (sandbox.Isolation.NONE, sandbox.Isolation.PARTIAL, sandbox.Isolation.FULL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +129,8 @@ class Session:
         chosen = iter(self._chosen_logs)
         jails = spec.sandbox and transport is Transport.IPC and sandbox.probe().usable
         self.sandboxed = jails and all(bot.sandbox for bot in spec.bots)
+        self.isolation = sandbox.probe().isolation if self.sandboxed else sandbox.Isolation.NONE
+        """The weakest isolation any bot of the match has had so far (GameRecord.isolation)."""
         self.freezes = self.sandboxed and not spec.ponder and sandbox.probe().cgroups.freezer
         """Bots are frozen while not on move: thawed when a request is sent to them (before its clock starts),
         frozen again when their reply arrives or the request ends otherwise, and from their hello until their
@@ -255,6 +258,8 @@ class Session:
             participant.down = Downtime(FaultKind.CRASH, str(error))
             return
         participant.process = process
+        if process.jail is not None and process.jail.isolation is not sandbox.Isolation.FULL:
+            self.isolation = min(self.isolation, process.jail.isolation, key=_STRENGTH.index)
         self._by_pidfd[process.pidfd] = participant
         self.router.watch(process.pidfd)
 

@@ -6,7 +6,8 @@ Columns (tournaments.league.store.SeatRow): match, game (its index in the match)
 (the bots in seat order), bot, rank (1 best; a forfeit ranks last), score (a forfeit scores the table's
 lowest), forfeited, faults (the seat's faults in that game), decisions, mean_ms, max_ms (decision times on the
 referee's clock). In CSV the seating is a JSON array and forfeited is 0 or 1; in JSON lines each row is an
-object with those keys.
+object with those keys. A CSV text cell that starts with = + - @, tab or carriage return starts with a single
+quote, so that a spreadsheet shows it instead of running it (protocol.safe_text.csv_cell).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import enum
 import json
 from collections.abc import Iterable
 from typing import TextIO
+
+from protocol.safe_text import csv_cell
 
 from .league.store import SeatRow
 
@@ -39,7 +42,8 @@ def _write_csv(rows: Iterable[SeatRow], out: TextIO) -> int:
     writer.writeheader()
     count = 0
     for row in rows:
-        writer.writerow({**row, "seating": json.dumps(row["seating"]), "forfeited": int(row["forfeited"])})
+        cells = {**row, "seating": json.dumps(row["seating"]), "forfeited": int(row["forfeited"])}
+        writer.writerow({key: csv_cell(value) for key, value in cells.items()})
         count += 1
     return count
 

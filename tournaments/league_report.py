@@ -1,6 +1,7 @@
 """What a league report shows, gathered once from the store for every format of `referee tournament report`:
-the ratings, per bot its games, faults (by kind) and decision times, every fault, and every game with the
-replay page a person can open (when one exists on this machine).
+the ratings, per bot its games, faults (by kind) and decision times, every fault, every game with the
+replay page a person can open (when one exists on this machine), and the soft-play check (pairs of bots
+whose results together depart from their ratings: tournaments/ratings/soft_play.py).
 
     with LeagueStore(path, create=False) as store:
         report = league_report(store, bootstrap=1000)
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from .league.store import BotTiming, LeagueStore, StoredFault
 from .ratings.elo import Ratings, rate
+from .ratings.soft_play import SoftPlayCheck, soft_play_check
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,9 @@ class LeagueReport:
     """In the order of the ratings table; empty without a store."""
     games: tuple[GameEntry, ...] = ()
     faults: tuple[StoredFault, ...] = ()
+    soft_play: SoftPlayCheck | None = None
+    """Pairs whose results together depart from their ratings (tournaments.ratings.soft_play); None without a
+    store."""
 
     @property
     def from_store(self) -> bool:
@@ -102,7 +107,13 @@ def league_report(store: LeagueStore, name: str | None = None, bootstrap: int = 
         for game in stored
     )
     return LeagueReport(
-        name or store.league_name() or store.path.stem, store.league_game(), ratings, activity, games, tuple(faults)
+        name or store.league_name() or store.path.stem,
+        store.league_game(),
+        ratings,
+        activity,
+        games,
+        tuple(faults),
+        soft_play_check([game.ranks for game in stored]),
     )
 
 

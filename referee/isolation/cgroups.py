@@ -142,10 +142,52 @@ def _v2_parent(own: dict[str, str]) -> tuple[Hierarchy | None, str]:
         return None, f"cgroup v2 at {parent} cannot be read ({error.strerror})"
     if not needed <= delegated:
         missing = " and ".join(sorted(needed - delegated))
-        return None, f"cgroup v2 at {parent} does not delegate {missing} to its sub-cgroups"
-    if not _can_create_in(parent):
-        return None, f"cgroup v2 at {parent} is not writable by this user"
-    return Hierarchy(parent, frozenset(delegated & {"memory", "pids", "cpuset", "cpu"})), ""
+        why = f"cgroup v2 at {parent} does not delegate {missing} to its sub-cgroups"
+    elif not _can_create_in(parent):
+        why = f"cgroup v2 at {parent} is not writable by this user"
+    else:
+        return Hierarchy(parent, frozenset(delegated & {"memory", "pids", "cpuset", "cpu"})), ""
+    if not at_root and _delegated_to_us(folder):
+        own_subtree = delegated_subtree(folder)
+        if own_subtree is not None:
+            return own_subtree, ""
+        why += f"; the referee's own cgroup {folder} is delegated to it but could not be split"
+    return None, why
+
+
+DELEGATE_XATTRS = ("user.delegate", "trusted.delegate")
+"""What systemd (251 and later) sets on a unit's cgroup run with Delegate=yes: the cgroup is the process's to
+manage (`systemd-run --user --scope -p Delegate=yes referee ...` in a systemd user session)."""
+REFEREE_LEAF = f"{_PREFIX}referee"
+
+
+def _delegated_to_us(folder: Path) -> bool:
+    for name in DELEGATE_XATTRS:
+        with contextlib.suppress(OSError):
+            if os.getxattr(folder, name) == b"1":
+                return True
+    return False
+
+
+def delegated_subtree(folder: Path) -> Hierarchy | None:
+    """The referee's own cgroup, delegated to it, made the parent of the bots' cgroups: every process in it
+    moves to a leaf (REFEREE_LEAF; cgroup v2 lets only a cgroup without processes hand controllers down), then
+    memory and pids are handed to its sub-cgroups. None if the cgroup does not offer them or refuses."""
+    try:
+        available = set((folder / "cgroup.controllers").read_text().split())
+        if not {"memory", "pids"} <= available:
+            return None
+        leaf = folder / REFEREE_LEAF
+        leaf.mkdir(exist_ok=True)
+        for pid in (folder / "cgroup.procs").read_text().split():
+            with contextlib.suppress(ProcessLookupError):
+                _write(leaf / "cgroup.procs", pid)
+        wanted = sorted({"memory", "pids", "cpuset", "cpu"} & available)
+        _write(folder / "cgroup.subtree_control", " ".join(f"+{name}" for name in wanted))
+    except OSError as error:
+        _log.debug("the delegated cgroup %s cannot hold the bots' cgroups: %s", folder, error)
+        return None
+    return Hierarchy(folder, frozenset(wanted))
 
 
 def _v1_parents(own: dict[str, str]) -> tuple[list[Hierarchy], str]:

@@ -220,9 +220,12 @@ class BotProcess:
         memory_bytes = memory_mb * 1024 * 1024 if memory_mb else None
         jail = None
         if sandbox is not None:
-            jail = sandboxing.confine(
-                [_resolve_program(command[0], env, cwd), *command[1:]], cwd, sandbox, memory_bytes
-            )
+            try:
+                jail = sandboxing.confine(
+                    [_resolve_program(command[0], env, cwd), *command[1:]], cwd, sandbox, memory_bytes
+                )
+            except sandboxing.ProgramUnreadable as error:
+                raise BotStartError(str(error)) from None
             kept_in, argv = Containment.PID_NAMESPACE, jail.argv
         else:
             wrapper = containment()

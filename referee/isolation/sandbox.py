@@ -33,9 +33,11 @@ Each sandboxed bot, with every process it starts, gets:
   and threads, the referee's CPUs), else RLIMIT_NPROC of its uid and per-process limits
   (referee.isolation.bot_limits: memory, open files, file size, CPU time, no priority above the referee's).
 
-`probe()` finds once per process what this machine allows; `report()` says it for `referee doctor`. Where no
-sandbox can run, the referee runs bots unsandboxed (referee.isolation.process keeps its older PID-namespace containment
-for that path) and records the games as unsandboxed.
+`probe()` finds once per process what this machine allows (`Isolation`: full, partial or none, and
+`shortfalls`, what full would need); `report()` says it for `referee doctor`. Each Jail knows the level its
+bot really got, which the games record (GameRecord.isolation). Where no sandbox can run, the referee runs
+bots unsandboxed (referee.isolation.process keeps its older PID-namespace containment for that path) and
+records the games at isolation none.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ import logging
 import os
 import platform
 import shutil
+import stat
 import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -109,6 +112,11 @@ class SandboxError(RuntimeError):
     the referee's trouble, not the bot's."""
 
 
+class ProgramUnreadable(SandboxError):
+    """A bot's program (or a file its command names) that the bot's own uid may not read: the folder shown to
+    it, or one below, lets no other user in. The bot's fault, told with what to do."""
+
+
 class Isolation(enum.StrEnum):
     """What holds a bot, from the strongest: what `probe` found and `referee doctor` reports."""
 
@@ -153,6 +161,11 @@ class SandboxProbe:
             return Isolation.NONE
         full = self.own_uid and self.seccomp and self.cgroups.mode is not CgroupMode.NONE
         return Isolation.FULL if full else Isolation.PARTIAL
+
+    @property
+    def shortfalls(self) -> tuple[str, ...]:
+        """What the full sandbox needs that this machine lacks, one line each with why (empty at full)."""
+        return tuple(f"{check.name}: {check.detail}" for check in report(self) if check.required and not check.ok)
 
     @property
     def whole_bot_limits(self) -> str:
@@ -480,6 +493,69 @@ def program_folders(command: Sequence[str], cwd: str | None) -> tuple[str, ...]:
     return tuple(folder for folder in kept if not any(_within(folder, other) and folder != other for other in kept))
 
 
+def normalised_command(command: Sequence[str], cwd: str | None) -> list[str]:
+    """`command` with each word that names an existing path through `..` rewritten to the path it names, as the
+    kernel finds it (what comes before the last `..` through its symlinks, the rest as written, so that a
+    virtual environment's python stays itself): in the sandbox the folder before a `..` may not be shown, as in
+    `python3 /course/bars/../bots/mine.py`."""
+    base = cwd or os.getcwd()
+    return [_through_parents(word, base) for word in command]
+
+
+def _through_parents(word: str, base: str) -> str:
+    parts = word.split("/")
+    if ".." not in parts:
+        return word
+    last = len(parts) - 1 - parts[::-1].index("..")
+    head = os.path.join(base, "/".join(parts[: last + 1]) or "/")
+    resolved = os.path.join(os.path.realpath(head), *parts[last + 1 :])
+    return resolved if os.path.exists(resolved) else word
+
+
+def check_readable(command: Sequence[str], cwd: str | None, folders: Sequence[str]) -> None:
+    """ProgramUnreadable if a bot under a uid of its own (no group, so only the permissions of "other" users
+    count) could not run `command`: its program executable, each file its arguments name readable, each folder
+    from the one shown (`folders`) down to them enterable. Folders above a shown one are made 0755 in the
+    sandbox, so only those below count."""
+    base = cwd or os.getcwd()
+    wanted = [(command[0], stat.S_IXOTH)]
+    wanted += [
+        (os.path.join(base, word), stat.S_IROTH) for word in command[1:] if os.path.isfile(os.path.join(base, word))
+    ]
+    for path, bit in wanted:
+        shown = next((folder for folder in folders if _within(os.path.abspath(path), folder)), None)
+        if shown is None:
+            continue
+        blocked = _unenterable(shown, os.path.dirname(os.path.abspath(path)))
+        if blocked is not None:
+            raise ProgramUnreadable(
+                f"the bot runs under a uid of its own, which cannot enter {blocked} (mode "
+                f"{stat.filemode(os.stat(blocked).st_mode)}: only its owner may), so it cannot reach "
+                f"{path}: run `chmod o+rx {blocked}` (and o+r on the bot's files), or move the bot to a folder "
+                "other users may read"
+            )
+        with contextlib.suppress(OSError):
+            if not os.stat(path).st_mode & bit:
+                what, mode = ("run", "o+rx") if bit == stat.S_IXOTH else ("read", "o+r")
+                raise ProgramUnreadable(
+                    f"the bot runs under a uid of its own, which may not {what} {path} (mode "
+                    f"{stat.filemode(os.stat(path).st_mode)}): run `chmod {mode} {path}`"
+                )
+
+
+def _unenterable(shown: str, folder: str) -> str | None:
+    """The first folder from `shown` down to `folder` that other users may not enter (None: all may)."""
+    relative = os.path.relpath(folder, shown)
+    steps = [] if relative == "." else relative.split(os.sep)
+    current = shown
+    for step in [None, *steps]:
+        current = current if step is None else os.path.join(current, step)
+        with contextlib.suppress(OSError):
+            if not os.stat(current).st_mode & stat.S_IXOTH:
+                return current
+    return None
+
+
 def bot_environment(token: str, declared: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
     """A sandboxed bot's whole environment: PATH and LANG from the referee's, HOME and TMPDIR inside, what its
     spec declares (which may override those four), and its endpoint and token."""
@@ -639,6 +715,9 @@ class Jail:
         self.seccomp_fd = seccomp_fd
         self.options_fd: int | None = None
         self._lease = lease
+        self.isolation = Isolation.PARTIAL
+        """What this bot really got: full only with its own uid, its cgroup and the seccomp filter (set by
+        `confine`, which may lose the cgroup of one bot on a machine that has cgroups)."""
 
     @property
     def inherited_fds(self) -> tuple[int, ...]:
@@ -676,6 +755,10 @@ def confine(command: Sequence[str], cwd: str | None, request: SandboxRequest, me
     if found.problem is not None or found.bwrap is None:
         raise SandboxError(f"bots cannot be sandboxed here: {found.problem}")
     bot_limits = BotLimits(memory_bytes, limits.MAX_CPU_SECONDS, sandboxed=True, own_uid=found.own_uid)
+    command = normalised_command(command, cwd)
+    folders = program_folders(command, cwd)
+    if found.own_uid:
+        check_readable(command, cwd, folders)
     jail = Jail([], _lease(found), None, bot_limits)
     try:
         if found.cgroups.mode is not CgroupMode.NONE:
@@ -686,7 +769,7 @@ def confine(command: Sequence[str], cwd: str | None, request: SandboxRequest, me
         argv = sandbox_command(
             found.bwrap,
             command,
-            folders=program_folders(command, cwd),
+            folders=folders,
             cwd=os.path.abspath(cwd or os.getcwd()),
             socket=request.socket,
             uid=jail.uid,
@@ -697,6 +780,8 @@ def confine(command: Sequence[str], cwd: str | None, request: SandboxRequest, me
             memory_bytes=memory_bytes,
         )
         jail.options_fd, jail.argv = options_through_fd(argv)
+        whole = jail.uid is not None and jail.cgroup is not None and jail.seccomp_fd is not None
+        jail.isolation = Isolation.FULL if whole else Isolation.PARTIAL
     except BaseException:
         jail.release()
         raise

@@ -100,6 +100,15 @@ def test_match_names_prefer_hello_names_only_where_asked() -> None:
     assert match_names(specs[:1], ["\n"]) == ("a",)
 
 
+def test_hello_names_are_normalised_and_look_alikes_told_apart() -> None:
+    hello = {"named_by_hello": True}
+    specs = [BotSpec("a", ("x",), **hello), BotSpec("random", ("y",)), BotSpec("c", ("z",), **hello)]
+    cyrillic = "r\u0430ndom"
+    assert match_names(specs, [cyrillic, "me", None]) == (f"{cyrillic}#1", "random", "c")
+    assert match_names(specs, ["ｍｅ", "me", "m\u0435"]) == ("me#1", "random", "m\u0435#2")
+    assert match_names(specs[:1], ["ev\u202eil\x1b]52;c;x\x07\u200b"]) == ("ev il ]52;c;x",)
+
+
 def test_log_file_names_are_safe_and_distinct() -> None:
     assert log_file_names(["random#1", "../etc/passwd", "a b", "a_b", ""]) == (
         "random#1.log",

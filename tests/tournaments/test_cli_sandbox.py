@@ -106,8 +106,10 @@ def test_play_in_the_sandbox_and_without_it() -> None:
     sandboxed = invoke(*PLAY)
     assert sandboxed.exit_code == 0, sandboxed.output
     assert [game["sandboxed"] for game in json.loads(sandboxed.stdout)["games"]] == [True, True]
+    isolation = sandbox.probe().isolation.value
+    assert [game["isolation"] for game in json.loads(sandboxed.stdout)["games"]] == [isolation, isolation]
     unsandboxed = invoke(*PLAY, "--no-sandbox")
-    assert unsandboxed.exit_code == 0 and "warning" not in unsandboxed.stderr
+    assert unsandboxed.exit_code == 0 and "warning: --no-sandbox" in unsandboxed.stderr
     assert [game["sandboxed"] for game in json.loads(unsandboxed.stdout)["games"]] == [False, False]
 
 

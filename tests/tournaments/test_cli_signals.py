@@ -146,5 +146,5 @@ def test_sigterm_while_a_bot_starts_kills_the_bot_its_match_never_knew(sandbox: 
     )
     assert completed.returncode == 143, completed.stderr
     assert "Traceback" not in completed.stderr
-    bot = int(completed.stderr.splitlines()[0])
+    bot = int(next(line for line in completed.stderr.splitlines() if line.isdigit()))  # after any warning
     assert_gone(bot)

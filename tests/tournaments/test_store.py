@@ -8,10 +8,18 @@ from pathlib import Path
 
 import pytest
 
+from referee.isolation.sandbox import Isolation
 from referee.records import Fault, FaultKind, GameRecord, GameSpec, SeatTiming
 from tournaments.league.league_file import load_league
 from tournaments.league.schedule import ScheduledMatch, league_schedule
-from tournaments.league.store import SCHEMA_VERSION, BotChanged, LeagueStore, StoreError, StoreMismatch
+from tournaments.league.store import (
+    MIGRATED_SANDBOXED,
+    SCHEMA_VERSION,
+    BotChanged,
+    LeagueStore,
+    StoreError,
+    StoreMismatch,
+)
 
 
 def record_of(match: ScheduledMatch, spec: GameSpec, faults: tuple[Fault, ...] = ()) -> GameRecord:
@@ -200,15 +208,12 @@ def test_a_schema_2_store_is_upgraded_keeping_its_games(write_league, tmp_path: 
         match = schedule[0]
         fault = Fault(1, match.table[match.games[0].seating[1]], FaultKind.TIMEOUT, "slow")
         store.add_game(record_of(match, match.games[0], (fault,)))
-    with sqlite3.connect(path) as db:
-        db.execute("ALTER TABLE faults DROP COLUMN sent")
-        db.execute("ALTER TABLE faults DROP COLUMN before_action")
-        db.execute("PRAGMA user_version = 2")
+    _as_schema_2(path, [1])
     with LeagueStore(path) as store:
         assert [(f.detail, f.sent) for f in store.fault_list()] == [("slow", None)]
         assert store.game_count() == 1
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (3,)
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (4,)
 
 
 def test_a_store_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
@@ -241,3 +246,87 @@ def test_faulted_games_are_dropped_alone_to_be_played_again(write_league, tmp_pa
         assert store.fault_counts() == {bot: 1}
         (left,) = store.missing([match])
         assert left.games[0].index == first
+
+
+def test_each_game_keeps_its_isolation_level(write_league, tmp_path: Path) -> None:
+    league = load_league(write_league(deals_per_match=2))
+    with LeagueStore(tmp_path / "db.sqlite") as store:
+        store.bind(league)
+        schedule = league_schedule(league, store.deal_key())
+        store.add_matches(schedule)
+        levels = [Isolation.FULL, Isolation.PARTIAL, Isolation.NONE, Isolation.PARTIAL]
+        games = [(match, spec) for match in schedule for spec in match.games][: len(levels)]
+        for (match, spec), level in zip(games, levels, strict=True):
+            store.add_game(dataclasses.replace(record_of(match, spec), isolation=level))
+        assert store.isolation_counts() == {Isolation.FULL: 1, Isolation.PARTIAL: 2, Isolation.NONE: 1}
+        assert store.unsandboxed_game_count() == 1
+
+
+def _as_schema_3(path: Path, sandboxed: list[int]) -> None:
+    """Turn a store into the layout of schema 3: each game's sandboxed flag where schema 4 has its level."""
+    with sqlite3.connect(path) as db:
+        db.execute("ALTER TABLE games DROP COLUMN isolation")
+        db.execute("ALTER TABLE games ADD COLUMN sandboxed INTEGER NOT NULL DEFAULT 1")
+        rowids = [row[0] for row in db.execute("SELECT rowid FROM games ORDER BY rowid")]
+        for rowid, flag in zip(rowids, sandboxed, strict=True):
+            db.execute("UPDATE games SET sandboxed = ? WHERE rowid = ?", (flag, rowid))
+        db.execute("PRAGMA user_version = 3")
+
+
+def _as_schema_2(path: Path, sandboxed: list[int]) -> None:
+    """Turn a store into the layout of schema 2: schema 3's, without the faults' sent and before_action."""
+    _as_schema_3(path, sandboxed)
+    with sqlite3.connect(path) as db:
+        db.execute("ALTER TABLE faults DROP COLUMN sent")
+        db.execute("ALTER TABLE faults DROP COLUMN before_action")
+        db.execute("PRAGMA user_version = 2")
+
+
+def test_a_schema_2_store_is_migrated_reading_its_sandboxed_flags(write_league, tmp_path: Path) -> None:
+    """Schema 2 recorded `sandboxed` even for bots without a uid or cgroup of their own: a sandboxed game of
+    such a store counts as partial, the level it is sure of, an unsandboxed one as none; games added later
+    keep their real level."""
+    league = load_league(write_league(deals_per_match=2))
+    path = tmp_path / "db.sqlite"
+    with LeagueStore(path) as store:
+        store.bind(league)
+        schedule = league_schedule(league, store.deal_key())
+        store.add_matches(schedule)
+        games = [(match, spec) for match in schedule for spec in match.games]
+        for match, spec in games[:3]:
+            store.add_game(record_of(match, spec))
+    _as_schema_2(path, [1, 0, 1])
+    with LeagueStore(path) as store:
+        assert store.isolation_counts() == {MIGRATED_SANDBOXED: 2, Isolation.NONE: 1}
+        assert MIGRATED_SANDBOXED is Isolation.PARTIAL
+        match, spec = games[3]
+        assert store.add_game(record_of(match, spec))
+        assert store.isolation_counts() == {Isolation.FULL: 1, Isolation.PARTIAL: 2, Isolation.NONE: 1}
+        assert store.game_count() == 4
+    with LeagueStore(path) as store, sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        assert store.isolation_counts()[Isolation.PARTIAL] == 2
+
+
+def test_a_schema_3_store_is_migrated_reading_its_sandboxed_flags(write_league, tmp_path: Path) -> None:
+    """Main's schema 3 (faults.sent) had the same sandboxed flag as schema 2: it goes to 4 by the last step alone."""
+    league = load_league(write_league(deals_per_match=2))
+    path = tmp_path / "db.sqlite"
+    with LeagueStore(path) as store:
+        store.bind(league)
+        schedule = league_schedule(league, store.deal_key())
+        store.add_matches(schedule)
+        games = [(match, spec) for match in schedule for spec in match.games]
+        for match, spec in games[:3]:
+            store.add_game(record_of(match, spec))
+    _as_schema_3(path, [1, 0, 1])
+    with LeagueStore(path) as store:
+        assert store.isolation_counts() == {MIGRATED_SANDBOXED: 2, Isolation.NONE: 1}
+        assert MIGRATED_SANDBOXED is Isolation.PARTIAL
+        match, spec = games[3]
+        assert store.add_game(record_of(match, spec))
+        assert store.isolation_counts() == {Isolation.FULL: 1, Isolation.PARTIAL: 2, Isolation.NONE: 1}
+        assert store.game_count() == 4
+    with LeagueStore(path) as store, sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        assert store.isolation_counts()[Isolation.PARTIAL] == 2

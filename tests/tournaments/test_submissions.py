@@ -91,6 +91,35 @@ def test_bad_each_entries_name_their_key(tmp_path: Path, each: str, problem: str
         load_league(_class(tmp_path, {"ann": {"bot.py": ""}}, each))
 
 
+def test_folders_with_unsafe_or_taken_names_are_skipped_with_a_note(tmp_path: Path) -> None:
+    """A student cannot stop the class's league, nor pass for a baseline, by naming a folder: the folder is
+    skipped and the organiser told why. A folder name is normalised (NFKC) and compared by its look-alike
+    skeleton; folders that look like each other are all skipped (which is the student's is not for the
+    referee to guess)."""
+    each = '[[bots]]\neach = "submissions/*"\n[[bots]]\nname = "ann"\ncommand = "random"\n'
+    names = ["ann", "heuristic", "RANDOM", "r\u0430ndom", "bob\u200b", "\u202ebob", "\uff43\uff41\uff52\uff4c", "carl"]
+    names += ["dan"]
+    league = load_league(_class(tmp_path, {name: {"bot.py": ""} for name in names}, each))
+    assert sorted(bot.name for bot in league.bots) == ["ann", "dan", "heuristic", "random"]
+    assert next(bot for bot in league.bots if bot.name == "dan").cwd == str(tmp_path / "submissions" / "dan")
+    notes = "\n".join(league.skipped)
+    assert len(league.skipped) == 8, notes
+    assert "U+200B" in notes and "U+202E" in notes and "\\u202ebob" in notes
+    assert notes.count("skipped: it is named like the bot 'random' of the league file") == 2
+    assert notes.count("skipped: it is named like the bot 'ann' of the league file") == 1
+    assert notes.count("skipped: it is named like the bot 'heuristic' of the league file") == 1
+    assert "submissions/carl' skipped: it is named like" in notes
+
+
+def test_explicit_bot_names_are_checked(tmp_path: Path) -> None:
+    cases = [("r\u0430ndom", "looks like 'random'"), ("a\u202eb", "U+202E"), ("heuristic", "used twice")]
+    for number, (name, problem) in enumerate(cases):
+        (tmp_path / str(number)).mkdir()
+        bot = f'[[bots]]\nname = "{name}"\ncommand = "random"\n'
+        with pytest.raises(LeagueFileError, match=re.escape(problem)):
+            load_league(_class(tmp_path / str(number), {}, bot))
+
+
 @pytest.mark.parametrize(
     "settings, problem",
     [

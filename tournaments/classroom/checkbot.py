@@ -25,7 +25,9 @@ from referee import replay
 from referee.botspec import resolve_bot
 from referee.deals import DealKey
 from referee.games import load_game
+from referee.isolation import sandbox as sandboxing
 from referee.isolation.process import last_output_lines
+from referee.isolation.sandbox import Isolation
 from referee.match import run_match
 from referee.records import BotSpec, FaultKind, Handshake, Limits, MatchRecord, MatchSpec
 from referee.seating import first_games
@@ -57,6 +59,8 @@ class CheckPlan:
     seed: int = DEFAULT_SEED
     limits: Limits = Limits()
     transport: Transport = Transport.IPC
+    sandbox: bool = True
+    """Run the bot in the sandbox (False: unsandboxed, as the user; see `isolation_refusal`)."""
     against: tuple[StrengthTest, ...] = ()
     strength_games: int = DEFAULT_STRENGTH_GAMES
 
@@ -153,6 +157,10 @@ class CheckReport:
     times: DecisionTimes
     verdict: Verdict
     run_dir: str
+    isolation: Isolation = Isolation.NONE
+    """The weakest isolation the bot had in any of its games."""
+    isolation_missing: tuple[str, ...] = ()
+    """What isolation below full lacked, one line each (empty at full)."""
     strength: tuple[StrengthResult, ...] = ()
 
     @property
@@ -182,6 +190,36 @@ def player_counts(game: str, asked: Sequence[int] = ()) -> tuple[int, ...]:
     return tuple(sorted(set(asked))) if asked else every
 
 
+def isolation_refusal(sandbox: bool, allow_partial: bool) -> str | None:
+    """Why check-bot must not run here (None when it may): it fails closed, since an autograder runs students'
+    code, often as root in a container with the grader's files. Below full isolation it runs only when told:
+    `allow_partial` accepts a partial sandbox, and no sandbox at all only when `sandbox` is False."""
+    if not sandbox:
+        return None
+    found = sandboxing.probe()
+    if found.isolation is Isolation.FULL or (found.isolation is Isolation.PARTIAL and allow_partial):
+        return None
+    missing = "; ".join(found.shortfalls) or str(found.problem)
+    accept = "--allow-partial accepts this partial sandbox, " if found.isolation is Isolation.PARTIAL else ""
+    return (
+        f"check-bot needs the full sandbox and this machine gives {found.isolation.value} isolation (missing: "
+        f"{missing}); {accept}--no-sandbox runs the bot unsandboxed, as this user, able to read and change its "
+        "files (docs/check-bot.md: running it in an autograder's container)"
+    )
+
+
+def isolation_missing(level: Isolation, sandbox: bool) -> tuple[str, ...]:
+    """What a check at `level` lacked, one line each."""
+    if level is Isolation.FULL:
+        return ()
+    if not sandbox:
+        return ("no sandbox: --no-sandbox was given",)
+    found = sandboxing.probe()
+    return found.shortfalls or (
+        (str(found.problem),) if found.problem else ("a bot's uid or cgroup could not be set up",)
+    )
+
+
 def check_bot(plan: CheckPlan) -> CheckReport:
     """Play the plan's games and judge the bot; raises CheckError for a plan that cannot be played (and lets
     the referee's own errors, such as referee.games.GameError, through)."""
@@ -189,13 +227,15 @@ def check_bot(plan: CheckPlan) -> CheckReport:
     opponent = resolve_bot(OPPONENT, plan.game)
     tables = []
     times: list[float] = []
+    levels: list[Isolation] = []
     name = plan.bot.name
     for players in counts:
         record = run_match(_match_spec(plan, opponent, players), transport=plan.transport)
+        levels += [game.isolation for game in record.games]
         name = record.bots[0].name if record.bots else name
         tables.append(_table_check(record, players, Path(plan.run_dir) / f"{players}p" / "replays", times))
     handshake = next((table.handshake for table in tables if table.handshake is not None), None)
-    strength = tuple(_strength(plan, test, handshake is not None) for test in plan.against)
+    strength = tuple(_strength(plan, test, handshake is not None, levels) for test in plan.against)
     return CheckReport(
         game=plan.game,
         command=plan.bot.command,
@@ -207,8 +247,23 @@ def check_bot(plan: CheckPlan) -> CheckReport:
         times=_decision_times(times, plan.limits.move_time_ms),
         verdict=Verdict(_reasons(tables)),
         run_dir=str(plan.run_dir),
+        isolation=(level := _weakest(levels, plan.sandbox)),
+        isolation_missing=isolation_missing(level, plan.sandbox),
         strength=strength,
     )
+
+
+def _weakest(levels: Sequence[Isolation], sandbox: bool) -> Isolation:
+    """The weakest of the games' levels (with no game played, what the machine would have given)."""
+    order = (Isolation.NONE, Isolation.PARTIAL, Isolation.FULL)
+    if levels:
+        return min(levels, key=order.index)
+    return machine_isolation(sandbox)
+
+
+def machine_isolation(sandbox: bool) -> Isolation:
+    """The isolation this machine gives a bot (NONE unsandboxed): what a check that played no game reports."""
+    return sandboxing.probe().isolation if sandbox else Isolation.NONE
 
 
 def seeded_opponent(command: tuple[str, ...], seed: int, players: int, seat: int) -> tuple[str, ...]:
@@ -230,12 +285,13 @@ def _match_spec(plan: CheckPlan, opponent: BotSpec, players: int) -> MatchSpec:
         limits=plan.limits,
         replay_dir=str(folder / "replays"),
         log_dir=str(folder),
+        sandbox=plan.sandbox,
     )
 
 
-def _strength(plan: CheckPlan, test: StrengthTest, said_hello: bool) -> StrengthResult:
+def _strength(plan: CheckPlan, test: StrengthTest, said_hello: bool, levels: list[Isolation]) -> StrengthResult:
     """The bot's games against one baseline at the game's smallest table (nothing played for a bot that never
-    completed a handshake)."""
+    completed a handshake); each game's isolation level is added to `levels`."""
     baseline = resolve_bot(test.baseline, plan.game)
     if not said_hello:
         return StrengthResult(test, baseline.name, 0, 0.0, 0, "the bot never completed a handshake")
@@ -254,8 +310,10 @@ def _strength(plan: CheckPlan, test: StrengthTest, said_hello: bool) -> Strength
         limits=plan.limits,
         replay_dir=str(folder / "replays"),
         log_dir=str(folder),
+        sandbox=plan.sandbox,
     )
     record = run_match(spec, transport=plan.transport)
+    levels += [game.isolation for game in record.games]
     points = 0.0
     faults = 0
     for game in record.games:

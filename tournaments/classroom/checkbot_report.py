@@ -14,7 +14,9 @@ import re
 import shlex
 from typing import Any, TypedDict
 
+from protocol.safe_text import escape_control
 from referee.botspec import STDIO_BRIDGE_MODULE
+from referee.isolation.sandbox import Isolation
 from referee.records import Handshake
 
 from . import gradescope
@@ -76,6 +78,11 @@ class ReasonJson(TypedDict):
     games: int
 
 
+class IsolationJson(TypedDict):
+    level: str
+    missing: list[str]
+
+
 class StrengthJson(TypedDict):
     baseline: str
     share_needed: float
@@ -93,6 +100,7 @@ class CheckJson(TypedDict):
     version: int
     game: str
     bot: dict[str, Any]
+    isolation: IsolationJson
     seed: int
     limits: dict[str, Any]
     conforms: bool
@@ -145,6 +153,7 @@ def report_json(report: CheckReport) -> CheckJson:
         "version": VERSION,
         "game": report.game,
         "bot": {"name": report.name, "command": list(report.command), "hello": _hello(report.handshake)},
+        "isolation": {"level": report.isolation.value, "missing": list(report.isolation_missing)},
         "seed": report.seed,
         "limits": {
             "move_time_ms": limits.move_time_ms,
@@ -183,6 +192,11 @@ def _indented(detail: str, prefix: str = "      ") -> str:
     return detail.replace("\n", "\n" + prefix)
 
 
+def isolation_line(report: CheckReport) -> str:
+    missing = f" (missing: {'; '.join(report.isolation_missing)})" if report.isolation_missing else ""
+    return f"isolation: {report.isolation.value}{missing}"
+
+
 def handshake_line(handshake: Handshake | None) -> str:
     if handshake is None:
         return "handshake: none (the bot never completed one)"
@@ -219,7 +233,12 @@ def table_lines(game: str, table: TableCheck) -> list[str]:
     if table.output_tail and not _quotes_its_output(table):
         lines.append(f"  the last lines of its output ({table.log_path}):")
         lines += [f"    | {line}" for line in table.output_tail]
-    return lines
+    return _shown(lines)
+
+
+def _shown(lines: list[str]) -> list[str]:
+    """Lines for a person: the controls a bot's output, name or fault detail may hold shown escaped."""
+    return [escape_control(line, multiline=True) for line in lines]
 
 
 def times_line(times: DecisionTimes) -> str:
@@ -235,8 +254,9 @@ def times_line(times: DecisionTimes) -> str:
 def verdict_line(report: CheckReport) -> str:
     if report.verdict.conforms:
         return f"verdict: {report.name} conforms"
-    return f"verdict: {report.name} does not conform: " + "; ".join(
-        reason.summary() for reason in report.verdict.reasons
+    return escape_control(
+        f"verdict: {report.name} does not conform: " + "; ".join(reason.summary() for reason in report.verdict.reasons),
+        multiline=True,
     )
 
 
@@ -251,6 +271,7 @@ def stdio_hint(report: CheckReport) -> str | None:
 
 def report_text(report: CheckReport) -> list[str]:
     lines = [f"check-bot {report.game}: {report.name} ({shlex.join(report.command)}), seed {report.seed}"]
+    lines.append(isolation_line(report))
     lines.append(handshake_line(report.handshake))
     if (hint := stdio_hint(report)) is not None:
         lines.append(f"  note: {hint}")
@@ -265,7 +286,7 @@ def report_text(report: CheckReport) -> list[str]:
     lines += [f"strength: {result.line()}" for result in report.strength]
     lines.append(f"run folder (logs, replays): {report.run_dir}")
     lines.append(verdict_line(report))
-    return lines
+    return _shown(lines)
 
 
 def clock_test(report: CheckReport) -> tuple[bool, str]:
@@ -319,7 +340,8 @@ def _leaderboard(results: tuple[StrengthResult, ...]) -> list[gradescope.Leaderb
 def gradescope_results(
     report: CheckReport, execution_time_s: float, redactor: Redactor | None = None
 ) -> gradescope.GradescopeResults:
-    tests = [gradescope.test_result("handshake", report.handshake is not None, _handshake_output(report))]
+    handshake = escape_control(_handshake_output(report), multiline=True)
+    tests = [gradescope.test_result("handshake", report.handshake is not None, handshake)]
     for table in report.tables:
         tests.append(
             gradescope.test_result(
@@ -331,7 +353,9 @@ def gradescope_results(
     in_time, output = clock_test(report)
     tests.append(gradescope.test_result(CLOCK_TEST, in_time, output))
     tests += [_strength_test(report.game, result) for result in report.strength]
-    results = gradescope.results(tests, "\n".join(report_text(report)), execution_time_s, _leaderboard(report.strength))
+    results = gradescope.results(
+        tests, "\n".join(report_text(report)), execution_time_s, report.isolation.value, _leaderboard(report.strength)
+    )
     return results if redactor is None else redactor.value(results)
 
 
@@ -349,10 +373,13 @@ def unrunnable_results(
     problem: str,
     execution_time_s: float,
     redactor: Redactor | None = None,
+    isolation: Isolation = Isolation.NONE,
 ) -> gradescope.GradescopeResults:
-    """The results of a submission that cannot run: the tests a running one gets (so that every submission has
-    the same list), each failed, `problem` (why it cannot run) as the handshake's output and the whole file's.
-    `strength`: each strength test with its baseline's name."""
+    """The results of a submission that cannot run (or that check-bot refused to run below full isolation): the
+    tests a running one gets (so that every submission has the same list), each failed, `problem` (why it cannot
+    run, its controls escaped: it may quote a build's output) as the handshake's output and the whole file's.
+    `strength`: each strength test with its baseline's name; `isolation`: what the machine would have given."""
+    problem = escape_control(problem, multiline=True)
     not_played = "not played: the bot could not be run"
     tests = [gradescope.test_result("handshake", False, problem)]
     tests += [gradescope.test_result(table_test_name(game, count), False, not_played) for count in players]
@@ -365,5 +392,5 @@ def unrunnable_results(
     leaderboard: list[gradescope.LeaderboardEntry] = [
         {"name": f"score share against {name}", "value": 0.0, "order": "desc"} for _, name in strength
     ]
-    results = gradescope.results(tests, problem, execution_time_s, leaderboard)
+    results = gradescope.results(tests, problem, execution_time_s, isolation.value, leaderboard)
     return results if redactor is None else redactor.value(results)

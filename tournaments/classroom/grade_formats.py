@@ -1,13 +1,17 @@
 """A GradeReport (tournaments.classroom.grading) as JSON or CSV: one place that decides what a grading file holds.
 
-CSV: one row per bot, the students in place order, then the baselines (no place); columns CSV_COLUMNS, then
-mark and, per baseline B, B_games, B_share and B_mean_rank (a student's results against it:
-tournaments.classroom.marks), copies, and the language and version its bot.toml declares; a bot's logs in one
-cell, separated by LOG_SEPARATOR; the first fault's detail in one line (`one_line`; the JSON keeps it whole).
+CSV: one row per bot, the students in place order, then the baselines (no place); columns CSV_COLUMNS
+(`soft_play`: the partners with which the soft-play check flags the bot, tournaments/ratings/soft_play.py; the
+JSON has every pair tested, under `soft_play`), then mark and, per baseline B, B_games, B_share and
+B_mean_rank (a student's results against it: tournaments.classroom.marks), copies, and the language and
+version its bot.toml declares; a bot's logs in one cell, separated by LOG_SEPARATOR; the first fault's detail
+in one line (`one_line`; the JSON keeps it whole). A text cell a spreadsheet would run as a formula (it starts
+with = + - @, tab or carriage return: a bot named after a folder `=HYPERLINK(...)`) starts with a single quote
+(protocol.safe_text.csv_cell).
 JSON: "bots" (the students), "baselines" (their rows apart), "skipped" (folders the league skipped, and why),
 "copies" (pairs flagged: tournaments.classroom.copies; in CSV, column copies), "changed" (bots whose program
-changed since their stored games: their figures are the old program's). Numbers are rounded for people,
-not for further computation: Elo to 0.1, means and shares to 0.001.
+changed since their stored games: their figures are the old program's), "soft_play". Numbers are rounded for
+people, not for further computation: Elo to 0.1, means and shares to 0.001.
 """
 
 from __future__ import annotations
@@ -17,8 +21,10 @@ import io
 import json
 from typing import Any
 
+from protocol.safe_text import csv_cell
 from referee.records import FaultKind
 
+from ..ratings.soft_play import PairCheck, SoftPlayCheck
 from .grading import BotGrade, FirstFault, GradeReport
 
 LOG_SEPARATOR = ";"
@@ -40,6 +46,7 @@ CSV_COLUMNS = (
     "mean_ms",
     "max_ms",
     "logs",
+    "soft_play",
 )
 
 
@@ -103,6 +110,36 @@ def _bot_json(grade: BotGrade) -> dict[str, Any]:
     }
 
 
+def pair_json(pair: PairCheck) -> dict[str, Any]:
+    return {
+        "bot": pair.bot,
+        "partner": pair.partner,
+        "games": pair.games,
+        "observed": round(pair.observed, 3),
+        "expected": round(pair.expected, 3),
+        "z": round(pair.z, 3),
+        "p": pair.p_value,
+        "p_holm": pair.p_adjusted,
+        "flagged": pair.flagged,
+    }
+
+
+def soft_play_json(check: SoftPlayCheck | None) -> dict[str, Any] | None:
+    """The soft-play section: the test's level, and every pair tested, the most significant first."""
+    if check is None:
+        return None
+    return {"alpha": check.alpha, "flagged": len(check.flagged), "pairs": [pair_json(pair) for pair in check.pairs]}
+
+
+def _flags_of(check: SoftPlayCheck | None, bot: str) -> str:
+    """A bot's flagged pairs in one CSV cell: `partner (z +4.2, p 0.0003)` each, `;` between them."""
+    if check is None:
+        return ""
+    return LOG_SEPARATOR.join(
+        f"{pair.partner} (z {pair.z:+.2f}, p {pair.p_adjusted:.2g})" for pair in check.flagged if pair.bot == bot
+    )
+
+
 def grades_json(report: GradeReport) -> str:
     document = {
         "league": report.league,
@@ -117,6 +154,7 @@ def grades_json(report: GradeReport) -> str:
             {"kind": flag.kind.value, "bots": list(flag.bots), "figure": round(flag.figure, 3), "detail": flag.detail}
             for flag in report.copies
         ],
+        "soft_play": soft_play_json(report.soft_play),
     }
     return json.dumps(document, indent=2) + "\n"
 
@@ -130,7 +168,7 @@ def copies_cell(report: GradeReport, bot: str) -> str:
     return "; ".join(cells)
 
 
-def _csv_row(grade: BotGrade) -> dict[str, Any]:
+def _csv_row(grade: BotGrade, soft_play: SoftPlayCheck | None = None) -> dict[str, Any]:
     row = _bot_json(grade)
     del row["fault_groups"], row["clock_warning"]
     first = grade.first_fault
@@ -147,6 +185,7 @@ def _csv_row(grade: BotGrade) -> dict[str, Any]:
         "first_fault_kind": first.kind.value if first else "",
         "first_fault": one_line(first.detail) if first else "",
         "logs": LOG_SEPARATOR.join(grade.logs),
+        "soft_play": _flags_of(soft_play, grade.bot),
         "mark": "" if grade.mark is None else grade.mark,
         **{
             f"{result.baseline}_{figure}": "" if value is None else value
@@ -168,5 +207,6 @@ def grades_csv(report: GradeReport) -> str:
     writer.writeheader()
     for grade in report.bots:
         extra = {"copies": copies_cell(report, grade.bot), "language": grade.language, "version": grade.version}
-        writer.writerow({**_csv_row(grade), **extra})
+        row = {**_csv_row(grade, report.soft_play), **extra}
+        writer.writerow({key: csv_cell(value) for key, value in row.items()})
     return buffer.getvalue()

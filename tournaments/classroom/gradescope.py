@@ -38,6 +38,8 @@ class LeaderboardEntry(TypedDict):
 
 class ExtraData(TypedDict):
     max_score: float
+    isolation: str
+    """What held the bot while it was graded: full, partial or none (referee.isolation.sandbox.Isolation)."""
 
 
 class GradescopeResults(TypedDict):
@@ -71,14 +73,16 @@ def results(
     tests: Sequence[GradescopeTest],
     output: str,
     execution_time_s: float,
+    isolation: str,
     leaderboard: Sequence[LeaderboardEntry] = (),
 ) -> GradescopeResults:
-    """The whole file: the score is the sum of the tests' (Gradescope takes a top-level score as the total)."""
+    """The whole file: the score is the sum of the tests' (Gradescope takes a top-level score as the total);
+    `isolation` goes in extra_data (and the text report, `output`, says it too)."""
     file: GradescopeResults = {
         "score": sum(test["score"] for test in tests),
         "execution_time": round(execution_time_s, 3),
         "output": output,
-        "extra_data": {"max_score": sum(test["max_score"] for test in tests)},
+        "extra_data": {"max_score": sum(test["max_score"] for test in tests), "isolation": isolation},
         "tests": list(tests),
     }
     if leaderboard:

@@ -27,6 +27,7 @@ from ..league.league_file import League
 from ..league.store import BotTiming, LeagueStore, StoredFault, StoredGame
 from ..league_report import clock_warning
 from ..ratings.elo import BotRating, rate
+from ..ratings.soft_play import SoftPlayCheck, soft_play_check
 from .copies import CopyFlag, find_copies
 from .fault_groups import FaultGroup, group_faults
 from .marks import BaselineResult, against_baselines, mark_of
@@ -101,6 +102,9 @@ class GradeReport:
     """Bots whose program changed since their stored games: their rows are the old program's until
     `tournament run --replay-changed` (needs the league file)."""
 
+    soft_play: SoftPlayCheck | None = None
+    """Pairs whose results together depart from their ratings (tournaments.ratings.soft_play)."""
+
     def copies_of(self, bot: str) -> tuple[CopyFlag, ...]:
         return tuple(flag for flag in self.copies if bot in flag.bots)
 
@@ -137,8 +141,18 @@ def grade_league(store: LeagueStore, league: League | None = None, bootstrap: in
     skipped = league.skipped if league is not None else ()
     copies = find_copies(league, store) if league is not None else ()
     changed = tuple(sorted(store.changed_bots(league))) if league is not None else ()
+    soft_play = soft_play_check([game.ranks for game in stored])
     return GradeReport(
-        name, store.league_game(), len(stored), bootstrap, tuple(rows), facts.baselines, skipped, copies, changed
+        name,
+        store.league_game(),
+        len(stored),
+        bootstrap,
+        tuple(rows),
+        facts.baselines,
+        skipped,
+        copies,
+        changed,
+        soft_play,
     )
 
 

@@ -18,6 +18,7 @@ from .check_bot import check_bot_command
 from .doctor import doctor
 from .games import games
 from .new_bot import new_bot_command
+from .output import safe_exception
 from .play import play
 from .replay import replay
 from .signals import stops_cleanly
@@ -25,11 +26,18 @@ from .tournament import tournament
 
 
 class _CommandGroup(click.Group):
-    """Runs every command within stops_cleanly(), so that Ctrl-C and SIGTERM stop any of them the same way."""
+    """Runs every command within stops_cleanly(), so that Ctrl-C and SIGTERM stop any of them the same way, and
+    shows the controls of any error message escaped (a message may quote a bot's name or a folder's)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         with stops_cleanly():
-            return super().invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            except click.ClickException as error:
+                safe = safe_exception(error)
+                if safe is error:
+                    raise
+                raise safe from error
 
 
 @click.group(cls=_CommandGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

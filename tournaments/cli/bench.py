@@ -15,6 +15,7 @@ from ..league.placement import CpuSet, kept_on, usable_cpus
 from .bench_league import league_bench
 from .bench_ratings import ratings_bench
 from .options import echo_json, json_option, sandbox_option, tablefmt_option
+from .output import echo
 
 _bench_seed = click.option(
     "--seed", type=int, default=0, show_default=True, help="Seed of the deals and choices (reproducible by default)."
@@ -91,12 +92,12 @@ def engine(game: str, players: int, seconds: float, instructions: bool, games: i
     if as_json:
         echo_json(figures)
         return
-    click.echo(
+    echo(
         f"{game}, {players} players: {figures['decisions_per_s']:,} decisions/s, "
         f"{figures['rounds_per_s']:,} rounds/s, {figures['games_per_s']:,} games/s "
         f"({result.games} games, {result.decisions:,} decisions in {result.seconds:.2f} s)"
     )
-    click.echo(
+    echo(
         f"  search: {figures['clones_per_s']:,} clones/s, {figures['playouts_per_s']:,} playouts/s "
         f"(random to the round's end, {figures['playout_decisions']} decisions each)"
     )
@@ -123,7 +124,7 @@ def _engine_instructions(game: str, players: int, games: int, seed: int, as_json
     if as_json:
         echo_json(figures)
         return
-    click.echo(
+    echo(
         f"{game}, {players} players: {result.per_game / 1e6:,.2f} M instructions per game, "
         f"{result.per_decision:,.0f} per decision ({played.games} games from seed {seed}, "
         f"{played.decisions:,} decisions; interpreter start and imports, {result.baseline_instructions / 1e6:,.0f} M, "
@@ -200,7 +201,7 @@ def protocol(
     if as_json:
         echo_json(figures)
         return
-    click.echo(
+    echo(
         f"{game}, {players} players, requests of {figures['request_bytes']} bytes on average"
         f" ({result.decisions} decisions{', on one core' if one_core else ''}"
         f"{', bots sandboxed' if sandbox else ', bots unsandboxed'}{', pondering' if ponder else ''}):\n"
@@ -275,7 +276,7 @@ def reuse(
         echo_json(rows)
         return
     placement = (", every process on one core" if one_core else "") + ("" if sandbox else ", bots unsandboxed")
-    click.echo(
+    echo(
         f"{games} games of random bots per match{placement}: games/s with the processes reused (every game a new "
         "deal), restarted for every seat rotation (duplicate deals, as leagues play) and started for every game:"
     )
@@ -292,7 +293,7 @@ def reuse(
         "start_ms_per_game": "start ms/game",
         "speedup": "speedup",
     }
-    click.echo(tabulate(rows, headers=headers, tablefmt=tablefmt))
+    echo(tabulate(rows, headers=headers, tablefmt=tablefmt))
 
 
 bench.add_command(league_bench)
@@ -336,5 +337,5 @@ def rl(game: str, players: int, seconds: float, seed: int, as_json: bool) -> Non
     if as_json:
         echo_json({"game": game, "players": players, "apis": rows})
         return
-    click.echo(f"{game}, {players} players, random play:")
-    click.echo(tabulate([list(row.values()) for row in rows], headers=["api", "games", "steps", "steps/s", "x engine"]))
+    echo(f"{game}, {players} players, random play:")
+    echo(tabulate([list(row.values()) for row in rows], headers=["api", "games", "steps", "steps/s", "x engine"]))

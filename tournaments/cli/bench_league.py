@@ -7,6 +7,7 @@ import click
 from ..bench.league import BENCH_LEAGUE, bench_league
 from ..league.league_file import LeagueFileError
 from .options import echo_json, json_option, pin_option, sandbox_option
+from .output import echo
 
 
 @click.command(name="league")
@@ -50,7 +51,7 @@ def league_bench(
         echo_json({"league": result.league, "pinned": pinned, "sandbox": sandbox, "runs": runs})
         return
     for run in runs:
-        click.echo(
+        echo(
             f"{result.league}, concurrency {run['concurrency']}: {run['games']} games in {run['seconds']:.2f} s, "
             f"{run['games_per_s']:.2f} games/s ({run['speedup']:.2f}x), {run['cores_busy']:.2f} cores busy"
             + ("" if pinned else " (not pinned)")

@@ -11,6 +11,7 @@ from ..bench.ratings import RatingsTiming, bench_ratings, fill_store, synthetic_
 from ..league.store import LeagueStore, StoreError
 from ..ratings.elo import DEFAULT_BOOTSTRAP
 from .options import echo_json, json_option, tablefmt_option
+from .output import echo
 
 _TARGETS_S = {100_000: 3.0, 1_000_000: 60.0}
 _MEMORY = ":memory:"
@@ -72,8 +73,8 @@ def ratings_bench(
     if as_json:
         echo_json({"store": db or "memory", "runs": rows})
         return
-    click.echo(f"store: {db or 'in memory'}; {bootstrap} bootstrap resamples; seconds of each path:")
-    click.echo(tabulate(rows, headers="keys", tablefmt=tablefmt, disable_numparse=True))
+    echo(f"store: {db or 'in memory'}; {bootstrap} bootstrap resamples; seconds of each path:")
+    echo(tabulate(rows, headers="keys", tablefmt=tablefmt, disable_numparse=True))
 
 
 def _row(timing: RatingsTiming) -> dict[str, object]:

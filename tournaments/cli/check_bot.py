@@ -16,7 +16,16 @@ from referee.match import MatchSpecError
 from referee.records import Limits
 from referee.wire.connection import Transport
 
-from ..classroom.checkbot import DEFAULT_SEED, CheckError, CheckPlan, CheckReport, check_bot, player_counts
+from ..classroom.checkbot import (
+    DEFAULT_SEED,
+    CheckError,
+    CheckPlan,
+    CheckReport,
+    check_bot,
+    isolation_refusal,
+    machine_isolation,
+    player_counts,
+)
 from ..classroom.checkbot_report import gradescope_results, report_json, report_text, unrunnable_results
 from ..classroom.checkbot_strength import (
     DEFAULT_STRENGTH_GAMES,
@@ -26,7 +35,8 @@ from ..classroom.checkbot_strength import (
 )
 from ..classroom.checkbot_submission import Redactor, resolve_submission
 from ..rundir import new_run_dir
-from .options import limits_options, transport_option
+from .options import UNSANDBOXED_WARNING, isolation_warning, limits_options, transport_option
+from .output import echo
 
 
 class ReportFormat(enum.StrEnum):
@@ -52,14 +62,14 @@ def _strength_tests(context: click.Context, parameter: click.Parameter, values: 
 
 def _emit(rendered: str, output: Path | None) -> None:
     if output is None:
-        click.echo(rendered)
+        echo(rendered)
         return
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(rendered + "\n")
     except OSError as error:
         raise click.ClickException(f"cannot write the report to {str(output)!r}: {error.strerror}") from error
-    click.echo(f"report written to {output}", err=True)
+    echo(f"report written to {output}", err=True)
 
 
 def _baseline_names(game: str, tests: tuple[StrengthTest, ...]) -> tuple[tuple[StrengthTest, str], ...]:
@@ -144,6 +154,19 @@ def _baseline_names(game: str, tests: tuple[StrengthTest, ...]) -> tuple[tuple[S
     default=None,
     help="Write the report to this file instead of stdout (e.g. /autograder/results/results.json).",
 )
+@click.option(
+    "--no-sandbox",
+    "no_sandbox",
+    is_flag=True,
+    help="Run the bot unsandboxed, as this user, able to read and change its files (only in a throwaway "
+    "container). Without it check-bot refuses to run where the full sandbox cannot (see `referee doctor`).",
+)
+@click.option(
+    "--allow-partial",
+    is_flag=True,
+    help="Accept a partial sandbox (bubblewrap without a uid, cgroups or seccomp filter of the bot's own, as "
+    "without root) instead of refusing to run; the report says what was missing.",
+)
 @transport_option
 def check_bot_command(
     game: str,
@@ -160,6 +183,8 @@ def check_bot_command(
     report_format: str,
     output: Path | None,
     transport: Transport,
+    no_sandbox: bool,
+    allow_partial: bool,
 ) -> None:
     """Check that BOT plays GAME by the protocol: handshake, legal actions, decision times, no crash.
 
@@ -171,11 +196,14 @@ def check_bot_command(
     percentile, max) against --move-time, and, when it faulted, the last lines of its output. Logs and replays
     stay in the run folder, whose path is printed.
 
+    It runs only in the full sandbox unless told otherwise (--allow-partial, --no-sandbox): where the machine
+    gives less it exits with status 1 and says what is missing. Every report states the isolation the bot had.
+
     Exit status 0 only when the bot conforms (it completed its handshake and played every game without a
     fault) and passed every --against. 1 when it does not, or cannot be run (a missing program, a failed build,
-    a bot.toml that is not valid):
-    the reasons on stderr, and with --format gradescope the results file is written in every such case. 2 when
-    the options are wrong (a player count the game does not have, an unknown baseline): nothing is written.
+    a bot.toml that is not valid, a sandbox below what was allowed): the reasons on stderr, and with --format
+    gradescope the results file is written in every such case. 2 when the options are wrong (a player count the
+    game does not have, an unknown baseline): nothing is written.
     """
     chosen = ReportFormat.JSON if as_json else ReportFormat(report_format)
     try:
@@ -185,12 +213,32 @@ def check_bot_command(
     baselines = _baseline_names(game, against)
     folder = run_dir if run_dir is not None else new_run_dir("check", game)
     started = time.monotonic()
+    refusal = isolation_refusal(not no_sandbox, allow_partial)
+    if refusal is not None:
+        if chosen is ReportFormat.GRADESCOPE:
+            redactor = Redactor.for_check(None, folder)
+            results = unrunnable_results(
+                game, counts, baselines, refusal, time.monotonic() - started, redactor, machine_isolation(True)
+            )
+            _emit(json.dumps(results, indent=2), output)
+        raise click.ClickException(refusal)
+    warning = isolation_warning(not no_sandbox)
+    if warning is not None:
+        echo(UNSANDBOXED_WARNING if no_sandbox else warning, err=True)
     submission = resolve_submission(bot, game, build=build, run_dir=folder)
     redactor = Redactor.for_check(submission.root, folder, submission.built_in)
     if submission.spec is None:
         problem = submission.problem or "the bot cannot be run"
         if chosen is ReportFormat.GRADESCOPE:
-            results = unrunnable_results(game, counts, baselines, problem, time.monotonic() - started, redactor)
+            results = unrunnable_results(
+                game,
+                counts,
+                baselines,
+                problem,
+                time.monotonic() - started,
+                redactor,
+                machine_isolation(not no_sandbox),
+            )
             _emit(json.dumps(results, indent=2), output)
         raise click.ClickException(problem)
     plan = CheckPlan(
@@ -202,6 +250,7 @@ def check_bot_command(
         seed=seed,
         limits=limits,
         transport=transport,
+        sandbox=not no_sandbox,
         against=against,
         strength_games=strength_games,
     )

@@ -7,6 +7,7 @@ import click
 from referee.isolation import sandbox as sandboxing
 
 from .options import echo_json, json_option
+from .output import echo
 
 
 @click.command()
@@ -41,14 +42,14 @@ def doctor(as_json: bool) -> None:
     else:
         for check in checks:
             mark = "ok" if check.ok else ("MISSING" if check.required else "absent")
-            click.echo(f"{mark:<8} {check.name}: {check.detail}")
-        click.echo(f"isolation: {found.isolation.value}")
+            echo(f"{mark:<8} {check.name}: {check.detail}")
+        echo(f"isolation: {found.isolation.value}")
         advice = sandboxing.how_to_get_more(checks)
         if advice:
-            click.echo("to get the full sandbox:")
-            click.echo("\n".join(f"  {line}" for line in advice))
+            echo("to get the full sandbox:")
+            echo("\n".join(f"  {line}" for line in advice))
         if not full:
-            click.echo(
+            echo(
                 "without it bots run with less isolation (fine for your own bots; grade other people's code on a "
                 "machine where `referee doctor` exits 0)"
             )

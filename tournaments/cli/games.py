@@ -8,6 +8,7 @@ from tabulate import tabulate
 from referee.games import list_games, load_game
 
 from .options import echo_json, json_option, tablefmt_option
+from .output import echo
 
 
 @click.command()
@@ -32,11 +33,11 @@ def games(as_json: bool, tablefmt: str) -> None:
         )
         return
     for info in infos:
-        click.echo(f"{info.name}: {info.title}, {info.min_players} to {info.max_players} players")
+        echo(f"{info.name}: {info.title}, {info.min_players} to {info.max_players} players")
         if info.summary:
-            click.echo(f"  {info.summary}")
+            echo(f"  {info.summary}")
         if info.options:
             rows = [(option.name, option.default, option.help) for option in info.options]
             table = tabulate(rows, headers=["option", "default", "meaning"], tablefmt=tablefmt)
-            click.echo("\n".join("  " + line for line in table.splitlines()))
-        click.echo()
+            echo("\n".join("  " + line for line in table.splitlines()))
+        echo()

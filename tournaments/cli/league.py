@@ -12,9 +12,12 @@ from typing import Any
 
 import click
 
+from protocol.safe_text import one_line
+from referee.isolation.sandbox import Isolation
 from referee.match import run_match
 from referee.records import FaultKind, GameRecord
 
+from ..classroom.grade_formats import soft_play_json
 from ..league.builds import BuildOutcome, build_plan
 from ..league.executors import (
     DaskExecutor,
@@ -31,6 +34,7 @@ from ..league.runner import LeaguePlan, plan_league, play_league
 from ..league.store import LeagueStore, StoreError
 from ..pages.writer import PagesRunner, ReplayFormat
 from ..ratings.elo import DEFAULT_PRIOR_DRAWS, RatingInputError, Ratings, rate_tallies
+from ..ratings.soft_play import SoftPlayCheck, soft_play_check
 from ..ratings.tables import crosstable, ratings_json, ratings_table
 from ..ratings.tallies import GameTallies
 from .options import (
@@ -43,6 +47,7 @@ from .options import (
     sandbox_option,
     tablefmt_option,
 )
+from .output import echo
 from .progress import Leaderboard, ProgressLine, format_duration
 
 RETRY_KINDS: dict[str, tuple[str, str]] = {
@@ -215,7 +220,7 @@ def _executor(concurrency: int | None, scheduler: str | None, pinned: bool, repl
         return DaskExecutor(scheduler, runner=runner)
     cores = default_concurrency()
     if concurrency is not None and concurrency > cores:
-        click.echo(
+        echo(
             f"warning: --concurrency {concurrency} is more than the {cores} cores here; bots may miss their time "
             "limits",
             err=True,
@@ -242,7 +247,7 @@ def _store(path: Path, create: bool = True) -> Iterator[LeagueStore]:
 
 def _dry_run(league: League, store_path: Path, concurrency: int, replay_changed: bool) -> None:
     for note in league.skipped:
-        click.echo(f"note: {note}", err=True)
+        echo(f"note: {note}", err=True)
     if store_path.is_file():
         with _store(store_path, create=False) as store:
             try:
@@ -259,18 +264,18 @@ def _dry_run(league: League, store_path: Path, concurrency: int, replay_changed:
         else f"assumed: {estimate.decisions_per_game:.0f} decisions per game (random play), "
         f"{estimate.ms_per_decision:g} ms each, a quick bot"
     )
-    click.echo(
+    echo(
         f"{league.name}: {len(league.bots)} bots ({len(league.skipped)} folder(s) skipped, {builds} to build); "
         f"{estimate.games} games in {estimate.matches} matches to play, {estimate.stored} stored"
         + (f", {estimate.held} waiting for changed bots" if estimate.held else "")
     )
     if estimate.changed:
         replays = "replayed" if replay_changed else "held (--replay-changed replays them)"
-        click.echo(
-            f"changed since their stored games: {', '.join(estimate.changed)}; {estimate.changed_games} stored "
-            f"game(s) of their matches {replays}"
+        echo(
+            f"changed since their stored games: {', '.join(map(one_line, estimate.changed))}; "
+            f"{estimate.changed_games} stored game(s) of their matches {replays}"
         )
-    click.echo(
+    echo(
         f"estimate at -j {concurrency}: {format_duration(estimate.seconds)} ({basis}; {MATCH_START_S:g} s to start "
         f"each match's bots); at worst, every decision at the {league.limits.move_time_ms} ms clock: "
         f"{format_duration(estimate.worst_seconds)}"
@@ -285,7 +290,7 @@ def _forget_changed(league: League, store: LeagueStore, replay_changed: bool) ->
         changed = store.changed_bots(league)
         for name, why in changed.items():
             forgotten = store.forget([name])
-            click.echo(
+            echo(
                 f"replaying {name!r}{why}: dropped {forgotten.games} game(s) of {forgotten.matches} match(es)",
                 err=True,
             )
@@ -300,7 +305,7 @@ def _drop_faulted(store: LeagueStore, kinds: tuple[str, ...]) -> None:
             dropped = store.drop_games(store.faulted_games(fault, says))
         except StoreError as error:
             raise click.ClickException(str(error)) from error
-        click.echo(f"retrying {dropped} game(s) with a {kind} fault", err=True)
+        echo(f"retrying {dropped} game(s) with a {kind} fault", err=True)
 
 
 def _plan(league: League, store: LeagueStore, sandbox: bool) -> LeaguePlan:
@@ -311,7 +316,7 @@ def _plan(league: League, store: LeagueStore, sandbox: bool) -> LeaguePlan:
     except OSError as error:
         raise click.ClickException(f"cannot make the league's log or replay folders: {error}") from error
     for note in (*league.skipped, *plan.notes):
-        click.echo(f"note: {note}", err=True)
+        echo(f"note: {note}", err=True)
     try:
         return build_plan(plan, sandbox=sandbox, on_built=_said_built)
     except OSError as error:
@@ -320,21 +325,21 @@ def _plan(league: League, store: LeagueStore, sandbox: bool) -> LeaguePlan:
 
 def _said_built(outcome: BuildOutcome) -> None:
     if outcome.ok:
-        said = "built earlier" if outcome.reused else outcome.detail
+        said = "built earlier" if outcome.reused else one_line(outcome.detail)
     else:
         said = "its build failed" + (" earlier" if outcome.reused else "") + "; it forfeits its games"
-    click.echo(f"build: {outcome.bot}: {said} (log: {outcome.log})", err=True)
+    echo(f"build: {one_line(outcome.bot)}: {said} (log: {outcome.log})", err=True)
 
 
 def _play(plan: LeaguePlan, store: LeagueStore, executor: Executor, path: str, db: str | None) -> None:
     league = plan.league
-    click.echo(
+    echo(
         f"{league.name}: {league.game}, {league.players} seats, {len(league.bots)} bots; "
         f"{plan.scheduled} games scheduled, {plan.stored} already in {store.path}",
         err=True,
     )
     if plan.specs and league.log_dir is not None:
-        click.echo(f"bot logs in {league.log_dir}/MATCH/BOT.log", err=True)
+        echo(f"bot logs in {league.log_dir}/MATCH/BOT.log", err=True)
     if not plan.specs:
         return
     progress = ProgressLine(plan.scheduled, plan.stored, Leaderboard(GameTallies.of_counts(store.outcome_counts())))
@@ -349,7 +354,7 @@ def _play(plan: LeaguePlan, store: LeagueStore, executor: Executor, path: str, d
     except KeyboardInterrupt:
         progress.close()
         resume = shlex.join(["referee", "tournament", "run", path, *(["--db", db] if db else [])])
-        click.echo(
+        echo(
             f"Stopped: {store.game_count()} of {plan.scheduled} games are stored in {store.path}. "
             f"Resume with: {resume}",
             err=True,
@@ -360,9 +365,7 @@ def _play(plan: LeaguePlan, store: LeagueStore, executor: Executor, path: str, d
         raise click.ClickException(f"{error} (the games stored so far are kept; rerun to resume)") from error
     progress.close()
     elapsed = time.monotonic() - started
-    click.echo(
-        f"Played {added} games in {format_duration(elapsed)} ({added / max(elapsed, 1e-9):.2f} games/s)", err=True
-    )
+    echo(f"Played {added} games in {format_duration(elapsed)} ({added / max(elapsed, 1e-9):.2f} games/s)", err=True)
 
 
 @dataclass(frozen=True)
@@ -376,6 +379,9 @@ class _LeagueResults:
     """Bots no longer in the league file whose games still count."""
     unsandboxed: int
     """Games played without the sandbox."""
+    isolation: dict[str, int]
+    """Games played at each isolation level (full, partial, none)."""
+    soft_play: SoftPlayCheck
 
 
 def _results(store: LeagueStore, name: str, bootstrap: int, prior_draws: float = DEFAULT_PRIOR_DRAWS) -> _LeagueResults:
@@ -392,6 +398,8 @@ def _results(store: LeagueStore, name: str, bootstrap: int, prior_draws: float =
         dict(store.forfeit_counts()),
         store.retired_bots(),
         store.unsandboxed_game_count(),
+        {level.value: store.isolation_counts().get(level, 0) for level in Isolation},
+        soft_play_check([game.ranks for game in store.games()]),
     )
 
 
@@ -400,14 +408,16 @@ def _results_json(result: _LeagueResults, with_crosstable: bool) -> dict[str, An
         "league": result.name,
         "games": result.games,
         "unsandboxed_games": result.unsandboxed,
+        "isolation_games": result.isolation,
+        "soft_play": soft_play_json(result.soft_play),
         **ratings_json(result.ratings, result.faults, with_crosstable, forfeits=result.forfeits),
         "retired": result.retired,
     }
 
 
 def _print_results(result: _LeagueResults, with_crosstable: bool, tablefmt: str) -> None:
-    click.echo(f"{result.name}: {result.games} games")
-    click.echo(
+    echo(f"{result.name}: {result.games} games")
+    echo(
         ratings_table(
             result.ratings,
             tablefmt=tablefmt,
@@ -416,9 +426,21 @@ def _print_results(result: _LeagueResults, with_crosstable: bool, tablefmt: str)
             unsandboxed=result.unsandboxed,
         )
     )
+    partial = result.isolation[Isolation.PARTIAL.value]
+    if partial:
+        echo(
+            f"{partial} game(s) were played with partial isolation: some bots had no uid, cgroup or seccomp filter "
+            "of their own (`referee doctor` says what this machine lacks)."
+        )
+    flagged = result.soft_play.flagged
+    echo(
+        f"Soft play: {len(flagged)} of {len(result.soft_play.pairs)} pairs flagged (Holm-adjusted p below "
+        f"{result.soft_play.alpha:g}; tournaments/ratings/soft_play.py)"
+        + "".join(f"\n  {one_line(pair.summary())}" for pair in flagged)
+    )
     if result.retired:
-        click.echo(f"Retired (no longer in the league file; their games still count): {', '.join(result.retired)}")
+        echo(f"Retired (no longer in the league file; their games still count): {', '.join(result.retired)}")
     if with_crosstable and result.ratings.bots:
-        click.echo()
-        click.echo(crosstable(result.ratings, tablefmt=tablefmt))
-    click.echo()
+        echo()
+        echo(crosstable(result.ratings, tablefmt=tablefmt))
+    echo()

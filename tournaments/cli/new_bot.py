@@ -11,6 +11,7 @@ import click
 from referee.games import list_games
 
 from ..classroom.scaffold import DEFAULT_GAME, Language, ScaffoldError, new_bot
+from .output import echo
 
 
 @click.command("new-bot")
@@ -39,13 +40,13 @@ def new_bot_command(directory: Path, language: str, game: str | None, name: str 
         scaffold = new_bot(directory, Language(language), game or "", name)
     except (ScaffoldError, OSError) as error:
         raise click.ClickException(str(error)) from error
-    click.echo(f"wrote {scaffold.name} ({scaffold.language.value}) in {scaffold.directory}:")
+    echo(f"wrote {scaffold.name} ({scaffold.language.value}) in {scaffold.directory}:")
     for path in scaffold.files:
-        click.echo(f"  {path.name}")
+        echo(f"  {path.name}")
     checked = scaffold.game or DEFAULT_GAME
     bot = shlex.quote(scaffold.bot)
-    click.echo("next:")
+    echo("next:")
     if scaffold.build is not None:
-        click.echo(f"  {shlex.join(scaffold.build)}")
-    click.echo(f"  referee play {checked} {bot} random")
-    click.echo(f"  referee check-bot {checked} {bot}")
+        echo(f"  {shlex.join(scaffold.build)}")
+    echo(f"  referee play {checked} {bot} random")
+    echo(f"  referee check-bot {checked} {bot}")

@@ -19,6 +19,7 @@ from referee.wire.connection import Transport
 
 from ..pages.writer import ReplayFormat
 from ..ratings.elo import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS
+from .output import echo
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -98,33 +99,57 @@ def game_label(index: int, played: int, total: int) -> str:
     return f"game {index} ({played} of {total})"
 
 
-def _warn_if_unsandboxed(context: click.Context, parameter: click.Parameter, sandbox: bool) -> bool:
-    if sandbox and (problem := sandboxing.probe().problem) is not None:
-        click.echo(
-            f"warning: the sandbox cannot run here ({problem}): bots run unsandboxed and their games are recorded "
-            "so; `referee doctor` says more, --no-sandbox runs without it on purpose",
-            err=True,
+UNSANDBOXED_WARNING = (
+    "warning: --no-sandbox: bots run unsandboxed, as your user, with your environment: they can read and change "
+    "every file you can, see the other bots' and the referee's processes, and reach the network; their games "
+    "are recorded with isolation none"
+)
+
+
+def isolation_warning(sandbox: bool) -> str | None:
+    """What a run below full isolation says on stderr at its start (None at full): what is missing, and why."""
+    if not sandbox:
+        return UNSANDBOXED_WARNING
+    found = sandboxing.probe()
+    if found.problem is not None:
+        return (
+            f"warning: the sandbox cannot run here ({found.problem}): bots run unsandboxed and their games are "
+            "recorded with isolation none; `referee doctor` says more, --no-sandbox runs without it on purpose"
         )
+    if found.isolation is sandboxing.Isolation.PARTIAL:
+        missing = "; ".join(found.shortfalls)
+        return (
+            f"warning: bots run with partial isolation, and their games are recorded so; missing: {missing} "
+            "(`referee doctor` says more)"
+        )
+    return None
+
+
+def _warn_below_full(context: click.Context, parameter: click.Parameter, sandbox: bool) -> bool:
+    warning = isolation_warning(sandbox)
+    if warning is not None:
+        echo(warning, err=True)
     return sandbox
 
 
 def sandbox_option(function: F) -> F:
-    """--sandbox/--no-sandbox, handed to the command as `sandbox`; says so on stderr when the sandbox is asked
-    for and this machine cannot run it."""
+    """--sandbox/--no-sandbox, handed to the command as `sandbox`; says on stderr what is missing whenever bots
+    will run below full isolation (no sandbox here, a partial one, or --no-sandbox)."""
     return click.option(
         "--sandbox/--no-sandbox",
         "sandbox",
         default=True,
         show_default=True,
-        callback=_warn_if_unsandboxed,
+        callback=_warn_below_full,
         help="Run every bot in its own sandbox (bubblewrap: its own uid, no network, a read-only view of the "
         "system and its own folder, limits for all its processes together; see `referee doctor`). Where the "
-        "machine cannot, bots run unsandboxed with a warning. --no-sandbox runs them as the organiser's user.",
+        "machine gives less (partial isolation) or none, a warning at the start says what is missing. "
+        "--no-sandbox runs them as the organiser's user, with a warning.",
     )(function)
 
 
 def echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, sort_keys=False))
+    echo(json.dumps(data, indent=2, sort_keys=False))
 
 
 _LIMIT_OPTIONS = (

@@ -12,6 +12,7 @@ from typing import Any
 import click
 from tabulate import tabulate
 
+from protocol.safe_text import one_line
 from referee.botspec import HUMAN, UnknownBot, resolve_bot, unique_names
 from referee.deals import DealKey
 from referee.games import GameError, list_games, load_game
@@ -36,6 +37,7 @@ from .options import (
     tablefmt_option,
     transport_option,
 )
+from .output import echo
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -69,6 +71,7 @@ def _game_json(record: GameRecord) -> dict[str, Any]:
         ],
         "replay": record.replay_path,
         "sandboxed": record.sandboxed,
+        "isolation": record.isolation.value,
     }
 
 
@@ -112,23 +115,23 @@ def _human_terminal(bots: tuple[str, ...]) -> str | None:
 
 
 def _print_game(record: GameRecord, played: int, total: int, tablefmt: str) -> None:
-    click.echo(f"{game_label(record.index, played, total)}  deal seed {record.seed}")
+    echo(f"{game_label(record.index, played, total)}  deal seed {record.seed}")
     rows = [
-        (seat, bot, rank, score, timing.decisions, f"{timing.mean_ms:.2f}", f"{timing.max_ms:.2f}")
+        (seat, one_line(bot), rank, score, timing.decisions, f"{timing.mean_ms:.2f}", f"{timing.max_ms:.2f}")
         for seat, (bot, rank, score, timing) in enumerate(
             zip(record.seats, record.ranks, record.scores, record.timings, strict=True)
         )
     ]
     headers = ["seat", "bot", "rank", "score", "decisions", "mean ms", "max ms"]
-    click.echo(tabulate(rows, headers=headers, tablefmt=tablefmt))
+    echo(tabulate(rows, headers=headers, tablefmt=tablefmt))
     for fault in record.faults:
         detail = fault.detail.replace("\n", "\n      ")
-        click.echo(f"  fault: seat {fault.seat} ({fault.bot}) {fault.kind.value}: {detail}")
+        echo(f"  fault: seat {fault.seat} ({one_line(fault.bot)}) {fault.kind.value}: {detail}")
         if fault.sent:
-            click.echo(f"      it sent: {fault.sent}")
+            echo(f"      it sent: {one_line(fault.sent)}")
     if record.replay_path:
-        click.echo(f"  replay: {record.replay_path}")
-    click.echo()
+        echo(f"  replay: {record.replay_path}")
+    echo()
 
 
 def _print_summary(record: MatchRecord, tablefmt: str) -> None:
@@ -141,7 +144,7 @@ def _print_summary(record: MatchRecord, tablefmt: str) -> None:
         mean_ms = sum(t.mean_ms * t.decisions for t in timings) / decisions if decisions else 0.0
         rows.append(
             (
-                bot.name,
+                one_line(bot.name),
                 len(seats),
                 sum(game.ranks[seat] == 1 for game, seat in seats),
                 f"{sum(game.ranks[seat] for game, seat in seats) / len(seats):.2f}",
@@ -152,8 +155,8 @@ def _print_summary(record: MatchRecord, tablefmt: str) -> None:
             )
         )
     headers = ["bot", "games", "wins", "mean rank", "faults", "decisions", "mean ms", "max ms"]
-    click.echo("match")
-    click.echo(tabulate(rows, headers=headers, tablefmt=tablefmt))
+    echo("match")
+    echo(tabulate(rows, headers=headers, tablefmt=tablefmt))
 
 
 @click.command()
@@ -254,10 +257,10 @@ def play(
     )
     note = _balance_note(len(specs), count)
     if note is not None:
-        click.echo(note, err=True)
+        echo(note, err=True)
     if not as_json:
         deals = "deals from a secret drawn for this run" if seed is None else f"public seed {seed}"
-        click.echo(f"{game}: {len(specs)} bots; {count} game(s), {deals}; bot logs in {logs}\n")
+        echo(f"{game}: {len(specs)} bots; {count} game(s), {deals}; bot logs in {logs}\n")
 
     played: list[GameRecord] = []
 
@@ -265,7 +268,7 @@ def play(
         played.append(record)
         if as_json:
             if count > 1:
-                click.echo(f"{game_label(record.index, len(played), count)} played", err=True)
+                echo(f"{game_label(record.index, len(played), count)} played", err=True)
         else:
             _print_game(record, len(played), count, tablefmt)
 
@@ -277,7 +280,7 @@ def play(
     except ReplayWriteError as error:
         raise click.ClickException(f"{error} (stopped after {len(played)} of {count} game(s))") from error
     except KeyboardInterrupt:
-        click.echo(f"Stopped after {len(played)} of {count} game(s); the bots are stopped.", err=True)
+        echo(f"Stopped after {len(played)} of {count} game(s); the bots are stopped.", err=True)
         raise
     if as_json:
         echo_json(
@@ -292,5 +295,5 @@ def play(
         return
     if count > 1:
         _print_summary(record, tablefmt)
-    click.echo(f"bot logs in {logs}: {', '.join(Path(str(bot.log_path)).name for bot in record.bots)}")
+    echo(f"bot logs in {logs}: {', '.join(Path(str(bot.log_path)).name for bot in record.bots)}")
     sys.stdout.flush()

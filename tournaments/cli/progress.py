@@ -10,6 +10,8 @@ import time
 from collections.abc import Mapping
 from typing import TextIO
 
+from protocol.safe_text import one_line
+
 from ..ratings.elo import rate_tallies
 from ..ratings.tallies import GameTallies
 
@@ -39,7 +41,7 @@ class Leaderboard:
             self._computed_at = now
             best = rate_tallies(self.tallies, bootstrap=0).bots[0]
             games = "1 game" if best.games == 1 else f"{best.games} games"
-            self._leader = f"leader {best.bot} {best.elo:+.0f} Elo ({games})"
+            self._leader = f"leader {one_line(best.bot)} {best.elo:+.0f} Elo ({games})"
         return self._leader
 
 
@@ -90,7 +92,7 @@ class ProgressLine:
         leader = self.leaderboard.leader(fresh=self.done >= self.total)
         if leader:
             parts.append(leader)
-        return "  ".join(part for part in parts if part)
+        return one_line("  ".join(part for part in parts if part))
 
     def eta(self) -> str:
         played = self.done - self.start_done

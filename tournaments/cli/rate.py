@@ -13,6 +13,7 @@ from ..ratings.elo import DEFAULT_BOOTSTRAP, RatingInputError, rate
 from ..ratings.results_file import ResultsFileError, decode_lines, parse_results, read_results
 from ..ratings.tables import crosstable, ratings_json, ratings_table
 from .options import echo_json, json_option, prior_draws_option, tablefmt_option
+from .output import echo
 from .report import write_report
 
 
@@ -70,7 +71,7 @@ def rate_command(
     if as_json:
         echo_json(ratings_json(ratings, with_crosstable=with_crosstable))
         return
-    click.echo(ratings_table(ratings, tablefmt=tablefmt))
+    echo(ratings_table(ratings, tablefmt=tablefmt))
     if with_crosstable and ratings.bots:
-        click.echo()
-        click.echo(crosstable(ratings, tablefmt=tablefmt))
+        echo()
+        echo(crosstable(ratings, tablefmt=tablefmt))

@@ -14,6 +14,7 @@ from ..pages.replay_source import load_replay
 from ..pages.text import render_text
 from ..pages.writer import page_path, write_replay_page
 from .options import echo_json, json_option
+from .output import echo
 
 _REPLAY_FILE = click.Path(exists=True, dir_okay=False)
 
@@ -31,7 +32,7 @@ def show(file: str) -> None:
     try:
         data = load_replay(file)
         replays.verify(data)
-        click.echo(render_text(data))
+        echo(render_text(data))
     except (replays.ReplayError, replays.ReplayMismatch) as error:
         raise click.ClickException(str(error)) from error
 
@@ -59,7 +60,7 @@ def html(file: str, output: str | None) -> None:
         raise click.ClickException(str(error)) from error
     except OSError as error:
         raise click.ClickException(f"cannot write {target}: {error.strerror or error}") from error
-    click.echo(str(target))
+    echo(str(target))
 
 
 @replay.command()
@@ -78,7 +79,7 @@ def verify(files: tuple[str, ...], as_json: bool) -> None:
         echo_json(outcomes)
     else:
         for outcome in outcomes:
-            click.echo(f"{'ok' if outcome['ok'] else 'FAILED'}  {outcome['file']}: {outcome['detail']}")
+            echo(f"{'ok' if outcome['ok'] else 'FAILED'}  {outcome['file']}: {outcome['detail']}")
     failed = sum(not outcome["ok"] for outcome in outcomes)
     if failed:
         raise click.ClickException(f"{failed} of {len(outcomes)} replay(s) do not verify")

@@ -8,7 +8,6 @@ are relative to the folder the page goes to); csv and json grade the bots, one r
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from ..pages.class_pages import ClassPages, write_class_pages
 from ..pages.html import AssetError
 from ..pages.report_page import render_report_page
 from .options import bootstrap_option
+from .output import echo, write
 
 ReportFormat = Callable[[LeagueReport, Path], str]
 PAGE_FORMATS: dict[str, ReportFormat] = {"html": render_report_page}
@@ -88,7 +88,7 @@ def report_command(
             if report_format == PAGES:
                 assert loaded is not None
                 written = _write_pages(grade_league(store, loaded, bootstrap, seed), store, loaded, Path(output))
-                click.echo(f"wrote {written.leaderboard}, {written.teacher} and {len(written.students)} student pages")
+                echo(f"wrote {written.leaderboard}, {written.teacher} and {len(written.students)} student pages")
                 return
             if report_format in PAGE_FORMATS:
                 page = league_report(store, bootstrap=bootstrap, seed=seed)
@@ -121,8 +121,7 @@ def _write(render: Callable[[], str], output: str) -> None:
     try:
         text = render()
         if output == "-":
-            sys.stdout.write(text)
-            sys.stdout.flush()
+            write(text)
         else:
             Path(output).write_text(text, encoding="utf-8")
     except AssetError as error:

@@ -19,6 +19,7 @@ from ..league.executors import ExecutorError, LocalExecutor, default_concurrency
 from ..ratings.sprt import Decision, SprtConfigError, SprtState, SprtTest
 from ..sprt_match import DEFAULT_BATCH_PAIRS, SprtPlan, SprtResult, play_sprt
 from .options import echo_json, json_option, limits_options, pin_option, sandbox_option, seed_option, transport_option
+from .output import echo
 
 _VERDICTS = {
     Decision.H1: "H1 accepted: {new} is better than {base} by more than {elo0:g} Elo",
@@ -107,14 +108,14 @@ def sprt_command(
     except (UnknownBot, SprtConfigError) as error:
         raise click.ClickException(str(error)) from error
     if plan.concurrency > default_concurrency():
-        click.echo(
+        echo(
             f"warning: --concurrency {plan.concurrency} is more than the {default_concurrency()} cores here; bots may "
             "miss their time limits",
             err=True,
         )
     executor = LocalExecutor(plan.concurrency, plan.runner, pinned=pinned)
     test = plan.test
-    click.echo(
+    echo(
         f"SPRT {game}: {new.name} vs {base.name}, H0 elo {elo0:g} / H1 elo {elo1:g}, alpha {alpha:g}, beta {beta:g}; "
         f"bounds ({test.lower_bound:.3f}, {test.upper_bound:.3f}); seed {plan.seed}; {plan.concurrency} at once",
         err=as_json,
@@ -123,7 +124,7 @@ def sprt_command(
 
     def on_batch(result: SprtResult) -> None:
         progress[:] = [result]
-        click.echo(_progress_line(result.state), err=as_json)
+        echo(_progress_line(result.state), err=as_json)
 
     try:
         result = play_sprt(plan, executor, on_batch)
@@ -131,15 +132,15 @@ def sprt_command(
         raise click.ClickException(str(error)) from error
     except KeyboardInterrupt:
         counted = progress[0].state.pentanomial.pairs if progress else 0
-        click.echo(f"Interrupted before a decision; {counted} pairs counted (see the last LLR line).", err=True)
+        echo(f"Interrupted before a decision; {counted} pairs counted (see the last LLR line).", err=True)
         raise
     if as_json:
         echo_json(_result_json(plan, result))
         return
     state = result.state
-    click.echo(_VERDICTS[state.decision].format(new=new.name, base=base.name, elo0=elo0, elo1=elo1, pairs=max_pairs))
+    echo(_VERDICTS[state.decision].format(new=new.name, base=base.name, elo0=elo0, elo1=elo1, pairs=max_pairs))
     faults = ", ".join(f"{name} {count}" for name, count in result.faults.items())
-    click.echo(f"{state.pentanomial.pairs} pairs counted, {result.games} games played; faults: {faults}")
+    echo(f"{state.pentanomial.pairs} pairs counted, {result.games} games played; faults: {faults}")
 
 
 def _progress_line(state: SprtState) -> str:

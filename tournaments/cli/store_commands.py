@@ -12,6 +12,7 @@ import click
 from ..export import ExportFormat, write_rows
 from ..league.store import StoreError
 from .league import _load, _store
+from .output import echo
 
 _db_option = click.option(
     "--db", type=click.Path(dir_okay=False), help="The result store  [default: LEAGUE.sqlite beside the file]"
@@ -37,7 +38,7 @@ def forget_command(league: str, bots: tuple[str, ...], db: str | None) -> None:
         except StoreError as error:
             raise click.ClickException(str(error)) from error
     rerun = shlex.join(["referee", "tournament", "run", league, *(["--db", db] if db else [])])
-    click.echo(
+    echo(
         f"Forgot {', '.join(map(repr, forgotten.bots))}: dropped {forgotten.games} game(s) of "
         f"{forgotten.matches} match(es) from {store_path}; {rerun} plays them again"
     )
@@ -75,4 +76,4 @@ def export_command(league: str | None, db: str | None, export_format: str, outpu
             count = write_rows(rows, ExportFormat(export_format), out)
     except OSError as error:
         raise click.ClickException(f"cannot write {output!r}: {error.strerror}") from error
-    click.echo(f"Wrote {count} row(s) to {output}", err=True)
+    echo(f"Wrote {count} row(s) to {output}", err=True)

@@ -80,6 +80,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol import limits as protocol_limits
+from protocol.safe_text import UnsafeName, checked_name, skeleton
 from referee.botspec import UnknownBot, resolve_bot
 from referee.games import GameError, load_game
 from referee.games.base import MAX_SEED
@@ -153,7 +154,8 @@ class League:
     build_dir: Path | None = None
     """Where submissions with a build are copied and built (tournaments.league.builds)."""
     skipped: tuple[str, ...] = ()
-    """Why each folder of an `each` entry that is not a bot was skipped (its name clashes with another bot's)."""
+    """Why each folder of an `each` entry that is not a bot was skipped (its name has invisible or bidirectional
+    characters, or clashes with, or looks like, another bot's)."""
     marks: Mapping[str, tuple[tuple[float, float], ...]] = field(default_factory=dict)
     """Baseline -> (score share against it, mark) thresholds, ascending ([marks]; tournaments.classroom.marks)."""
     pseudonyms: Mapping[str, str] = field(default_factory=dict)
@@ -485,17 +487,20 @@ class _Reader:
         for position, entry in enumerate(raw):
             if "each" not in entry:
                 bot = self._bot(entry, game, f"bots[{position}].")
-                if any(known.name == bot.name for known in named.values()):
-                    raise self.error(
-                        f"bots[{position}].name", f"{bot.name!r} is used twice", "give each bot a unique name"
-                    )
+                for known in named.values():
+                    if skeleton(known.name) == skeleton(bot.name):
+                        same = "is used twice" if known.name == bot.name else f"looks like {known.name!r}"
+                        key = f"bots[{position}].name"
+                        raise self.error(key, f"{bot.name!r} {same}", "give each bot a unique name")
                 named[position] = bot
+        unsafe: list[str] = []
         folders = {
-            position: self._submissions(entry, f"bots[{position}].")
+            position: _safe_names(self._submissions(entry, f"bots[{position}]."), unsafe)
             for position, entry in enumerate(raw)
             if "each" in entry
         }
-        kept, skipped = _without_clashes(list(named.values()), [sub for subs in folders.values() for sub in subs])
+        kept, clashes = _without_clashes(list(named.values()), [sub for subs in folders.values() for sub in subs])
+        skipped = [*unsafe, *clashes]
         bots: list[LeagueBot] = []
         for position in range(len(raw)):
             if position in named:
@@ -511,7 +516,7 @@ class _Reader:
             prefix,
             "a bot has name, command and optionally cwd, version and env (a folder of bots: each, command)",
         )
-        name = self.required_string(entry, "name", prefix)
+        name = self._name(self.required_string(entry, "name", prefix), prefix + "name")
         relative_cwd = self.string(entry, "cwd", prefix)
         cwd = None if relative_cwd is None else str(self.path.parent / relative_cwd)
         command = self._command(entry.get("command"), prefix + "command")
@@ -523,6 +528,12 @@ class _Reader:
         if not isinstance(baseline, bool):
             raise self.error(prefix + "baseline", f"must be true or false, not {baseline!r}")
         return LeagueBot(name, command, spec, digest, cwd, version, baseline)
+
+    def _name(self, name: str, key: str) -> str:
+        try:
+            return checked_name(name)
+        except UnsafeName as error:
+            raise self.error(key, str(error)) from None
 
     def _submissions(self, entry: Mapping[str, Any], prefix: str) -> list[Submission]:
         """The folders of an `each` entry (tournaments.league.submissions)."""
@@ -585,24 +596,42 @@ class _Reader:
         raise self.error(key, f"must be a command line string or a list of words, not {value!r}")
 
 
+def _safe_names(found: list[Submission], notes: list[str]) -> list[Submission]:
+    """The folders whose names are safe to show (protocol.safe_text.checked_name, NFKC applied), a note in
+    `notes` for each other: a name with invisible or bidirectional characters is skipped, not fatal."""
+    safe = []
+    for sub in found:
+        try:
+            safe.append(replace(sub, name=checked_name(sub.name)))
+        except UnsafeName as error:
+            notes.append(f"folder {str(sub.folder)!r} skipped: {error}; rename the folder")
+    return safe
+
+
+def _clash_key(name: str) -> str:
+    """How names are compared for clashes: submissions.normalised of the look-alike skeleton, so "Heuristic",
+    "heu_ristic" and "hеuristic" (a Cyrillic e) are one name."""
+    return normalised(skeleton(name))
+
+
 def _without_clashes(named: list[LeagueBot], folders: list[Submission]) -> tuple[list[Submission], list[str]]:
-    """The folders whose names clash with no other bot's (submissions.normalised), and a note for each other:
+    """The folders whose names clash with no other bot's (`_clash_key`), and a note for each other:
     a folder named like a bot of its own [[bots]] entry gives way to it; folders named like each other are all
     skipped (which one is the student's is not for the referee to guess)."""
-    entries = {normalised(bot.name): bot.name for bot in named}
+    entries = {_clash_key(bot.name): bot.name for bot in named}
     counts: dict[str, int] = {}
     for sub in folders:
-        counts[normalised(sub.name)] = counts.get(normalised(sub.name), 0) + 1
+        counts[_clash_key(sub.name)] = counts.get(_clash_key(sub.name), 0) + 1
     kept, notes = [], []
     for sub in folders:
-        key = normalised(sub.name)
+        key = _clash_key(sub.name)
         if key in entries:
             notes.append(
                 f"folder {str(sub.folder)!r} skipped: it is named like the bot {entries[key]!r} of the "
                 "league file; rename the folder"
             )
         elif counts[key] > 1:
-            others = [str(other.folder) for other in folders if other is not sub and normalised(other.name) == key]
+            others = [str(other.folder) for other in folders if other is not sub and _clash_key(other.name) == key]
             notes.append(
                 f"folder {str(sub.folder)!r} skipped: it is named like {', '.join(map(repr, others))}; "
                 "rename one of them"

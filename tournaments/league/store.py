@@ -29,20 +29,32 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from referee.deals import DealKey
+from referee.isolation.sandbox import Isolation
 from referee.records import GameRecord, Limits
 
 from .league_file import League, LeagueBot
 from .schedule import ScheduledMatch
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The store's layout (PRAGMA user_version): 2 added bot identities, forfeits, sandboxing and the deal key; 3 the
-illegal action a bot sent and the action a fault came before (faults.sent, faults.before_action)."""
+illegal action a bot sent and the action a fault came before (faults.sent, faults.before_action); 4 each game's
+isolation level (full, partial, none) where 2 and 3 had a sandboxed flag."""
+MIGRATED_SANDBOXED = Isolation.PARTIAL
+"""The level an older store's sandboxed game gets: schemas 2 and 3 recorded `sandboxed` also for games whose bots
+had no uid or cgroup of their own, so partial is all such a game is known to have had."""
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     2: ("ALTER TABLE faults ADD COLUMN sent TEXT", "ALTER TABLE faults ADD COLUMN before_action INTEGER"),
+    3: (
+        "ALTER TABLE games ADD COLUMN isolation TEXT NOT NULL DEFAULT 'none' "
+        "CHECK (isolation IN ('full', 'partial', 'none'))",
+        f"UPDATE games SET isolation = CASE WHEN sandboxed THEN '{MIGRATED_SANDBOXED.value}' "
+        f"ELSE '{Isolation.NONE.value}' END",
+    ),
 }
 """Schema N -> the statements that make it schema N + 1, run in one transaction when a store of schema N is opened
-(a store older than the first of them cannot be upgraded: its games lack what later schemas record)."""
+(a store older than the first of them cannot be upgraded: its games lack what later schemas record). The step to 4
+keeps the old `sandboxed` column (it has a default, so new games need not set it)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS league (
@@ -72,7 +84,7 @@ CREATE TABLE IF NOT EXISTS games (
     seed INTEGER NOT NULL,
     replay_path TEXT,
     finished_at REAL NOT NULL,
-    sandboxed INTEGER NOT NULL DEFAULT 1,
+    isolation TEXT NOT NULL DEFAULT 'none' CHECK (isolation IN ('full', 'partial', 'none')),
     PRIMARY KEY (match_id, game_index)
 );
 CREATE TABLE IF NOT EXISTS seats (
@@ -414,9 +426,9 @@ class LeagueStore:
         key = (record.match_id, record.index)
         with self._transaction() as db:
             inserted = db.execute(
-                "INSERT OR IGNORE INTO games (match_id, game_index, seed, replay_path, finished_at, sandboxed) "
+                "INSERT OR IGNORE INTO games (match_id, game_index, seed, replay_path, finished_at, isolation) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                (*key, record.seed, record.replay_path, time.time(), int(record.sandboxed)),
+                (*key, record.seed, record.replay_path, time.time(), record.isolation.value),
             ).rowcount
             if not inserted:
                 return False
@@ -581,7 +593,12 @@ class LeagueStore:
 
     def unsandboxed_game_count(self) -> int:
         """Games whose bots did not all run in the sandbox."""
-        return int(self._db.execute("SELECT COUNT(*) FROM games WHERE NOT sandboxed").fetchone()[0])
+        return self.isolation_counts().get(Isolation.NONE, 0)
+
+    def isolation_counts(self) -> dict[Isolation, int]:
+        """How many games were played at each isolation level (levels with no game left out)."""
+        rows = self._db.execute("SELECT isolation, COUNT(*) FROM games GROUP BY isolation")
+        return {Isolation(level): int(count) for level, count in rows}
 
     def league_name(self) -> str | None:
         row = self._db.execute("SELECT name FROM league").fetchone()

@@ -21,9 +21,11 @@ a build that failed) still takes part under its name: its program says why and e
 (`cannot_run`), so every game it is seated in records a crash with that reason, in the store and in the
 report, where a league file error would stop the whole class.
 
-A folder's name is its bot's name. `normalised` is how names are compared for clashes: a folder named like
-another bot of the league (a baseline, or another folder: "Heuristic", "heuristic " and "heu_ristic" are
-one name) is skipped and reported (tournaments.league.league_file), never fatal to the class.
+A folder's name is its bot's name. `normalised` (of the look-alike skeleton, protocol.safe_text) is how names
+are compared for clashes: a folder named like another bot of the league (a baseline, or another folder:
+"Heuristic", "heuristic ", "heu_ristic" and "hеuristic" with a Cyrillic e are one name) is skipped and
+reported (League.skipped, tournaments.league.league_file), never fatal to the class. So is a folder whose
+name has invisible or bidirectional characters.
 
 `folder_digest` identifies a submission for the store: every file of the folder except IGNORED_NAMES and
 IGNORED_SUFFIXES (version control, Python's byte-code caches, logs: what the bot's behaviour cannot depend

@@ -21,6 +21,7 @@ from ..ratings.elo import BotRating, Ratings
 from ..ratings.tables import table_notes
 from .fault_text import FaultGroup, fault_groups
 from .html import document
+from .soft_play_section import soft_play_section
 
 STYLES = ("page.css", "report.css")
 SCRIPT = "report.js"
@@ -42,6 +43,7 @@ def render_report_page(report: LeagueReport, link_base: Path) -> str:
             _activity_section(report.activity),
             _faults_section(report.faults, pages, link_base),
             _games_section(report, link_base),
+            soft_play_section(report.soft_play),
         ]
     title = f"{report.name}: league report"
     return document(title, STYLES, "\n".join(section for section in sections if section), (SCRIPT,), ())

@@ -6,6 +6,8 @@ import os
 import shutil
 from collections.abc import Sequence
 
+from protocol.safe_text import one_line
+
 CLEAR = "\x1b[H\x1b[2J"
 """ANSI: cursor home, erase the screen (every request starts on a clean screen)."""
 
@@ -40,7 +42,9 @@ class Terminal:
             return shutil.get_terminal_size().columns
 
     def show(self, lines: Sequence[str], clear: bool = False) -> None:
-        self._writer.write((CLEAR if clear else "") + "".join(f"{line}\n" for line in lines))
+        """`lines` on the screen, each kept to its line with its controls escaped (what the referee sends, such
+        as the other seats' names, is shown and never run)."""
+        self._writer.write((CLEAR if clear else "") + "".join(f"{one_line(line)}\n" for line in lines))
         self._writer.flush()
 
     def choose(self, prompt: str, count: int) -> int:
