@@ -27,8 +27,12 @@ STUDENTS = (
     "broken_build",
 )
 DEALS = 2
-GAMES_PER_STUDENT = 2 * DEALS * 2
-"""Two baselines, DEALS deals per match, two seats (two deals: enough identical positions to compare actions)."""
+PEERS = 1
+BASELINE_GAMES = 2 * DEALS * 2
+"""Two baselines, DEALS deals per match, two seats."""
+GAMES_PER_STUDENT = BASELINE_GAMES + 2 * PEERS * DEALS * 2
+"""And 2 x PEERS tables with other students (with seed 5, one of them seats greedy with greedy_renamed: two
+deals from both seats, enough identical positions to compare their actions)."""
 
 LEAGUE = """
 game = "scout"
@@ -36,6 +40,7 @@ players = 2
 seed = 5
 deals_per_match = {deals}
 schedule = "baselines"
+peers = {peers}
 replay_dir = "replays"
 
 [limits]
@@ -80,7 +85,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any, dict[st
     for name in FROM_CLASS:
         shutil.copytree(FIXTURES / "class" / name, submissions / name)
     league = folder / "class.toml"
-    league.write_text(LEAGUE.format(deals=DEALS))
+    league.write_text(LEAGUE.format(deals=DEALS, peers=PEERS))
     run = invoke("tournament", "run", str(league), "-j", "2", "--bootstrap", "0")
     return league, run, _report(league)
 
@@ -94,7 +99,8 @@ def test_the_class_runs_from_one_command(played: tuple[Path, Any, dict[str, Any]
     assert sorted(row["bot"] for row in report["bots"]) == sorted(STUDENTS)
     assert {row["bot"] for row in report["baselines"]} == {"random", "heuristic"}
     assert all(row["games"] == GAMES_PER_STUDENT for row in report["bots"])
-    assert report["games"] == len(STUDENTS) * GAMES_PER_STUDENT + 2 * DEALS
+    peer_games = len(STUDENTS) * PEERS * DEALS * 2
+    assert report["games"] == len(STUDENTS) * BASELINE_GAMES + peer_games + 2 * DEALS
     assert "submissions/Heuristic' skipped: it is named like the bot 'heuristic'" in run.stderr
     assert any("Heuristic" in note for note in report["skipped"])
     assert "build: c_stdio: 'make' exited with status 0" in run.stderr

@@ -128,6 +128,8 @@ def test_explicit_bot_names_are_checked(tmp_path: Path) -> None:
         ('schedule = "baselines"\nbaselines = ["random", "heuristic", "ann"]\n', "names every bot"),
         ('baselines = ["random"]\n', "is only for a baselines schedule"),
         ('schedule = "baselines"\nbaselines = ["random"]\nmax_tables = 3\n', "is not for a baselines schedule"),
+        ("peers = 1\n", "key 'peers': is only for a baselines schedule"),
+        ('schedule = "baselines"\nbaselines = ["random"]\npeers = -1\n', "key 'peers'"),
     ],
 )
 def test_bad_baselines_name_their_key(tmp_path: Path, settings: str, problem: str) -> None:
@@ -136,6 +138,16 @@ def test_bad_baselines_name_their_key(tmp_path: Path, settings: str, problem: st
     league.write_text(HEAD.format(players=2) + settings + LADDER + '[[bots]]\nname = "ann"\ncommand = "random"\n')
     with pytest.raises(LeagueFileError, match=re.escape(problem)):
         load_league(league)
+
+
+def test_peers_seat_students_together_and_only_students(tmp_path: Path) -> None:
+    names = ("ann", "bo", "cy", "di", "ed")
+    league_file = _class(tmp_path, {name: {"bot.py": ""} for name in names})
+    assert all(set(table) & {"random", "heuristic"} for table in league_tables(load_league(league_file)))
+    league_file.write_text(league_file.read_text().replace(BASELINES, BASELINES + "peers = 2\n"))
+    league = load_league(league_file)
+    peers = [table for table in league_tables(league) if not set(table) & {"random", "heuristic"}]
+    assert league.peers == 2 and sorted(peers) == sorted(itertools.combinations(names, 2))
 
 
 def test_three_seats_need_two_baselines(tmp_path: Path) -> None:

@@ -9,21 +9,28 @@ Three measures, each over pairs of students (bots that are not baselines):
   folders, fingerprints found in more than a quarter of the class (and in at least COMMON_AT_LEAST folders)
   left out as shared base code; flagged from SIMILAR_SHARE of the smaller one's fingerprints in common and at
   least MIN_SHARED of them (runs of some 40 tokens or more in common);
-- same actions: on the same deal, from the same seat, against the same opponents, two students' games are the
-  same game until one of them chooses differently; every decision before that one (and that one) was taken by
-  both in the very same position. Over all such positions (decisions by the bots themselves, not a forfeit's
-  fallback; and not those where both chose the first or the last legal action, which any trivial bot picks and
-  two students reach on their own), the number agreed is compared with chance, the sum over positions of
-  1 / (legal actions there):
-  flagged when at least MIN_POSITIONS positions were compared, at least AGREE_SHARE agreed, and the agreements
-  exceed chance by Z_FLAG standard deviations (binomial, each position its own chance). Two deterministic
-  programs that decide alike are flagged even if their code differs: the flag says how often they agreed and
-  how often chance would have. It needs the games' replays (the league's replay_dir).
+- same actions: the rules engine replays every game (seed, config, deal and recorded actions) and keys each
+  decision a student took itself (not a forfeit's fallback) by what that bot was shown: a canonical hash of
+  its observation and its legal actions (position_key). Two students' decisions under one key were taken in
+  the very same position from their point of view, whichever match, deal or rotation they came from. Deals
+  are each match's own (tournaments.league.schedule), so such positions come from students at one table:
+  there every deal is played from every seat, and two copies play the same games seat for seat (at two
+  seats, A against B in rotation 0 is B against A in rotation 1), meeting each other's every position; two
+  different programs part at their first different choice. In a baselines schedule, students meet only if
+  the league sets `peers` (tournaments.league.schedule). Each position counts once per pair (each bot's first
+  decision there, replays in store order), and not where both chose the first or the last legal action (which
+  any trivial bot picks and two students reach on their own). The number agreed is compared with chance, the
+  sum over positions of 1 / (legal actions there): flagged when at least MIN_POSITIONS positions were
+  compared, at least AGREE_SHARE agreed, and the agreements exceed chance by Z_FLAG standard deviations
+  (binomial, each position its own chance). Two deterministic programs that decide alike are flagged even if
+  their code differs: the flag says how often they agreed and how often chance would have. It needs the
+  games' replays (the league's replay_dir) and replays every game once: about 1 ms a game (README, Copies).
 """
 
 from __future__ import annotations
 
 import enum
+import hashlib
 import itertools
 import math
 from collections import Counter
@@ -31,6 +38,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from referee.games import GameError, load_game
 from referee.replay import ReplayError, load
@@ -46,6 +55,9 @@ MIN_SHARED = 10
 MIN_POSITIONS = 10
 AGREE_SHARE = 0.9
 Z_FLAG = 3.0
+
+_CANONICAL = msgspec.json.Encoder(order="sorted")
+"""JSON with every object's keys sorted: equal values, equal bytes."""
 
 
 class CopyKind(enum.StrEnum):
@@ -72,7 +84,7 @@ def find_copies(league: League, store: LeagueStore) -> tuple[CopyFlag, ...]:
     folders = {bot.name: bot.submission.folder for bot in students if bot.submission is not None}
     same = {flag.bots for flag in identical}
     similar = [flag for flag in similar_code(folders) if flag.bots not in same]
-    replays = _replays(store.replay_paths().values())
+    replays = _replays(path for _, path in sorted(store.replay_paths().items()))
     actions = same_actions(replays, {bot.name for bot in students}, league.game)
     return (*identical, *similar, *actions)
 
@@ -103,56 +115,45 @@ def similar_code(folders: Mapping[str, Path]) -> list[CopyFlag]:
 
 
 @dataclass(frozen=True)
-class _Game:
+class _Decision:
     bot: str
-    seat: int
-    actions: tuple[tuple[int, str, Any], ...]
-    """(seat, by, action) of every action."""
-    choices: tuple[int, ...]
-    """How many legal actions there were before each action."""
-    trivial: tuple[bool, ...]
-    """Whether each action was the first or the last legal one (what a trivial bot plays)."""
+    action: Any
+    choices: int
+    """How many legal actions there were."""
+    trivial: bool
+    """Whether the action was the first or the last legal one (what a trivial bot plays)."""
 
 
 def same_actions(replays: Iterable[Mapping[str, Any]], students: set[str], game: str) -> list[CopyFlag]:
-    by_position: dict[tuple[Any, ...], list[_Game]] = {}
+    """Pairs of students who chose alike in the positions both were shown (see the module's docstring)."""
+    by_position: dict[bytes, dict[str, _Decision]] = {}
     for replay in replays:
-        bots = [seat["bot"] for seat in replay["seats"]]
-        for seat, bot in enumerate(bots):
-            if bot in students:
-                key = (replay["seed"], seat, tuple(other for index, other in enumerate(bots) if index != seat))
-                played = _game(replay, bot, seat, game)
-                if played is not None:
-                    by_position.setdefault(key, []).append(played)
+        for key, decision in _decisions(replay, students, game):
+            by_position.setdefault(key, {}).setdefault(decision.bot, decision)
     tallies: dict[tuple[str, str], list[float]] = {}
-    for games in by_position.values():
-        for first, second in itertools.combinations(sorted(games, key=lambda played: played.bot), 2):
-            if first.bot != second.bot:
-                tally = tallies.setdefault((first.bot, second.bot), [0, 0, 0.0, 0.0])
-                for index, term in enumerate(_compare(first, second)):
+    for decisions in by_position.values():
+        for first, second in itertools.combinations(sorted(decisions), 2):
+            terms = _compare(decisions[first], decisions[second])
+            if terms is not None:
+                tally = tallies.setdefault((first, second), [0, 0, 0.0, 0.0])
+                for index, term in enumerate(terms):
                     tally[index] += term
     return [flag for pair, tally in sorted(tallies.items()) if (flag := _flag(pair, tally)) is not None]
 
 
-def _compare(first: _Game, second: _Game) -> tuple[int, int, float, float]:
-    """(positions compared, agreed, chance's expected agreements, its variance) over the common prefix."""
-    compared = agreed = 0
-    expected = variance = 0.0
-    steps = zip(first.actions, second.actions, first.choices, first.trivial, strict=False)
-    for mine, theirs, choices, trivial in steps:
-        if mine[0] == first.seat and mine[1] == "bot" and theirs[0] == second.seat and theirs[1] == "bot":
-            if trivial and mine[2] == theirs[2]:
-                continue
-            chance = 1 / max(choices, 1)
-            compared += 1
-            expected += chance
-            variance += chance * (1 - chance)
-            if mine[2] != theirs[2]:
-                break
-            agreed += 1
-        elif mine != theirs:
-            break
-    return compared, agreed, expected, variance
+def position_key(observation: Mapping[str, Any], legal: Iterable[Any]) -> bytes:
+    """What a bot was shown before a decision (its observation and its legal actions), hashed canonically:
+    equal keys, the same position from the bot's point of view, whichever match, deal or rotation."""
+    return hashlib.blake2b(_CANONICAL.encode([observation, list(legal)]), digest_size=16).digest()
+
+
+def _compare(first: _Decision, second: _Decision) -> tuple[int, int, float, float] | None:
+    """(1, agreed, chance's expected agreement, its variance), or None for a trivial choice both made."""
+    agreed = first.action == second.action
+    if agreed and first.trivial:
+        return None
+    chance = 1 / max(first.choices, 1)
+    return 1, int(agreed), chance, chance * (1 - chance)
 
 
 def _flag(pair: tuple[str, str], tally: list[float]) -> CopyFlag | None:
@@ -169,20 +170,24 @@ def _flag(pair: tuple[str, str], tally: list[float]) -> CopyFlag | None:
     return CopyFlag(CopyKind.ACTIONS, pair, agreed / compared, detail)
 
 
-def _game(replay: Mapping[str, Any], bot: str, seat: int, game: str) -> _Game | None:
-    """The actions of a replay and the number of choices before each (the rules engine replays them)."""
+def _decisions(replay: Mapping[str, Any], students: set[str], game: str) -> list[tuple[bytes, _Decision]]:
+    """Each decision a student took itself in the replay (not a forfeit's fallback), keyed by its position;
+    the rules engine replays the game. An unreadable replay gives none."""
     try:
-        state = load_game(game).new_game(replay["players"], replay["seed"], replay["config"])
-        actions, choices, trivial = [], [], []
+        bots = [seat["bot"] for seat in replay["seats"]]
+        state = load_game(game).new_game(replay["players"], replay["seed"], replay["config"], deal=replay["deal"])
+        found = []
         for entry in replay["actions"]:
-            legal = state.legal_actions_view(entry["seat"])
-            choices.append(len(legal))
-            trivial.append(entry["action"] in (legal[0], legal[-1]))
-            actions.append((entry["seat"], entry["by"], entry["action"]))
-            state.apply(entry["seat"], entry["action"])
-    except (GameError, KeyError, TypeError, ValueError, IndexError):
-        return None
-    return _Game(bot, seat, tuple(actions), tuple(choices), tuple(trivial))
+            seat, action = entry["seat"], entry["action"]
+            if entry["by"] == "bot" and bots[seat] in students:
+                legal = state.legal_actions_view(seat)
+                key = position_key(state.observation(seat), legal)
+                trivial = action in (legal[0], legal[-1])
+                found.append((key, _Decision(bots[seat], action, len(legal), trivial)))
+            state.apply(seat, action)
+    except (GameError, KeyError, TypeError, ValueError, IndexError, msgspec.EncodeError):
+        return []
+    return found
 
 
 def _replays(paths: Iterable[str]) -> list[dict[str, Any]]:

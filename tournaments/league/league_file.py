@@ -8,6 +8,8 @@
     schedule = "round-robin"       # or "gauntlet" (then: challenger = "bot name"), or "baselines" (then:
                                    # baselines = ["random", "heuristic"]: every other bot meets those)
     max_tables = 40                # optional: a balanced sample when there are more tables than this
+    peers = 1                      # optional, baselines schedule only: each student also meets students at
+                                   # 2 x peers tables (so that copies show in their actions); default 0
     fault_policy = "forfeit"       # or "substitute" (then fault_budget faults before a forfeit)
     max_timeouts = 3               # optional: after 3 timeouts in a match a bot is stopped and forfeits the
                                    # match's remaining games (each fault says why); default: never
@@ -61,8 +63,11 @@ one match's deals is of no use in another); a rerun of the league uses the store
 the same deals.
 
 A baselines schedule grades a class: each bot that is not a baseline (a student) plays one match against every
-(players - 1) baselines, never against another student, and the baselines play their own round robin; a
-ladder such as random < heuristic then separates the students even when none beats the strongest baseline.
+(players - 1) baselines, and the baselines play their own round robin; a ladder such as random < heuristic
+then separates the students even when none beats the strongest baseline. Students meet each other only with
+`peers = K`: in an order of the students drawn from the seed, each sits with the next K (see
+tournaments.league.schedule); marks count the baseline games only, and the copies check needs students at
+one table to compare their actions (deals are each match's own).
 
 Every mistake is a LeagueFileError naming the file, the key, what is wrong and what to do.
 """
@@ -143,6 +148,8 @@ class League:
     schedule: ScheduleKind = ScheduleKind.ROUND_ROBIN
     challenger: str | None = None
     max_tables: int | None = None
+    peers: int = 0
+    """In a baselines schedule, the students each student sits with after it in the peer order."""
     baselines: tuple[str, ...] = ()
     """The bots every other bot meets in a baselines schedule (empty in the others)."""
     limits: Limits = Limits()
@@ -184,6 +191,7 @@ _TOP_KEYS = frozenset(
         "challenger",
         "baselines",
         "max_tables",
+        "peers",
         "fault_policy",
         "fault_budget",
         "max_timeouts",
@@ -252,6 +260,7 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
         schedule=schedule,
         challenger=challenger,
         max_tables=reader.optional_integer(data, "max_tables", minimum=1),
+        peers=reader.peers(data, schedule),
         baselines=baselines,
         limits=reader.limits(data),
         config=resolved_config,
@@ -349,6 +358,11 @@ class _Reader:
                 f"use deals_per_match = {nearest}",
             )
         return deals
+
+    def peers(self, data: Mapping[str, Any], schedule: ScheduleKind) -> int:
+        if "peers" in data and schedule is not ScheduleKind.BASELINES:
+            raise self.error("peers", "is only for a baselines schedule", 'set schedule = "baselines"')
+        return self.integer(data, "peers", minimum=0) if "peers" in data else 0
 
     def optional_integer(self, data: Mapping[str, Any], key: str, minimum: int) -> int | None:
         return self.integer(data, key, minimum=minimum) if key in data else None

@@ -2,7 +2,10 @@
 
 Tables: a round robin meets every `players`-subset of the pool; a gauntlet puts the challenger at every
 table and fills the other seats with every subset of the rest; a baselines schedule seats every other bot
-with every (players - 1)-subset of the baselines, and the baselines among themselves as a round robin. When a
+with every (players - 1)-subset of the baselines, and the baselines among themselves as a round robin, and
+with `peers = K` (peer_tables) the students also among themselves: in an order drawn from the seed, student i
+sits with students i + k, i + 2k, ... (around the circle) for every k from 1 to K, so each plays 2K such
+tables at two seats (as many as the circle allows). When a
 round robin or a gauntlet sets `max_tables` and there are more tables than that, a balanced sample is drawn
 instead, in which every pair of bots meets about equally often (and every bot plays about equally often).
 
@@ -57,7 +60,9 @@ def league_tables(league: League) -> list[Table]:
     names = [bot.name for bot in league.bots]
     rng = random.Random(derive_seed("tables", league.seed))
     if league.schedule is ScheduleKind.BASELINES:
-        return baseline_tables(names, league.baselines, league.players)
+        students = [name for name in names if name not in league.baselines]
+        peers = peer_tables(students, league.players, league.peers, random.Random(derive_seed("peers", league.seed)))
+        return [*baseline_tables(names, league.baselines, league.players), *peers]
     if league.schedule is ScheduleKind.GAUNTLET:
         assert league.challenger is not None
         pool = [name for name in names if name != league.challenger]
@@ -74,6 +79,19 @@ def baseline_tables(names: Sequence[str], baselines: Sequence[str], players: int
         *itertools.combinations(ladder, players),
         *(tuple(sorted((student, *rest))) for student in students for rest in others),
     ]
+
+
+def peer_tables(students: Sequence[str], players: int, peers: int, rng: random.Random) -> list[Table]:
+    """Students among themselves, each table once: in a shuffled circle, i with i + k, i + 2k, ... (k <= peers)."""
+    order = sorted(students)
+    rng.shuffle(order)
+    tables: list[Table] = []
+    for step in range(1, peers + 1):
+        for start in range(len(order)):
+            table = tuple(sorted({order[(start + seat * step) % len(order)] for seat in range(players)}))
+            if len(table) == players and table not in tables:
+                tables.append(table)
+    return tables
 
 
 def _subsets(names: Sequence[str], size: int, league: League, rng: random.Random) -> list[Table]:
