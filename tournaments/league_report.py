@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .league.store import BotTiming, LeagueStore, StoredFault
-from .ratings.elo import Ratings, rate
+from .ratings.elo import Anchor, Ratings, rate
+from .ratings.settling import DEFAULT_RULE, SettleRule
 
 
 @dataclass(frozen=True)
@@ -53,15 +54,24 @@ class LeagueReport:
     """In the order of the ratings table; empty without a store."""
     games: tuple[GameEntry, ...] = ()
     faults: tuple[StoredFault, ...] = ()
+    rule: SettleRule = DEFAULT_RULE
+    """What separates the table's groups (tournaments.ratings.settling)."""
 
     @property
     def from_store(self) -> bool:
         return bool(self.activity)
 
 
-def league_report(store: LeagueStore, name: str | None = None, bootstrap: int = 1000, seed: int = 0) -> LeagueReport:
+def league_report(
+    store: LeagueStore,
+    name: str | None = None,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    anchor: Anchor | None = None,
+    rule: SettleRule = DEFAULT_RULE,
+) -> LeagueReport:
     stored = store.games()
-    ratings = rate([game.ranks for game in stored], bootstrap=bootstrap, seed=seed)
+    ratings = rate([game.ranks for game in stored], bootstrap=bootstrap, seed=seed, anchor=anchor)
     faults = store.fault_list()
     timings = store.timing_totals()
     games_of = Counter(bot for game in stored for bot in game.ranks)
@@ -87,12 +97,18 @@ def league_report(store: LeagueStore, name: str | None = None, bootstrap: int = 
         for game in stored
     )
     return LeagueReport(
-        name or store.league_name() or store.path.stem, store.league_game(), ratings, activity, games, tuple(faults)
+        name or store.league_name() or store.path.stem,
+        store.league_game(),
+        ratings,
+        activity,
+        games,
+        tuple(faults),
+        rule,
     )
 
 
-def ratings_report(name: str, ratings: Ratings) -> LeagueReport:
-    return LeagueReport(name, None, ratings)
+def ratings_report(name: str, ratings: Ratings, rule: SettleRule = DEFAULT_RULE) -> LeagueReport:
+    return LeagueReport(name, None, ratings, rule=rule)
 
 
 def replay_page(replay_path: str | None) -> Path | None:

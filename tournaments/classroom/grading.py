@@ -22,7 +22,7 @@ from referee.records import FaultKind
 
 from ..league.league_file import League
 from ..league.store import BotTiming, LeagueStore, StoredFault, StoredGame
-from ..ratings.elo import BotRating, rate
+from ..ratings.elo import Anchor, BotRating, rate
 
 
 @dataclass(frozen=True)
@@ -71,9 +71,15 @@ class GradeReport:
     bots: tuple[BotGrade, ...]
 
 
-def grade_league(store: LeagueStore, league: League | None = None, bootstrap: int = 1000, seed: int = 0) -> GradeReport:
+def grade_league(
+    store: LeagueStore,
+    league: League | None = None,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    anchor: Anchor | None = None,
+) -> GradeReport:
     stored = store.games()
-    ratings = rate([game.ranks for game in stored], bootstrap=bootstrap, seed=seed)
+    ratings = rate([game.ranks for game in stored], bootstrap=bootstrap, seed=seed, anchor=anchor)
     facts = _Facts(
         ratings={rating.bot: rating for rating in ratings.bots},
         faults=_faults_by_bot(store.fault_list()),

@@ -21,7 +21,8 @@ from ..league.store import LeagueStore, StoreError
 from ..league_report import LeagueReport, league_report
 from ..pages.html import AssetError
 from ..pages.report_page import render_report_page
-from .options import bootstrap_option
+from ..ratings.elo import Anchor, RatingInputError
+from .options import anchor_option, bootstrap_option, league_anchor, settle_rule, settle_rule_options
 
 ReportFormat = Callable[[LeagueReport, Path], str]
 PAGE_FORMATS: dict[str, ReportFormat] = {"html": render_report_page}
@@ -47,8 +48,18 @@ ROW_FORMATS: dict[str, Callable[[GradeReport], str]] = {"csv": grades_csv, "json
 )
 @bootstrap_option
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
+@settle_rule_options
+@anchor_option
 def report_command(
-    league: str | None, db: str | None, report_format: str, output: str, bootstrap: int, seed: int
+    league: str | None,
+    db: str | None,
+    report_format: str,
+    output: str,
+    bootstrap: int,
+    seed: int,
+    settle_los: float | None,
+    resolution: float | None,
+    anchor: Anchor | None,
 ) -> None:
     """Write the report of a league's store (give LEAGUE.toml, --db FILE, or both).
 
@@ -60,18 +71,23 @@ def report_command(
     interval, games, mean rank, mean score, faults by kind and the first one's detail, decisions with their mean
     and longest time in ms, and the paths of the bot's logs (only with LEAGUE.toml, whose log folder they are
     in). Bots of a baselines schedule's ladder are marked.
+
+    The page's Elo table has a group column (bots the games cannot tell apart, as in `tournament table`);
+    --anchor fixes one bot's Elo in every format.
     """
     if league is None and db is None:
         raise click.UsageError("give either LEAGUE.toml or --db FILE (give LEAGUE.toml, --db FILE, or both)")
     loaded = None if league is None else _load(league)
     store_path = Path(db) if db is not None else loaded.default_db  # type: ignore[union-attr]
+    anchor = league_anchor(anchor, loaded)
     try:
         with LeagueStore(store_path, create=False) as store:
             if report_format in PAGE_FORMATS:
-                page = league_report(store, bootstrap=bootstrap, seed=seed)
+                rule = settle_rule(settle_los, resolution, loaded)
+                page = league_report(store, bootstrap=bootstrap, seed=seed, anchor=anchor, rule=rule)
             else:
-                rows = grade_league(store, loaded, bootstrap=bootstrap, seed=seed)
-    except StoreError as error:
+                rows = grade_league(store, loaded, bootstrap=bootstrap, seed=seed, anchor=anchor)
+    except (StoreError, RatingInputError) as error:
         raise click.ClickException(str(error)) from error
     if report_format in PAGE_FORMATS:
         write_report(PAGE_FORMATS[report_format], page, output)

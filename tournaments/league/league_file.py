@@ -12,6 +12,15 @@
     replay_dir = "replays"         # optional, relative to this file: one replay per game
     log_dir = "logs"               # optional, relative to this file: the bots' output, MATCH/BOT.log
                                    # (default: LEAGUE.logs/ beside this file)
+    until_settled = true           # optional: after the schedule, play until the table is settled
+                                   # (tournaments/settle.py), as `tournament run --until-settled`
+    max_games = 2000               # optional: the settling budget, every stored game counted
+    settle_los = 0.95              # optional: the LOS that separates two adjacent bots (0.5 < it < 1)
+    resolution = 20                # optional: Elo; adjacent bots whose difference is known within +/- this
+                                   # are close enough (tournaments/ratings/settling.py)
+
+    [anchor]                       # optional: fix one bot's Elo in the tables (as --anchor random=0)
+    random = 0
 
     [limits]                       # optional; defaults from protocol/limits.py
     move_time_ms = 1000
@@ -128,6 +137,13 @@ class League:
     replay_dir: Path | None = None
     log_dir: Path | None = None
     """The bots' logs: one folder per match in it, with one NAME.log per bot (a league file always has one)."""
+    until_settled: bool = False
+    max_games: int | None = None
+    settle_los: float | None = None
+    resolution: float | None = None
+    """Settling settings the file gives (None: the command's or the library's default)."""
+    anchor: tuple[str, float] | None = None
+    """(bot, Elo) fixed in the tables, if the file anchors one."""
 
     @property
     def games_per_match(self) -> int:
@@ -154,6 +170,11 @@ _TOP_KEYS = frozenset(
         "fault_budget",
         "replay_dir",
         "log_dir",
+        "until_settled",
+        "max_games",
+        "settle_los",
+        "resolution",
+        "anchor",
         "limits",
         "config",
         "bots",
@@ -216,6 +237,11 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
         config=resolved_config,
         replay_dir=reader.directory(data, "replay_dir"),
         log_dir=reader.directory(data, "log_dir") or reader.path.with_suffix(".logs"),
+        until_settled=reader.boolean(data, "until_settled"),
+        max_games=reader.optional_integer(data, "max_games", minimum=1),
+        settle_los=reader.fraction(data, "settle_los", low=0.5, high=1.0),
+        resolution=reader.number(data, "resolution", 0, "") if "resolution" in data else None,
+        anchor=reader.anchor(data, [bot.name for bot in bots]),
     )
 
 
@@ -331,6 +357,35 @@ class _Reader:
         if type(value) not in (int, float) or not math.isfinite(value) or value <= 0:
             raise self.error(prefix + key, f"must be a positive number, not {value!r}")
         return float(value)
+
+    def boolean(self, data: Mapping[str, Any], key: str) -> bool:
+        value = data.get(key, False)
+        if not isinstance(value, bool):
+            raise self.error(key, f"must be true or false, not {value!r}")
+        return value
+
+    def fraction(self, data: Mapping[str, Any], key: str, low: float, high: float) -> float | None:
+        """A number strictly between `low` and `high`, or None when the key is absent."""
+        if key not in data:
+            return None
+        value = data[key]
+        if type(value) not in (int, float) or not low < value < high:
+            raise self.error(key, f"must be a number between {low:g} and {high:g} (exclusive), not {value!r}")
+        return float(value)
+
+    def anchor(self, data: Mapping[str, Any], names: list[str]) -> tuple[str, float] | None:
+        """[anchor] with one entry, bot name = Elo."""
+        if "anchor" not in data:
+            return None
+        table = data["anchor"]
+        if not isinstance(table, dict) or len(table) != 1:
+            raise self.error("anchor", f"must be a table of one bot and its Elo, not {table!r}", "[anchor] random = 0")
+        ((name, elo),) = table.items()
+        if name not in names:
+            raise self.error(f"anchor.{name}", "names no bot of the league", f"use one of {names}")
+        if type(elo) not in (int, float) or not math.isfinite(elo):
+            raise self.error(f"anchor.{name}", f"must be a number of Elo, not {elo!r}")
+        return name, float(elo)
 
     def table(self, data: Mapping[str, Any], key: str) -> dict[str, Any]:
         value = data.get(key, {})

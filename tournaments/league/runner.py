@@ -10,14 +10,14 @@ games; the store ignores a game it already holds, so a game replayed after a cra
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from referee.records import GameRecord, MatchSpec
 
 from .executors import Executor
 from .league_file import League
-from .schedule import league_schedule, match_spec
+from .schedule import ScheduledMatch, league_schedule, match_spec
 from .store import LeagueStore
 
 _STORE_FILES = ("", "-wal", "-shm", "-journal")
@@ -49,16 +49,24 @@ def plan_league(league: League, store: LeagueStore, *, sandbox: bool = True) -> 
     schedule = league_schedule(league, store.deal_key())
     store.add_matches(schedule)
     missing = store.missing(schedule)
-    private = (str(league.path), *(f"{store.path.resolve()}{suffix}" for suffix in _STORE_FILES))
     scheduled = sum(len(match.games) for match in schedule)
     remaining = sum(len(match.games) for match in missing)
     return LeaguePlan(
         league=league,
         scheduled=scheduled,
         stored=scheduled - remaining,
-        specs=tuple(replace(match_spec(league, match), sandbox=sandbox, private_paths=private) for match in missing),
+        specs=runnable_specs(league, store, missing, sandbox=sandbox),
         notes=tuple(notes),
     )
+
+
+def runnable_specs(
+    league: League, store: LeagueStore, matches: Sequence[ScheduledMatch], *, sandbox: bool = True
+) -> tuple[MatchSpec, ...]:
+    """What the executors play for `matches`: their specs, sandboxed (unless not), the league file and the
+    store hidden from the bots."""
+    private = (str(league.path), *(f"{store.path.resolve()}{suffix}" for suffix in _STORE_FILES))
+    return tuple(replace(match_spec(league, match), sandbox=sandbox, private_paths=private) for match in matches)
 
 
 def play_league(
@@ -68,6 +76,16 @@ def play_league(
     on_stored: Callable[[GameRecord], None] | None = None,
 ) -> int:
     """Play what the plan lists, committing each game as it arrives; returns the number of games added."""
+    return play_specs(plan.specs, store, executor, on_stored)
+
+
+def play_specs(
+    specs: Sequence[MatchSpec],
+    store: LeagueStore,
+    executor: Executor,
+    on_stored: Callable[[GameRecord], None] | None = None,
+) -> int:
+    """Play `specs`, committing each game as it arrives; returns the number of games added."""
     added = 0
 
     def commit(record: GameRecord) -> None:
@@ -77,5 +95,5 @@ def play_league(
             if on_stored is not None:
                 on_stored(record)
 
-    executor.run(plan.specs, commit)
+    executor.run(specs, commit)
     return added

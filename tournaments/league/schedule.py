@@ -16,6 +16,10 @@ Match ids depend only on what the match is (game, seats, config, seed and the na
 the rest of the pool or the file's order: adding a bot only adds matches, and a resumed run finds the ones
 already played. Raising deals_per_match only adds games to existing matches. (With a sample, a larger pool
 draws a new sample: matches already played that it leaves out stay in the store and still count.)
+
+Settling rounds (tournaments/settle.py) add matches after the schedule: round r's match of a table has the id
+GAME-Np-rR-DIGEST (the digest as above, with the round) and plays deals_per_match new deals, numbered from
+r * SETTLE_DEALS_APART so that no round replays another's deals, in the same balanced design.
 """
 
 from __future__ import annotations
@@ -189,6 +193,36 @@ def game_specs(league: League, key: DealKey) -> tuple[GameSpec, ...]:
     """The games of every match of the league (seatings index the table's bots, in table order): the balanced
     design over the league's deals, dealt from `key`. Game `deal * players + rotation` plays deal `deal`."""
     return balanced_games(league.players, key.deal_seeds(league.deals_per_match))
+
+
+SETTLE_DEALS_APART = 1_000_000
+"""Deal numbers of settling round r start at r times this (the schedule's deals are 0, 1, ...)."""
+
+
+def settle_match_id(league: League, round_number: int, table: Table) -> str:
+    """The id of `table`'s match in settling round `round_number` (1, 2, ...)."""
+    digest = hashlib.sha256(
+        json.dumps(
+            [league.game, league.players, league.seed, dict(league.config), list(table), "settle", round_number],
+            sort_keys=True,
+        ).encode()
+    ).hexdigest()
+    return f"{league.game}-{league.players}p-r{round_number}-{digest[:16]}"
+
+
+def settle_games(league: League, key: DealKey, round_number: int) -> tuple[GameSpec, ...]:
+    """The games of every match of settling round `round_number`: the balanced design over its own deals."""
+    first = round_number * SETTLE_DEALS_APART
+    seeds = tuple(key.deal_seed(first + deal) for deal in range(league.deals_per_match))
+    return balanced_games(league.players, seeds)
+
+
+def settle_matches(
+    league: League, key: DealKey, round_number: int, tables: Sequence[Table]
+) -> list[ScheduledMatch]:
+    """The matches of settling round `round_number` at `tables` (sorted names each)."""
+    games = settle_games(league, key, round_number)
+    return [ScheduledMatch(settle_match_id(league, round_number, table), table, games) for table in tables]
 
 
 @dataclass(frozen=True)

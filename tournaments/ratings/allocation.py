@@ -1,0 +1,58 @@
+"""Where a settling round's games go: racing over the open adjacent pairs of the table.
+
+    tables = next_tables(ratings, verdict, players=2)        # verdict: tournaments.ratings.settling
+
+Each round gives every open adjacent pair (neither separated nor known within the resolution) one table: the
+two bots, and at k > 2 seats the k - 2 bots nearest in Elo to the pair's midpoint (same pool, ties by name).
+Pairs already separated, or known to be close enough, get nothing more, so the games go where the order is
+still undecided and the bots are near each other, never to pairs far apart; a pair that needs many games
+(bots of about equal strength) keeps its table round after round until it is decided, as in racing or
+successive elimination. The tables come most uncertain pair first (the lowest LOS), so a budget that cuts a
+round short keeps the pairs nearest a coin flip. Two open pairs that give the same table share it.
+
+A floor of games for every bot comes before this: the league's own schedule (a round robin, or a balanced
+sample of one with max_tables), which a settling run plays first, so that no bot is placed from a handful of
+games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from .elo import BotRating, Ratings
+from .settling import AdjacentPair, Settlement
+
+__all__ = ["next_tables"]
+
+Table = tuple[str, ...]
+
+
+def next_tables(
+    ratings: Ratings, verdict: Settlement, players: int, seatable: Collection[str] | None = None
+) -> list[Table]:
+    """The tables of the next round, most uncertain pair first (sorted names each). `seatable`: the bots that
+    may be seated (the league's, not retired ones); a pair with another bot gets no table."""
+    by_name = {bot.bot: bot for bot in ratings.bots}
+    allowed = set(by_name) if seatable is None else set(seatable) & set(by_name)
+    tables: list[Table] = []
+    for pair in sorted(verdict.open_pairs, key=lambda pair: (pair.los, pair.upper)):
+        if pair.upper not in allowed or pair.lower not in allowed:
+            continue
+        table = _table(pair, by_name, allowed, players)
+        if table is not None and table not in tables:
+            tables.append(table)
+    return tables
+
+
+def _table(pair: AdjacentPair, by_name: dict[str, BotRating], allowed: set[str], players: int) -> Table | None:
+    upper, lower = by_name[pair.upper], by_name[pair.lower]
+    middle = (upper.elo + lower.elo) / 2
+    candidates = [
+        bot
+        for bot in by_name.values()
+        if bot.bot in allowed and bot.pool == upper.pool and bot.bot not in (pair.upper, pair.lower)
+    ]
+    others = sorted(candidates, key=lambda bot: (abs(bot.elo - middle), bot.bot))
+    if len(others) < players - 2:
+        return None
+    return tuple(sorted([pair.upper, pair.lower, *(bot.bot for bot in others[: players - 2])]))

@@ -1,0 +1,162 @@
+"""Is a table settled? Which bots can its games not tell apart, and about how many games would settle it?
+
+    verdict = settlement(ratings, SettleRule(level=0.95, resolution=20))   # ratings with a bootstrap
+    verdict.groups["heuristic-a"], verdict.settled, verdict.more_games
+
+Only bots adjacent in the table (same pool) are compared, each pair by its bootstrap LOS (the likelihood that
+the upper one is stronger) and the bootstrap interval of its Elo difference:
+
+- separated: LOS at or above the level (95% by default): the games order the two;
+- within resolution: not separated, but the 95% interval of the difference lies inside +/- resolution Elo
+  (20 by default): the two are known to be that close, and more games would only measure how close;
+- open: neither.
+
+The table is settled when every adjacent pair is separated or within resolution (and all bots are one pool).
+
+Groups: bots joined by an adjacent pair that is not separated are one group, chained (a, b, c are one group
+when a-b and b-c are not separated, even if a-c would be). Groups are numbered 1, 2, ... down the table, a pool
+starting a new group. Two bots of one group are the ones the games cannot tell apart, whether the pair is
+open or known to be within resolution.
+
+More games: an interval narrows as 1/sqrt(games). For an open pair of difference d and interval half-width w
+(standard error s = w / 1.96), separating it takes s down to d / z (z the normal quantile of the level, 1.645
+at 95%): (s z / d)^2 times the games so far; resolving it takes 1.96 s down to resolution - d:
+(1.96 s / (resolution - d))^2 times (never, when d is already beyond the resolution). A pair needs the
+smaller of the two factors; the table the largest over its open pairs, in games of the present mix of
+tables. It is an estimate: the difference moves as games come in.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+
+from .elo import BotRating, Ratings
+
+__all__ = [
+    "DEFAULT_LEVEL",
+    "DEFAULT_RESOLUTION",
+    "DEFAULT_RULE",
+    "AdjacentPair",
+    "PairState",
+    "SettleRule",
+    "Settlement",
+    "settlement",
+]
+
+DEFAULT_LEVEL = 0.95
+DEFAULT_RESOLUTION = 20.0
+_Z95 = 1.959964
+
+
+class PairState(enum.StrEnum):
+    SEPARATED = "separated"
+    WITHIN = "within"
+    """Not separated, but the difference's interval lies inside +/- the resolution."""
+    OPEN = "open"
+
+
+@dataclass(frozen=True)
+class SettleRule:
+    level: float = DEFAULT_LEVEL
+    """The LOS at which an adjacent pair counts as separated (0.5 < level < 1)."""
+    resolution: float = DEFAULT_RESOLUTION
+    """Elo: a pair whose 95% interval of the difference is inside +/- this is close enough."""
+
+    def __post_init__(self) -> None:
+        if not 0.5 < self.level < 1:
+            raise ValueError(f"the settling level must be between 0.5 and 1 (exclusive), not {self.level}")
+        if not 0 < self.resolution < math.inf:
+            raise ValueError(f"the resolution must be a positive number of Elo, not {self.resolution}")
+
+
+@dataclass(frozen=True)
+class AdjacentPair:
+    upper: str
+    lower: str
+    los: float
+    difference: float
+    """Elo of the upper bot minus the lower one's (0 or more)."""
+    interval: tuple[float, float]
+    """95% bootstrap interval of the difference."""
+    state: PairState
+    games_factor: float
+    """About how many times the present games would settle this pair (1 when it is; inf: no number would)."""
+
+
+@dataclass(frozen=True)
+class Settlement:
+    rule: SettleRule
+    pairs: tuple[AdjacentPair, ...]
+    groups: dict[str, int]
+    """Bot -> group number (1 the top group)."""
+    pools: int
+    games: int
+
+    @property
+    def open_pairs(self) -> tuple[AdjacentPair, ...]:
+        return tuple(pair for pair in self.pairs if pair.state is PairState.OPEN)
+
+    @property
+    def settled(self) -> bool:
+        return self.pools == 1 and not self.open_pairs
+
+    @property
+    def more_games(self) -> int | None:
+        """About how many more games (of the present mix of tables) would settle the open pairs; None if no
+        number would (a pair beyond the resolution that does not separate) or nothing is open."""
+        factors = [pair.games_factor for pair in self.open_pairs]
+        if not factors or not all(math.isfinite(factor) for factor in factors):
+            return None
+        return _rounded(self.games * (max(factors) - 1))
+
+
+DEFAULT_RULE = SettleRule()
+
+
+def settlement(ratings: Ratings, rule: SettleRule = DEFAULT_RULE) -> Settlement | None:
+    """The verdict on `ratings`' adjacent pairs, or None without a bootstrap (no LOS to judge by)."""
+    if not ratings.bootstrap or not ratings.bots:
+        return None
+    pairs: list[AdjacentPair] = []
+    groups: dict[str, int] = {}
+    group = 0
+    previous: BotRating | None = None
+    for bot in ratings.bots:
+        joined = previous is not None and previous.pool == bot.pool and _pair(previous, bot, rule, pairs)
+        group = group if joined else group + 1
+        groups[bot.bot] = group
+        previous = bot
+    return Settlement(rule, tuple(pairs), groups, ratings.pools, ratings.games)
+
+
+def _pair(upper: BotRating, lower: BotRating, rule: SettleRule, pairs: list[AdjacentPair]) -> bool:
+    """Append the pair of `upper` and the next bot `lower`; True if they stay in one group (not separated)."""
+    assert upper.los_next is not None and upper.diff_next_ci95 is not None
+    low, high = upper.diff_next_ci95
+    difference = max(upper.elo - lower.elo, 0.0)
+    if upper.los_next >= rule.level:
+        state, factor = PairState.SEPARATED, 1.0
+    elif -rule.resolution <= low and high <= rule.resolution:
+        state, factor = PairState.WITHIN, 1.0
+    else:
+        state, factor = PairState.OPEN, _games_factor(difference, (high - low) / 2, rule)
+    pairs.append(AdjacentPair(upper.bot, lower.bot, upper.los_next, difference, (low, high), state, factor))
+    return state is not PairState.SEPARATED
+
+
+def _games_factor(difference: float, half_width: float, rule: SettleRule) -> float:
+    error = half_width / _Z95
+    separate = (error * NormalDist().inv_cdf(rule.level) / difference) ** 2 if difference > 0 else math.inf
+    resolve = (_Z95 * error / (rule.resolution - difference)) ** 2 if difference < rule.resolution else math.inf
+    return max(1.0, min(separate, resolve))
+
+
+def _rounded(games: float) -> int:
+    """Two significant figures: the estimate is no more precise than that."""
+    if games < 10:
+        return max(1, math.ceil(games))
+    digits = int(math.floor(math.log10(games))) - 1
+    return int(round(games, -digits))
