@@ -104,9 +104,9 @@ def settle_league(
     key = store.deal_key()
     rounds = store.settle_rounds()
     unfinished = [
-        ScheduledMatch(match_id, table, settle_games(league, key, number))
-        for number, matches in rounds.items()
-        for match_id, table in matches
+        ScheduledMatch(entry.match_id, entry.table, settle_games(league, key, number, entry.slot), entry.slot)
+        for number, entries in rounds.items()
+        for entry in entries
     ]
     play_specs(runnable_specs(league, store, store.missing(unfinished), sandbox=sandbox), store, executor, on_stored)
     number = max(rounds, default=0)
@@ -120,7 +120,7 @@ def settle_league(
         stored = store.game_count()
         if verdict.settled:
             return SettleResult(Stop.SETTLED, number, stored, budget, ratings, verdict)
-        tables = next_tables(ratings, verdict, league.players, seatable)
+        tables = next_tables(ratings, verdict, league.players, seatable, league.games_per_match)
         room = (budget - stored) // league.games_per_match
         if not tables:
             return SettleResult(Stop.STUCK, number, stored, budget, ratings, verdict)

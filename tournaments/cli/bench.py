@@ -13,6 +13,7 @@ from ..bench.protocol import bench_protocol, bench_reuse, reuse_tables
 from ..league.placement import CpuSet, kept_on, usable_cpus
 from .bench_league import league_bench
 from .bench_ratings import ratings_bench
+from .bench_settle import settle_bench
 from .options import echo_json, json_option, sandbox_option, tablefmt_option
 
 _bench_seed = click.option(
@@ -280,3 +281,4 @@ def reuse(
 
 bench.add_command(league_bench)
 bench.add_command(ratings_bench)
+bench.add_command(settle_bench)

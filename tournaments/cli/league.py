@@ -107,6 +107,7 @@ def run_command(
     max_games: int | None,
     settle_los: float | None,
     resolution: float | None,
+    min_games: int | None,
     anchor: Anchor | None,
     with_crosstable: bool,
     bootstrap: int,
@@ -144,7 +145,7 @@ def run_command(
         raise click.UsageError("--until-settled judges the table by its bootstrap: give --bootstrap 1 or more")
     for path, league in loaded:
         store_path = Path(db) if db else league.default_db
-        rule = settle_rule(settle_los, resolution, league)
+        rule = settle_rule(settle_los, resolution, min_games, league)
         with _store(store_path) as store:
             plan = _plan(league, store, sandbox)
             _play(plan, store, executor, path, db)
@@ -181,6 +182,7 @@ def table_command(
     prior_draws: float,
     settle_los: float | None,
     resolution: float | None,
+    min_games: int | None,
     anchor: Anchor | None,
     as_json: bool,
     tablefmt: str,
@@ -200,7 +202,7 @@ def table_command(
         raise click.UsageError("give either LEAGUE.toml or --db FILE")
     loaded = None if league is None else _load(league)
     store_path = Path(db) if db else loaded.default_db  # type: ignore[union-attr]
-    rule = settle_rule(settle_los, resolution, loaded)
+    rule = settle_rule(settle_los, resolution, min_games, loaded)
     with _store(store_path, create=False) as store:
         result = _results(
             store, store.league_name() or store_path.stem, bootstrap, prior_draws, league_anchor(anchor, loaded), rule

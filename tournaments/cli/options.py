@@ -20,7 +20,7 @@ from referee.wire.connection import Transport
 from ..league.league_file import League
 from ..pages.writer import ReplayFormat
 from ..ratings.elo import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS, Anchor, parse_anchor
-from ..ratings.settling import DEFAULT_LEVEL, DEFAULT_RESOLUTION, SettleRule
+from ..ratings.settling import DEFAULT_LEVEL, DEFAULT_MIN_GAMES, DEFAULT_RESOLUTION, SettleRule
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -241,8 +241,17 @@ anchor_option = click.option(
 
 
 def settle_rule_options(function: F) -> F:
-    """--settle-los and --resolution, handed to the command as `settle_los` and `resolution` (None when not
-    given, so that a league file's keys can apply); settle_rule() turns them into a SettleRule."""
+    """--settle-los, --resolution and --min-games, handed to the command as `settle_los`, `resolution` and
+    `min_games` (None when not given, so that a league file's keys can apply); settle_rule() turns them into a
+    SettleRule."""
+    function = click.option(
+        "--min-games",
+        type=click.IntRange(min=0),
+        default=None,
+        metavar="N",
+        help=f"A pair of adjacent bots is decided only when both have played N games: the bootstrap of a handful "
+        f"is overconfident. [default: the league file's min_games, else {DEFAULT_MIN_GAMES}]",
+    )(function)
     function = click.option(
         "--resolution",
         type=click.FloatRange(min=0, min_open=True),
@@ -256,16 +265,24 @@ def settle_rule_options(function: F) -> F:
         type=click.FloatRange(0.5, 1, min_open=True, max_open=True),
         default=None,
         metavar="LEVEL",
-        help=f"The LOS at which adjacent bots count as separated (other groups). [default: the league file's "
-        f"settle_los, else {DEFAULT_LEVEL:g}]",
+        help=f"The LOS at which adjacent bots are in different groups; settling takes a pair as separated for good "
+        f"at 1 - (1 - LEVEL) / 10 (99.5% for 95%), against the luck of repeated looks. [default: the league "
+        f"file's settle_los, else {DEFAULT_LEVEL:g}]",
     )(function)
 
 
-def settle_rule(settle_los: float | None, resolution: float | None, league: League | None = None) -> SettleRule:
+def settle_rule(
+    settle_los: float | None, resolution: float | None, min_games: int | None, league: League | None = None
+) -> SettleRule:
     """The rule from the options, else the league file's keys, else the defaults."""
     level = settle_los if settle_los is not None else league.settle_los if league is not None else None
     width = resolution if resolution is not None else league.resolution if league is not None else None
-    return SettleRule(DEFAULT_LEVEL if level is None else level, DEFAULT_RESOLUTION if width is None else width)
+    floor = min_games if min_games is not None else league.min_games if league is not None else None
+    return SettleRule(
+        DEFAULT_LEVEL if level is None else level,
+        DEFAULT_RESOLUTION if width is None else width,
+        DEFAULT_MIN_GAMES if floor is None else floor,
+    )
 
 
 def league_anchor(anchor: Anchor | None, league: League | None) -> Anchor | None:

@@ -55,6 +55,7 @@ def rate_command(
     prior_draws: float,
     settle_los: float | None,
     resolution: float | None,
+    min_games: int | None,
     anchor: Anchor | None,
     html_output: str | None,
     as_json: bool,
@@ -77,7 +78,7 @@ def rate_command(
         ratings = rate(games, bootstrap=bootstrap, seed=seed, prior_draws=prior_draws, anchor=anchor)
     except RatingInputError as error:
         raise click.ClickException(f"{file}: {error}") from error
-    rule = settle_rule(settle_los, resolution)
+    rule = settle_rule(settle_los, resolution, min_games)
     if html_output is not None:
         name = "standard input" if file == "-" else Path(file).stem
         write_report(render_report_page, ratings_report(name, ratings, rule), html_output)

@@ -59,6 +59,7 @@ def report_command(
     seed: int,
     settle_los: float | None,
     resolution: float | None,
+    min_games: int | None,
     anchor: Anchor | None,
 ) -> None:
     """Write the report of a league's store (give LEAGUE.toml, --db FILE, or both).
@@ -83,7 +84,7 @@ def report_command(
     try:
         with LeagueStore(store_path, create=False) as store:
             if report_format in PAGE_FORMATS:
-                rule = settle_rule(settle_los, resolution, loaded)
+                rule = settle_rule(settle_los, resolution, min_games, loaded)
                 page = league_report(store, bootstrap=bootstrap, seed=seed, anchor=anchor, rule=rule)
             else:
                 rows = grade_league(store, loaded, bootstrap=bootstrap, seed=seed, anchor=anchor)

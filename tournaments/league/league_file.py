@@ -18,6 +18,7 @@
     settle_los = 0.95              # optional: the LOS that separates two adjacent bots (0.5 < it < 1)
     resolution = 20                # optional: Elo; adjacent bots whose difference is known within +/- this
                                    # are close enough (tournaments/ratings/settling.py)
+    min_games = 20                 # optional: a pair is decided only when both bots have this many games
 
     [anchor]                       # optional: fix one bot's Elo in the tables (as --anchor random=0)
     random = 0
@@ -141,6 +142,7 @@ class League:
     max_games: int | None = None
     settle_los: float | None = None
     resolution: float | None = None
+    min_games: int | None = None
     """Settling settings the file gives (None: the command's or the library's default)."""
     anchor: tuple[str, float] | None = None
     """(bot, Elo) fixed in the tables, if the file anchors one."""
@@ -174,6 +176,7 @@ _TOP_KEYS = frozenset(
         "max_games",
         "settle_los",
         "resolution",
+        "min_games",
         "anchor",
         "limits",
         "config",
@@ -241,6 +244,7 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
         max_games=reader.optional_integer(data, "max_games", minimum=1),
         settle_los=reader.fraction(data, "settle_los", low=0.5, high=1.0),
         resolution=reader.number(data, "resolution", 0, "") if "resolution" in data else None,
+        min_games=reader.optional_integer(data, "min_games", minimum=0),
         anchor=reader.anchor(data, [bot.name for bot in bots]),
     )
 

@@ -98,7 +98,8 @@ CREATE TABLE IF NOT EXISTS deal_key (
 );
 CREATE TABLE IF NOT EXISTS settle_rounds (
     match_id TEXT PRIMARY KEY REFERENCES matches (match_id),
-    round INTEGER NOT NULL
+    round INTEGER NOT NULL,
+    slot INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS timings (
     match_id TEXT NOT NULL,
@@ -165,6 +166,15 @@ class SeatRow(TypedDict):
     decisions: int
     mean_ms: float
     max_ms: float
+
+
+@dataclass(frozen=True)
+class SettleEntry:
+    """One match of a settling round, as the store keeps it."""
+
+    match_id: str
+    table: tuple[str, ...]
+    slot: int
 
 
 @dataclass(frozen=True)
@@ -344,19 +354,19 @@ class LeagueStore:
                 [(match.match_id, json.dumps(list(match.table)), len(match.games)) for match in matches],
             )
             db.executemany(
-                "INSERT OR IGNORE INTO settle_rounds (match_id, round) VALUES (?, ?)",
-                [(match.match_id, round_number) for match in matches],
+                "INSERT OR IGNORE INTO settle_rounds (match_id, round, slot) VALUES (?, ?, ?)",
+                [(match.match_id, round_number, match.slot) for match in matches],
             )
 
-    def settle_rounds(self) -> dict[int, list[tuple[str, tuple[str, ...]]]]:
-        """Round number -> (match_id, table) of each match that settling round added, in match_id order."""
+    def settle_rounds(self) -> dict[int, list[SettleEntry]]:
+        """Round number -> the matches that settling round added, in match_id order."""
         rows = self._db.execute(
-            "SELECT round, settle_rounds.match_id, bots FROM settle_rounds JOIN matches USING (match_id) "
+            "SELECT round, settle_rounds.match_id, bots, slot FROM settle_rounds JOIN matches USING (match_id) "
             "ORDER BY round, settle_rounds.match_id"
         )
-        rounds: dict[int, list[tuple[str, tuple[str, ...]]]] = {}
-        for round_number, match_id, bots in rows:
-            rounds.setdefault(round_number, []).append((match_id, tuple(json.loads(bots))))
+        rounds: dict[int, list[SettleEntry]] = {}
+        for round_number, match_id, bots, slot in rows:
+            rounds.setdefault(round_number, []).append(SettleEntry(match_id, tuple(json.loads(bots)), slot))
         return rounds
 
     def match_tables(self) -> dict[str, tuple[str, ...]]:

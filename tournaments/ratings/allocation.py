@@ -2,13 +2,16 @@
 
     tables = next_tables(ratings, verdict, players=2)        # verdict: tournaments.ratings.settling
 
-Each round gives every open adjacent pair (neither separated nor known within the resolution) one table: the
-two bots, and at k > 2 seats the k - 2 bots nearest in Elo to the pair's midpoint (same pool, ties by name).
+Each round gives every open adjacent pair (neither separated nor known within the resolution) its table: the
+two bots, and at k > 2 seats the k - 2 bots nearest in Elo to the pair's midpoint (same pool, ties by name),
+as many times as adds about a quarter to the games the two have shared (at least once): rounds grow with the
+pair, so a pair that needs thousands of games gets there in a few dozen looks, not thousands.
 Pairs already separated, or known to be close enough, get nothing more, so the games go where the order is
 still undecided and the bots are near each other, never to pairs far apart; a pair that needs many games
 (bots of about equal strength) keeps its table round after round until it is decided, as in racing or
-successive elimination. The tables come most uncertain pair first (the lowest LOS), so a budget that cuts a
-round short keeps the pairs nearest a coin flip. Two open pairs that give the same table share it.
+successive elimination. The tables come most uncertain pair first (the lowest LOS), a pair's repeats
+together, so a budget that cuts a round short keeps the pairs nearest a coin flip. Two open pairs that give
+the same table share it (the first one's repeats).
 
 A floor of games for every bot comes before this: the league's own schedule (a round robin, or a balanced
 sample of one with max_tables), which a settling run plays first, so that no bot is placed from a handful of
@@ -22,16 +25,23 @@ from collections.abc import Collection
 from .elo import BotRating, Ratings
 from .settling import AdjacentPair, Settlement
 
-__all__ = ["next_tables"]
+__all__ = ["GROWTH", "next_tables"]
 
 Table = tuple[str, ...]
+GROWTH = 0.25
+"""A round adds about this share of the games an open pair has shared."""
 
 
 def next_tables(
-    ratings: Ratings, verdict: Settlement, players: int, seatable: Collection[str] | None = None
+    ratings: Ratings,
+    verdict: Settlement,
+    players: int,
+    seatable: Collection[str] | None = None,
+    games_per_table: int = 1,
 ) -> list[Table]:
-    """The tables of the next round, most uncertain pair first (sorted names each). `seatable`: the bots that
-    may be seated (the league's, not retired ones); a pair with another bot gets no table."""
+    """The tables of the next round, most uncertain pair first (sorted names each; a table repeated once per
+    match it should play). `seatable`: the bots that may be seated (the league's, not retired ones); a pair
+    with another bot gets no table. `games_per_table`: the games of one match."""
     by_name = {bot.bot: bot for bot in ratings.bots}
     allowed = set(by_name) if seatable is None else set(seatable) & set(by_name)
     tables: list[Table] = []
@@ -40,7 +50,8 @@ def next_tables(
             continue
         table = _table(pair, by_name, allowed, players)
         if table is not None and table not in tables:
-            tables.append(table)
+            shared = ratings.record(pair.upper, pair.lower).games
+            tables += [table] * max(1, int(GROWTH * shared / games_per_table))
     return tables
 
 

@@ -6,24 +6,35 @@
 Only bots adjacent in the table (same pool) are compared, each pair by its bootstrap LOS (the likelihood that
 the upper one is stronger) and the bootstrap interval of its Elo difference:
 
-- separated: LOS at or above the level (95% by default): the games order the two;
-- within resolution: not separated, but the 95% interval of the difference lies inside +/- resolution Elo
-  (20 by default): the two are known to be that close, and more games would only measure how close;
+- within resolution: the 95% interval of the difference lies inside +/- resolution Elo (20 by default): the
+  two are known to be that close, and more games would only measure how close;
+- separated: not within, and LOS at or above the decisive level, 1 - (1 - level) / 10 (99.5% for the
+  default level of 95%): the games order the two;
 - open: neither.
+
+A pair with a bot of fewer than min_games games (20 by default) stays open whatever its LOS: the bootstrap of
+a handful of games is overconfident (two bots that split 4 games 4-0 are apart in every resample), so no bot
+is placed from a handful.
 
 The table is settled when every adjacent pair is separated or within resolution (and all bots are one pool).
 
-Groups: bots joined by an adjacent pair that is not separated are one group, chained (a, b, c are one group
-when a-b and b-c are not separated, even if a-c would be). Groups are numbered 1, 2, ... down the table, a pool
-starting a new group. Two bots of one group are the ones the games cannot tell apart, whether the pair is
-open or known to be within resolution.
+Why a decisive level above the stated one: a settling run looks at the table again after every round, and
+two equal bots, whose LOS wanders, pass 95% at some look far more often than 5% of the time (at a single look
+already 10%: either one can be ahead). A pair counts as decided only at the stricter level, so that copies
+of one program keep playing until their interval falls inside the resolution instead of being split by a
+lucky run; a real difference of more than the resolution passes 99.5% soon after 95%.
+
+Groups: bots joined by an adjacent pair whose LOS is below the level (95%), or that is within resolution, are
+one group, chained (a, b, c are one group when a-b and b-c are joined, even if a-c would not be). Groups are
+numbered 1, 2, ... down the table, a pool starting a new group. Two bots of one group are the ones the games
+cannot tell apart, or only by less than the resolution.
 
 More games: an interval narrows as 1/sqrt(games). For an open pair of difference d and interval half-width w
-(standard error s = w / 1.96), separating it takes s down to d / z (z the normal quantile of the level, 1.645
-at 95%): (s z / d)^2 times the games so far; resolving it takes 1.96 s down to resolution - d:
+(standard error s = w / 1.96), separating it takes s down to d / z (z the normal quantile of the decisive level,
+2.576 at 99.5%): (s z / d)^2 times the games so far; resolving it takes 1.96 s down to resolution - d:
 (1.96 s / (resolution - d))^2 times (never, when d is already beyond the resolution). A pair needs the
-smaller of the two factors; the table the largest over its open pairs, in games of the present mix of
-tables. It is an estimate: the difference moves as games come in.
+smaller of the two factors (at least what brings its bots to min_games); the table the largest over its open
+pairs, in games of the present mix of tables. It is an estimate: the difference moves as games come in.
 """
 
 from __future__ import annotations
@@ -37,6 +48,7 @@ from .elo import BotRating, Ratings
 
 __all__ = [
     "DEFAULT_LEVEL",
+    "DEFAULT_MIN_GAMES",
     "DEFAULT_RESOLUTION",
     "DEFAULT_RULE",
     "AdjacentPair",
@@ -48,6 +60,7 @@ __all__ = [
 
 DEFAULT_LEVEL = 0.95
 DEFAULT_RESOLUTION = 20.0
+DEFAULT_MIN_GAMES = 20
 _Z95 = 1.959964
 
 
@@ -61,15 +74,24 @@ class PairState(enum.StrEnum):
 @dataclass(frozen=True)
 class SettleRule:
     level: float = DEFAULT_LEVEL
-    """The LOS at which an adjacent pair counts as separated (0.5 < level < 1)."""
+    """The LOS at which adjacent bots are in different groups (0.5 < level < 1)."""
     resolution: float = DEFAULT_RESOLUTION
     """Elo: a pair whose 95% interval of the difference is inside +/- this is close enough."""
+    min_games: int = DEFAULT_MIN_GAMES
+    """A pair is decided only when both its bots have played at least this many games."""
 
     def __post_init__(self) -> None:
         if not 0.5 < self.level < 1:
             raise ValueError(f"the settling level must be between 0.5 and 1 (exclusive), not {self.level}")
         if not 0 < self.resolution < math.inf:
             raise ValueError(f"the resolution must be a positive number of Elo, not {self.resolution}")
+        if self.min_games < 0:
+            raise ValueError(f"the minimum of games must be 0 or more, not {self.min_games}")
+
+    @property
+    def decisive(self) -> float:
+        """The LOS at which a pair is separated for good (see the module's docstring)."""
+        return 1 - (1 - self.level) / 10
 
 
 @dataclass(frozen=True)
@@ -133,23 +155,27 @@ def settlement(ratings: Ratings, rule: SettleRule = DEFAULT_RULE) -> Settlement 
 
 
 def _pair(upper: BotRating, lower: BotRating, rule: SettleRule, pairs: list[AdjacentPair]) -> bool:
-    """Append the pair of `upper` and the next bot `lower`; True if they stay in one group (not separated)."""
+    """Append the pair of `upper` and the next bot `lower`; True if they are one group."""
     assert upper.los_next is not None and upper.diff_next_ci95 is not None
     low, high = upper.diff_next_ci95
     difference = max(upper.elo - lower.elo, 0.0)
-    if upper.los_next >= rule.level:
-        state, factor = PairState.SEPARATED, 1.0
+    fewest = min(upper.games, lower.games)
+    if fewest < rule.min_games:
+        factor = max(_games_factor(difference, (high - low) / 2, rule), rule.min_games / max(fewest, 1))
+        state = PairState.OPEN
     elif -rule.resolution <= low and high <= rule.resolution:
         state, factor = PairState.WITHIN, 1.0
+    elif upper.los_next >= rule.decisive:
+        state, factor = PairState.SEPARATED, 1.0
     else:
         state, factor = PairState.OPEN, _games_factor(difference, (high - low) / 2, rule)
     pairs.append(AdjacentPair(upper.bot, lower.bot, upper.los_next, difference, (low, high), state, factor))
-    return state is not PairState.SEPARATED
+    return state is PairState.WITHIN or upper.los_next < rule.level
 
 
 def _games_factor(difference: float, half_width: float, rule: SettleRule) -> float:
     error = half_width / _Z95
-    separate = (error * NormalDist().inv_cdf(rule.level) / difference) ** 2 if difference > 0 else math.inf
+    separate = (error * NormalDist().inv_cdf(rule.decisive) / difference) ** 2 if difference > 0 else math.inf
     resolve = (_Z95 * error / (rule.resolution - difference)) ** 2 if difference < rule.resolution else math.inf
     return max(1.0, min(separate, resolve))
 

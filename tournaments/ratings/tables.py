@@ -62,12 +62,15 @@ def ratings_table(
 def settlement_line(verdict: Settlement) -> str:
     """One line: settled, or which adjacent pairs are open and about how many more games would settle them."""
     rule = verdict.rule
-    separated = f"separated (LOS >= {100 * rule.level:g}%)"
+    separated = f"separated (LOS >= {100 * rule.decisive:g}%)"
     within = f"within +/-{rule.resolution:g} Elo"
     if verdict.pools > 1:
         return f"Not settled: the {verdict.pools} pools never met, so no games order bots of different pools."
     if verdict.settled:
-        return f"Settled: every adjacent pair is {separated} or {within}; bots of one Group cannot be told apart."
+        return (
+            f"Settled: every adjacent pair is {separated} or {within}; bots of one Group (LOS below "
+            f"{100 * rule.level:g}%, or within) cannot be told apart."
+        )
     open_pairs = verdict.open_pairs
     names = ", ".join(f"{pair.upper}/{pair.lower}" for pair in open_pairs)
     line = (

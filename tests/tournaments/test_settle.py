@@ -1,0 +1,138 @@
+"""Settling a league: rounds go to the open pairs, stop when settled or at the budget, and resume exactly."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from referee.records import GameRecord, GameSpec, MatchSpec
+from tournaments.cli import main
+from tournaments.league.executors import Executor, GameSink
+from tournaments.league.league_file import load_league
+from tournaments.league.runner import plan_league, play_league
+from tournaments.league.store import LeagueStore
+from tournaments.ratings.settling import SettleRule
+from tournaments.settle import SettleSettings, Stop, settle_league
+
+pytestmark = pytest.mark.timeout(600)
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "tournaments" / "examples"
+STRENGTH = {"strong-a": 400.0, "strong-b": 400.0, "weak-a": 0.0, "weak-b": 0.0}
+
+
+class StrengthExecutor(Executor):
+    """Plays here, without bots: each two-seat game is won as Elo expects of STRENGTH, decided by the game's
+    seed and match (so a game played again would end the same). `stop_after` raises KeyboardInterrupt once
+    that many games have been handed back, as Ctrl-C would."""
+
+    def __init__(self, stop_after: int | None = None) -> None:
+        self.stop_after = stop_after
+        self.handed = 0
+        self.played: list[tuple[str, int]] = []
+
+    def run(self, specs: Sequence[MatchSpec], on_game: GameSink) -> None:
+        for spec in specs:
+            for game in spec.games:
+                if self.stop_after is not None and self.handed >= self.stop_after:
+                    raise KeyboardInterrupt
+                self.played.append((spec.match_id, game.index))
+                on_game(self._record(spec, game))
+                self.handed += 1
+
+    def _record(self, spec: MatchSpec, game: GameSpec) -> GameRecord:
+        seats = tuple(spec.bots[index].name for index in game.seating)
+        first, second = (STRENGTH[name] for name in seats)
+        chance = 1 / (1 + 10 ** ((second - first) / 400))
+        won = random.Random(f"{spec.match_id}/{game.index}").random() < chance
+        ranks = (1, 2) if won else (2, 1)
+        return GameRecord(spec.match_id, game.index, spec.game, game.seed, seats, ranks, (0, 0), (), ())
+
+
+def copies_league(write_league, **settings: object) -> Path:
+    return write_league(bots=list(STRENGTH), game="scauver", players=2, deals_per_match=1, **settings)
+
+
+def settle(path: Path, executor: Executor, settings: SettleSettings) -> tuple[Stop, int, list[str]]:
+    league = load_league(path)
+    with LeagueStore(league.default_db) as store:
+        plan = plan_league(league, store, sandbox=False)
+        play_league(plan, store, executor)
+        result = settle_league(league, store, executor, settings, scheduled_games=plan.scheduled, sandbox=False)
+        rounds = store.settle_rounds()
+        return result.stop, result.games, sorted(f"{r}:{entry.match_id}" for r in rounds for entry in rounds[r])
+
+
+WIDE = SettleSettings(SettleRule(resolution=150), max_games=2000, bootstrap=200)
+
+
+def test_rounds_play_the_open_pairs_until_the_table_is_settled(write_league):
+    path = copies_league(write_league)
+    first = settle(path, StrengthExecutor(), WIDE)
+    stop, games, listed = first
+    assert stop is Stop.SETTLED and 12 < games < 2000 and listed
+    with LeagueStore(path.with_suffix(".sqlite")) as store:
+        rounds = store.settle_rounds()
+        assert store.game_count() == games
+    tables = [entry.table for entries in rounds.values() for entry in entries]
+    copies = {("strong-a", "strong-b"), ("weak-a", "weak-b")}
+    assert sum(table in copies for table in tables) > len(tables) / 2, "most games go to the pairs hardest to settle"
+    assert {entry.table for entry in rounds[max(rounds)]} <= copies, "strong and weak were separated first"
+    assert settle(path, StrengthExecutor(), WIDE) == first, "a settled league plays no more"
+
+
+def test_the_budget_stops_the_rounds_with_whole_matches(write_league):
+    settings = SettleSettings(SettleRule(resolution=5), max_games=41, bootstrap=100)
+    stop, games, _ = settle(copies_league(write_league), StrengthExecutor(), settings)
+    assert stop is Stop.BUDGET and 40 <= games <= 41 and games % 2 == 0
+
+
+def test_a_stopped_run_resumes_where_it_was_and_plays_nothing_twice(write_league):
+    """Stopped three times (in the schedule, then in settling rounds) and rerun, the league ends exactly as
+    one uninterrupted run: the same rounds and matches, the same games, none played twice."""
+    whole = StrengthExecutor()
+    expected = settle(copies_league(write_league, file_name="whole"), whole, WIDE)
+    path = copies_league(write_league, file_name="stopped")
+    played: list[tuple[str, int]] = []
+    for stop_after in (7, 9, 30):
+        executor = StrengthExecutor(stop_after)
+        with pytest.raises(KeyboardInterrupt):
+            settle(path, executor, WIDE)
+        played += executor.played
+    finisher = StrengthExecutor()
+    assert settle(path, finisher, WIDE) == expected
+    played += finisher.played
+    assert len(played) == len(set(played)), "a game was played twice"
+    assert sorted(played) == sorted(whole.played)
+
+
+def test_the_two_copies_league_settles_through_the_cli(tmp_path):
+    """The must-show: heuristic and random, two copies each, at 2 seats (the shipped scauver-2 league, with
+    short games, 12 chips and at most 30 rounds, and one deal a match) ends settled within its budget: the
+    heuristic copies one group, the randoms another below it."""
+    league = tmp_path / "scauver-2.toml"
+    shutil.copy(EXAMPLES / "scauver-2.toml", league)
+    text = league.read_text().replace("deals_per_match = 8", "deals_per_match = 1")
+    league.write_text(text + "\n[config]\nstarting_chips = 12\nround_cap = 30\n")
+    result = CliRunner().invoke(
+        main,
+        [
+            "tournament", "run", str(league), "--until-settled", "--max-games", "400", "--resolution", "150",
+            "-j", "2", "--bootstrap", "500", "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["settling"]["stop"] == "settled" and data["games"] <= 400
+    assert data["settlement"]["settled"] is True
+    group = {entry["bot"]: entry["group"] for entry in data["ratings"]}
+    assert group["heuristic-a"] == group["heuristic-b"], result.output
+    assert group["random-a"] == group["random-b"] == group["heuristic-a"] + 1, result.output
+    assert "Settled after" in result.stderr and "settling round 1:" in result.stderr
+    table = CliRunner().invoke(main, ["tournament", "table", str(league), "--resolution", "150", "--bootstrap", "500"])
+    assert table.exit_code == 0 and "Settled: every adjacent pair" in table.output
