@@ -82,7 +82,8 @@ def test_rounds_play_the_open_pairs_until_the_table_is_settled(write_league):
     tables = [entry.table for entries in rounds.values() for entry in entries]
     copies = {("strong-a", "strong-b"), ("weak-a", "weak-b")}
     assert sum(table in copies for table in tables) > len(tables) / 2, "most games go to the pairs hardest to settle"
-    assert {entry.table for entry in rounds[max(rounds)]} <= copies, "strong and weak were separated first"
+    last = [entry.table for entry in rounds[max(rounds)]]
+    assert sum(table not in copies for table in last) <= 1, "strong and weak were separated first: one guard table"
     assert settle(path, StrengthExecutor(), WIDE) == first, "a settled league plays no more"
 
 

@@ -11,14 +11,19 @@ rated with its bootstrap, judged (tournaments.ratings.settling), the next round'
 (tournaments.ratings.allocation), until settled or `budget` games.
 
 Round robin: every table (at 2 seats every pair; above, a balanced sample of tables) in turn, again and
-again, in a shuffled order. It is compared at equal games (the adaptive run's) and at equal correctness:
-the games after which its mean Kendall tau over the repetitions reaches the adaptive runs' mean, found on a
-ladder of multiples of the adaptive games and interpolated between the two rungs around it.
+again, in a shuffled order. It is compared at equal games (the adaptive run's) and at equal correctness: in
+each league, the games after which each schedule's order is first as right as the adaptive run's at its stop
+(the adaptive after its rounds, the round robin measured CHECKPOINTS times per adaptive run's games, up to
+MAX_MULTIPLE times as many); the ratio of the two, round robin over adaptive, is reported per league.
 
-Order correctness: Kendall tau between the table's order and the true one (1: the same order), and whether
-the top `top` bots are the true top `top` as a set. Coverage: the share of bots whose 95% interval holds its
-true Elo (centred, as the table's Elo is mean 0), for the adaptive table at its stop and for the round robin
-at equal games: a difference would be the bias of stopping when the table looks settled.
+Order correctness: Kendall tau between the table's order and the true one (1: the same order), over all
+pairs and over the pairs whose true difference is beyond the resolution (those the settled table claims to
+order; a pair closer than that is a tie to it, and a coin flip to any schedule of a feasible size), and
+whether the top `top` bots are the true top `top` as a set. Equal correctness is found for both taus.
+Coverage: the share of bots whose 95% interval holds its true Elo (centred, as the table's Elo is mean 0),
+and of the adjacent pairs whose 95% interval of the difference holds the true difference (the intervals
+settling decides by), for the adaptive table at its stop and for the round robin at equal games: a
+difference is the bias of choosing the games, and stopping, by the results.
 """
 
 from __future__ import annotations
@@ -37,8 +42,10 @@ from ..ratings.settling import DEFAULT_RULE, SettleRule, settlement
 from ..ratings.tallies import GameTallies
 
 Table = tuple[str, ...]
-LADDER = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
-"""Multiples of the adaptive games at which the round robin's order is measured."""
+MAX_MULTIPLE = 8
+"""The round robin plays up to this many times the adaptive run's games, looking for equal correctness."""
+CHECKPOINTS = 40
+"""The round robin's order is measured this many times per adaptive run's games."""
 
 
 @dataclass(frozen=True)
@@ -63,8 +70,12 @@ class RunResult:
     games: int
     settled: bool
     tau: float
+    tau_beyond: float
+    """Kendall tau over the pairs whose true difference is beyond the resolution."""
     top_right: bool
     coverage: float
+    pair_coverage: float
+    """Share of adjacent pairs whose 95% interval of the difference holds the true difference."""
 
 
 @dataclass(frozen=True)
@@ -73,10 +84,11 @@ class SettleComparison:
     adaptive: tuple[RunResult, ...]
     round_robin: tuple[RunResult, ...]
     """At each adaptive run's games."""
-    ladder_tau: tuple[float, ...]
-    """The round robin's mean tau at each multiple of LADDER."""
-    equal_correctness: float | None
-    """Round robin games / adaptive games at equal mean tau (None: not reached at the ladder's top)."""
+    equal_correctness: tuple[float, ...]
+    """Per league: round robin games / adaptive games, each the first at which its tau is the adaptive run's
+    at its stop (inf: not by MAX_MULTIPLE times)."""
+    equal_correctness_beyond: tuple[float, ...]
+    """The same for the tau of the pairs beyond the resolution."""
 
     @property
     def adaptive_games(self) -> float:
@@ -84,20 +96,31 @@ class SettleComparison:
 
 
 def compare(bench: SettleBench, on_repetition: Callable[[int], None] | None = None) -> SettleComparison:
-    adaptive, robin, curves = [], [], []
+    adaptive, robin, ratios, ratios_beyond = [], [], [], []
     for repetition in range(bench.repetitions):
         rng = random.Random(f"settle-bench/{bench.seed}/{bench.bots}/{bench.seats}/{repetition}")
         truth = _strengths(bench, rng)
-        run = _adaptive(bench, truth, rng)
+        run, path = _adaptive(bench, truth, rng)
         adaptive.append(run)
-        at_equal, curve = _round_robin(bench, truth, rng, run.games)
+        at_equal, robin_path = _round_robin(bench, truth, rng, run.games)
         robin.append(at_equal)
-        curves.append(curve)
+        ratios.append(_ratio(path, robin_path, 0, run.tau))
+        ratios_beyond.append(_ratio(path, robin_path, 1, run.tau_beyond))
         if on_repetition is not None:
             on_repetition(repetition)
-    ladder_tau = tuple(fmean(curve[rung] for curve in curves) for rung in range(len(LADDER)))
-    target = fmean(run.tau for run in adaptive)
-    return SettleComparison(bench, tuple(adaptive), tuple(robin), ladder_tau, _crossing(ladder_tau, target))
+    return SettleComparison(bench, tuple(adaptive), tuple(robin), tuple(ratios), tuple(ratios_beyond))
+
+
+Path = list[tuple[int, float, float]]
+"""(games, tau, tau beyond the resolution) after each round (adaptive) or checkpoint (round robin)."""
+
+
+def _ratio(adaptive: Path, robin: Path, column: int, target: float) -> float:
+    """Round robin games / adaptive games, each the first at which the order is as right as `target` (the
+    adaptive run's at its stop); inf when the round robin does not get there by MAX_MULTIPLE times."""
+    first = next(point[0] for point in adaptive if point[column + 1] >= target)
+    reached = next((point[0] for point in robin if point[column + 1] >= target), None)
+    return math.inf if reached is None else reached / first
 
 
 def _strengths(bench: SettleBench, rng: random.Random) -> dict[str, float]:
@@ -125,30 +148,30 @@ def _play(
     return len(tables) * bench.seats
 
 
-def _adaptive(bench: SettleBench, truth: dict[str, float], rng: random.Random) -> RunResult:
+def _adaptive(bench: SettleBench, truth: dict[str, float], rng: random.Random) -> tuple[RunResult, Path]:
     names = sorted(truth)
     tallies = GameTallies()
     count = max(1, math.ceil(bench.bots * bench.floor / bench.seats / bench.seats))
     count = min(count, math.comb(bench.bots, bench.seats))
     games = _play(tallies, balanced_sample(names, bench.seats, count, rng), bench, truth, rng)
     budget = bench.budget_per_bot * bench.bots
+    path: Path = []
     while True:
         ratings = rate_tallies(tallies, bench.bootstrap)
         verdict = settlement(ratings, bench.rule)
         assert verdict is not None
+        path.append((games, kendall_tau(ratings, truth), kendall_tau(ratings, truth, bench.rule.resolution)))
         room = (budget - games) // bench.seats
-        if verdict.settled or room < 1:
-            return _result(ratings, truth, games, verdict.settled, bench.top)
         tables = next_tables(ratings, verdict, bench.seats, games_per_table=bench.seats)[:room]
-        if not tables:
-            return _result(ratings, truth, games, False, bench.top)
+        if verdict.settled or not tables:
+            return _result(ratings, truth, games, verdict.settled, bench), path
         games += _play(tallies, tables, bench, truth, rng)
 
 
 def _round_robin(
     bench: SettleBench, truth: dict[str, float], rng: random.Random, equal_games: int
-) -> tuple[RunResult, list[float]]:
-    """The round robin at `equal_games` (with its bootstrap) and its tau at every multiple of LADDER."""
+) -> tuple[RunResult, Path]:
+    """The round robin at `equal_games` (with its bootstrap), and its path to MAX_MULTIPLE times as many."""
     names = sorted(truth)
     total = math.comb(bench.bots, bench.seats)
     cycle = (
@@ -157,58 +180,54 @@ def _round_robin(
         else balanced_sample(names, bench.seats, min(total, 50 * bench.bots), rng)
     )
     rng.shuffle(cycle)
-    checkpoints = sorted({max(bench.seats, round(rung * equal_games / bench.seats) * bench.seats) for rung in LADDER})
-    marks = {checkpoint: 0.0 for checkpoint in checkpoints}
+    step = max(1, round(equal_games / CHECKPOINTS / bench.seats)) * bench.seats
+    target = max(bench.seats, round(equal_games / bench.seats) * bench.seats)
     tallies = GameTallies()
     games, position, at_equal = 0, 0, None
-    target = max(bench.seats, round(equal_games / bench.seats) * bench.seats)
-    while games < checkpoints[-1]:
+    path: Path = []
+    while games < MAX_MULTIPLE * equal_games or at_equal is None:
         games += _play(tallies, [cycle[position % len(cycle)]], bench, truth, rng)
         position += 1
-        if games in marks:
-            marks[games] = kendall_tau(rate_tallies(tallies, 0), truth)
+        if games % step == 0:
+            table = rate_tallies(tallies, 0)
+            path.append((games, kendall_tau(table, truth), kendall_tau(table, truth, bench.rule.resolution)))
         if games == target:
-            at_equal = _result(rate_tallies(tallies, bench.bootstrap), truth, games, False, bench.top)
+            at_equal = _result(rate_tallies(tallies, bench.bootstrap), truth, games, False, bench)
     assert at_equal is not None
-    by_rung = {rung: max(bench.seats, round(rung * equal_games / bench.seats) * bench.seats) for rung in LADDER}
-    return at_equal, [marks[by_rung[rung]] for rung in LADDER]
+    return at_equal, path
 
 
-def _result(ratings: Ratings, truth: dict[str, float], games: int, settled: bool, top: int) -> RunResult:
+def _result(ratings: Ratings, truth: dict[str, float], games: int, settled: bool, bench: SettleBench) -> RunResult:
+    top = bench.top
     order = [bot.bot for bot in ratings.bots]
     true_order = sorted(truth, key=lambda bot: -truth[bot])
     mean = fmean(truth.values())
     covered = [bot.ci95[0] <= truth[bot.bot] - mean <= bot.ci95[1] for bot in ratings.bots if bot.ci95 is not None]
+    pairs = [
+        upper.diff_next_ci95[0] <= truth[upper.bot] - truth[lower.bot] <= upper.diff_next_ci95[1]
+        for upper, lower in zip(ratings.bots, ratings.bots[1:], strict=False)
+        if upper.diff_next_ci95 is not None
+    ]
     return RunResult(
         games=games,
         settled=settled,
         tau=kendall_tau(ratings, truth),
+        tau_beyond=kendall_tau(ratings, truth, bench.rule.resolution),
         top_right=set(order[:top]) == set(true_order[:top]),
         coverage=fmean(covered) if covered else math.nan,
+        pair_coverage=fmean(pairs) if pairs else math.nan,
     )
 
 
-def kendall_tau(ratings: Ratings, truth: dict[str, float]) -> float:
-    """Kendall's tau between the table's Elo and the true Elo: (concordant - discordant) / pairs."""
+def kendall_tau(ratings: Ratings, truth: dict[str, float], beyond: float = 0.0) -> float:
+    """Kendall's tau between the table's Elo and the true Elo: (concordant - discordant) / pairs, over the
+    pairs whose true difference is more than `beyond`."""
     elo = {bot.bot: bot.elo for bot in ratings.bots}
-    pairs = list(itertools.combinations(sorted(elo), 2))
+    pairs = [(a, b) for a, b in itertools.combinations(sorted(elo), 2) if abs(truth[a] - truth[b]) > beyond]
     if not pairs:
         return 1.0
     agree = sum(_sign((elo[a] - elo[b]) * (truth[a] - truth[b])) for a, b in pairs)
     return agree / len(pairs)
-
-
-def _crossing(ladder_tau: Sequence[float], target: float) -> float | None:
-    """The multiple of the adaptive games at which the round robin's mean tau reaches `target` (interpolated)."""
-    previous_rung, previous_tau = 0.0, -1.0
-    for rung, tau in zip(LADDER, ladder_tau, strict=True):
-        if tau >= target:
-            if previous_tau < -0.5:
-                return rung
-            share = (target - previous_tau) / (tau - previous_tau) if tau > previous_tau else 1.0
-            return previous_rung + share * (rung - previous_rung)
-        previous_rung, previous_tau = rung, tau
-    return None
 
 
 def _sign(value: float) -> int:

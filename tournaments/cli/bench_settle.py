@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import click
 from tabulate import tabulate
 
@@ -74,9 +76,13 @@ def settle_bench(
     adjacent pairs) against a round robin of the same tables, at equal games and at equal correctness.
 
     Columns: games of the adaptive runs (mean) and the share that settled; Kendall tau (1: the true order) and
-    top-k right of both at the adaptive games; the 95% intervals' coverage of the true Elo for both (a gap
-    would be the bias of stopping when settled); rr_games_x: the round robin's games, as a multiple of the
-    adaptive's, at which its mean tau reaches the adaptive's (">8" if it does not by 8 times). The default run
+    top-k right of both at the adaptive games (tau_r: over the pairs whose true difference is beyond the
+    resolution, the ones a settled table claims to order); the 95% intervals' coverage of the true Elo for both (a gap
+    would be the bias of stopping when settled; pair_cov the same for the adjacent pairs' intervals of the
+    difference); rr_games_x: the round robin's games, as a multiple of the
+    adaptive's, at which its order is first as right (tau) as the adaptive run's at its stop, against the games
+    at which the adaptive run first was, per league, median first (">8": not by 8 times); rr_games_x_r the same
+    for tau_r. The default run
     takes a few minutes on 2 cores; --bots 100 --seats 5 and more --repetitions for bigger ones.
     """
     rows = []
@@ -101,7 +107,6 @@ def settle_bench(
 
 def _row(comparison: SettleComparison) -> dict[str, object]:
     adaptive, robin = comparison.adaptive, comparison.round_robin
-    crossing = comparison.equal_correctness
 
     def mean(values: list[float]) -> float:
         return sum(values) / len(values)
@@ -113,9 +118,30 @@ def _row(comparison: SettleComparison) -> dict[str, object]:
         "settled": f"{sum(run.settled for run in adaptive)}/{len(adaptive)}",
         "tau": round(mean([run.tau for run in adaptive]), 3),
         "rr_tau": round(mean([run.tau for run in robin]), 3),
+        "tau_r": round(mean([run.tau_beyond for run in adaptive]), 3),
+        "rr_tau_r": round(mean([run.tau_beyond for run in robin]), 3),
         "top_k": f"{sum(run.top_right for run in adaptive)}/{len(adaptive)}",
         "rr_top_k": f"{sum(run.top_right for run in robin)}/{len(robin)}",
         "coverage": round(mean([run.coverage for run in adaptive]), 3),
         "rr_coverage": round(mean([run.coverage for run in robin]), 3),
-        "rr_games_x": ">8" if crossing is None else round(crossing, 2),
+        "pair_cov": round(mean([run.pair_coverage for run in adaptive]), 3),
+        "rr_pair_cov": round(mean([run.pair_coverage for run in robin]), 3),
+        "rr_games_x": _ratios(comparison.equal_correctness),
+        "rr_games_x_r": _ratios(comparison.equal_correctness_beyond),
     }
+
+
+def _ratios(ratios: tuple[float, ...]) -> str:
+    """The median ratio, then each league's: "2.1 (1.8 2.1 >8)"."""
+    ordered = sorted(ratios)
+    middle = (
+        ordered[len(ordered) // 2]
+        if len(ordered) % 2
+        else (ordered[len(ordered) // 2 - 1] + ordered[len(ordered) // 2]) / 2
+    )
+    shown = " ".join(_ratio(ratio) for ratio in ratios)
+    return f"{_ratio(middle)} ({shown})"
+
+
+def _ratio(ratio: float) -> str:
+    return ">8" if math.isinf(ratio) else f"{ratio:.2f}"
