@@ -8,8 +8,10 @@ import random
 import pytest
 from click.testing import CliRunner
 
+from tournaments.bench.ratings import fill_store, synthetic_games
 from tournaments.cli import main
 from tournaments.league.league_file import LeagueFileError, load_league
+from tournaments.league.store import LeagueStore
 from tournaments.ratings.allocation import next_tables
 from tournaments.ratings.elo import Anchor, RatingInputError, parse_anchor, rate
 from tournaments.ratings.settling import PairState, SettleRule, settlement
@@ -193,3 +195,37 @@ def test_rate_and_table_take_the_anchor_and_the_rule(tmp_path):
     assert bad.exit_code == 2 and "not a number" in bad.output
     missing = runner.invoke(main, ["tournament", "rate", str(results), "--anchor", "nobody=0"])
     assert missing.exit_code == 1 and "played none of these games" in missing.output
+
+
+def test_report_and_table_of_a_store_anchor_and_group(tmp_path):
+    db = tmp_path / "league.sqlite"
+    with LeagueStore(db) as store:
+        fill_store(store, synthetic_games(300, 4, 2, seed=5))
+    runner = CliRunner()
+    page = runner.invoke(main, ["tournament", "report", "--db", str(db), "--anchor", "bot00=0", "--bootstrap", "100"])
+    assert page.exit_code == 0, page.output
+    assert "<th>group</th>" in page.stdout and "bot00 is fixed at 0 Elo" in page.stdout
+    assert "Not settled" in page.stdout or "Settled" in page.stdout
+    rows = runner.invoke(main, ["tournament", "report", "--db", str(db), "--format", "json", "--anchor", "bot00=0"])
+    assert rows.exit_code == 0, rows.output
+    assert "bot00" in rows.stdout
+    table = runner.invoke(main, ["tournament", "table", "--db", str(db), "--anchor", "bot00=-50", "--json"])
+    data = json.loads(table.stdout)
+    assert next(entry for entry in data["ratings"] if entry["bot"] == "bot00")["elo"] == -50
+    assert all(isinstance(entry["group"], int) for entry in data["ratings"])
+    bad = runner.invoke(main, ["tournament", "table", "--db", str(db), "--anchor", "nobody=0"])
+    assert bad.exit_code == 1 and "played none of these games" in bad.output
+
+
+def test_an_open_pair_also_plays_the_bot_just_beyond_unless_that_one_is_separated():
+    strengths = {"a": 10.0, "b": 5.0, "c": 0.0, "d": -900.0}
+    ratings = rate(simulated(strengths, 400), bootstrap=300)
+    verdict = settlement(ratings)
+    assert verdict is not None
+    order = [bot.bot for bot in ratings.bots]
+    assert order[-1] == "d" and verdict.pairs[-1].state is PairState.SEPARATED
+    assert [pair.state for pair in verdict.pairs[:2]] == [PairState.OPEN, PairState.OPEN]
+    tables = next_tables(ratings, verdict, players=2, games_per_table=2)
+    first, _, third = order[:3]
+    assert tuple(sorted((first, third))) in tables, "the window: the top bot with the third"
+    assert sum("d" in table for table in tables) == 1, "d is separated: only its one guard table"

@@ -124,10 +124,10 @@ def run_command(
     (--replay-format html writes each game as a page to step through there).
 
     With --until-settled (or until_settled = true in the file) the schedule is the floor of games for every bot;
-    then each round gives every open adjacent pair of the table one more match (the pair, and at more seats the
-    bots nearest to it in Elo), each a balanced design on new deals, until the table is settled or the budget
-    is spent. A rerun resumes a stopped round and decides the next from the stored results, so nothing is
-    played twice.
+    then each round gives every open adjacent pair of the table matches that add about a quarter to the games
+    the two have shared (the pair, and at more seats the bots nearest to it in Elo), and every decided pair one,
+    each a balanced design on new deals, until the table is settled or the budget is spent. A rerun resumes a
+    stopped round and decides the next from the stored results, so nothing is played twice.
     """
     if db is not None and len(leagues) > 1:
         raise click.UsageError("--db names one store: give one LEAGUE.toml with it")

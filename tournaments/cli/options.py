@@ -257,7 +257,7 @@ def settle_rule_options(function: F) -> F:
         type=click.FloatRange(min=0, min_open=True),
         default=None,
         metavar="ELO",
-        help=f"Adjacent bots whose 95%% interval of the difference lies inside +/- ELO are close enough "
+        help="Adjacent bots whose 95% interval of the difference lies inside +/- ELO are close enough "
         f"(settled, one group). [default: the league file's resolution, else {DEFAULT_RESOLUTION:g}]",
     )(function)
     return click.option(
