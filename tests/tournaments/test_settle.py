@@ -137,3 +137,15 @@ def test_the_two_copies_league_settles_through_the_cli(tmp_path):
     assert "Settled after" in result.stderr and "settling round 1:" in result.stderr
     table = CliRunner().invoke(main, ["tournament", "table", str(league), "--resolution", "150", "--bootstrap", "500"])
     assert table.exit_code == 0 and "Settled: every adjacent pair" in table.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--max-games", "10"], "--max-games is the settling budget"),
+        (["--until-settled", "--bootstrap", "0"], "judges the table by its bootstrap"),
+    ],
+)
+def test_settling_options_that_cannot_work_are_usage_errors(write_league, args, message):
+    result = CliRunner().invoke(main, ["tournament", "run", str(copies_league(write_league)), *args])
+    assert result.exit_code == 2 and message in result.output

@@ -141,8 +141,11 @@ def run_command(
             raise click.ClickException(
                 f"{path}: --replay-format {replay_format} writes into the league's replay_dir; set replay_dir"
             )
-    if (until_settled or any(league.until_settled for _, league in loaded)) and bootstrap < 1:
+    settling = until_settled or any(league.until_settled for _, league in loaded)
+    if settling and bootstrap < 1:
         raise click.UsageError("--until-settled judges the table by its bootstrap: give --bootstrap 1 or more")
+    if max_games is not None and not settling:
+        raise click.UsageError("--max-games is the settling budget: give --until-settled with it")
     for path, league in loaded:
         store_path = Path(db) if db else league.default_db
         rule = settle_rule(settle_los, resolution, min_games, league)
