@@ -136,13 +136,15 @@ def test_settling_rounds_go_to_the_open_pairs_only():
     assert verdict is not None
     tables = next_tables(ratings, verdict, players=2, games_per_table=2)
     middle = tuple(sorted((verdict.pairs[1].upper, verdict.pairs[1].lower)))
-    assert set(tables) == {("strong-a", "strong-b"), ("weak-a", "weak-b"), middle}
+    assert {("strong-a", "strong-b"), ("weak-a", "weak-b"), middle} <= set(tables)
     shared = ratings.record("strong-a", "strong-b").games
-    assert tables.count(("strong-a", "strong-b")) == max(1, int(shared / 4 / 2)) > 1, "a quarter more of its games"
-    assert tables.count(middle) == 1, "a separated pair keeps one table a round, no more"
-    assert tables[-1] == middle, "open pairs first"
+    growth = max(1, int(shared / 4 / 2))
+    assert tables.count(("strong-a", "strong-b")) == growth > 1, "a quarter more of its games"
+    assert tables[-1] == middle, "open pairs first, the separated pair's one table last"
+    copies = tables.count(("strong-a", "strong-b")) + tables.count(("weak-a", "weak-b"))
+    assert copies > len(tables) / 2, "most of a round goes to the open pairs themselves"
     seatable = next_tables(ratings, verdict, players=2, seatable=["strong-a", "strong-b", "weak-a"])
-    assert set(seatable) == {("strong-a", "strong-b")}
+    assert ("strong-a", "strong-b") in seatable and all("weak-b" not in table for table in seatable)
 
 
 def test_a_bigger_table_is_filled_with_the_bots_nearest_the_open_pair():
@@ -217,7 +219,7 @@ def test_report_and_table_of_a_store_anchor_and_group(tmp_path):
     assert bad.exit_code == 1 and "played none of these games" in bad.output
 
 
-def test_an_open_pair_also_plays_the_bot_just_beyond_unless_that_one_is_separated():
+def test_an_open_pair_also_plays_the_bot_just_beyond():
     strengths = {"a": 10.0, "b": 5.0, "c": 0.0, "d": -900.0}
     ratings = rate(simulated(strengths, 400), bootstrap=300)
     verdict = settlement(ratings)
@@ -228,4 +230,4 @@ def test_an_open_pair_also_plays_the_bot_just_beyond_unless_that_one_is_separate
     tables = next_tables(ratings, verdict, players=2, games_per_table=2)
     first, _, third = order[:3]
     assert tuple(sorted((first, third))) in tables, "the window: the top bot with the third"
-    assert sum("d" in table for table in tables) == 1, "d is separated: only its one guard table"
+    assert tuple(sorted((order[1], "d"))) in tables, "the second with the bot beyond the third"
