@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from referee.records import GameRecord, GameSpec, MatchSpec
+from referee.records import GameRecord, GameSpec, MatchRecord, MatchSpec
 from tournaments.cli import main
-from tournaments.league.executors import Executor, GameSink
+from tournaments.league.executors import DaskExecutor, Executor, GameSink
 from tournaments.league.league_file import load_league
 from tournaments.league.runner import plan_league, play_league
 from tournaments.league.store import LeagueStore
@@ -46,12 +46,25 @@ class StrengthExecutor(Executor):
                 self.handed += 1
 
     def _record(self, spec: MatchSpec, game: GameSpec) -> GameRecord:
-        seats = tuple(spec.bots[index].name for index in game.seating)
-        first, second = (STRENGTH[name] for name in seats)
-        chance = 1 / (1 + 10 ** ((second - first) / 400))
-        won = random.Random(f"{spec.match_id}/{game.index}").random() < chance
-        ranks = (1, 2) if won else (2, 1)
-        return GameRecord(spec.match_id, game.index, spec.game, game.seed, seats, ranks, (0, 0), (), ())
+        return strength_record(spec, game)
+
+
+def strength_record(spec: MatchSpec, game: GameSpec) -> GameRecord:
+    seats = tuple(spec.bots[index].name for index in game.seating)
+    first, second = (STRENGTH[name] for name in seats)
+    chance = 1 / (1 + 10 ** ((second - first) / 400))
+    won = random.Random(f"{spec.match_id}/{game.index}").random() < chance
+    ranks = (1, 2) if won else (2, 1)
+    return GameRecord(spec.match_id, game.index, spec.game, game.seed, seats, ranks, (0, 0), (), ())
+
+
+def strength_runner(spec: MatchSpec, on_game=None) -> MatchRecord:
+    """run_match's stand-in for an executor's workers: StrengthExecutor's games."""
+    records = tuple(strength_record(spec, game) for game in spec.games)
+    for record in records:
+        if on_game is not None:
+            on_game(record)
+    return MatchRecord(spec, records)
 
 
 def copies_league(write_league, **settings: object) -> Path:
@@ -110,6 +123,19 @@ def test_a_stopped_run_resumes_where_it_was_and_plays_nothing_twice(write_league
     played += finisher.played
     assert len(played) == len(set(played)), "a game was played twice"
     assert sorted(played) == sorted(whole.played)
+
+
+def test_settling_on_dask_ends_as_it_does_here(write_league):
+    """The rounds are a function of the stored results: on a Dask cluster, whose games arrive in any order, the
+    league ends with the same rounds, matches and games."""
+    distributed = pytest.importorskip("distributed")
+    expected = settle(copies_league(write_league, file_name="here"), StrengthExecutor(), WIDE)
+    with (
+        distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        executor = DaskExecutor(client=client, runner=strength_runner)
+        assert settle(copies_league(write_league, file_name="dask"), executor, WIDE) == expected
 
 
 def test_the_two_copies_league_settles_through_the_cli(tmp_path):
