@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 import random
 import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -138,14 +142,53 @@ def test_settling_on_dask_ends_as_it_does_here(write_league):
         assert settle(copies_league(write_league, file_name="dask"), executor, WIDE) == expected
 
 
+def short_copies_league(folder: Path) -> Path:
+    """The shipped scauver-2 league (heuristic and random, two copies each, 2 seats) with short games: 12 chips,
+    at most 30 rounds, one deal a match."""
+    league = folder / "scauver-2.toml"
+    shutil.copy(EXAMPLES / "scauver-2.toml", league)
+    text = league.read_text().replace("deals_per_match = 8", "deals_per_match = 1")
+    league.write_text(text + "\n[config]\nstarting_chips = 12\nround_cap = 30\n")
+    return league
+
+
+def test_a_killed_settling_run_resumes_through_the_cli(tmp_path):
+    """SIGTERM (a kill) in a settling round: exit 143, the resume command printed; the rerun finishes the
+    stopped round's matches and goes on, and the store holds each game once."""
+    league = short_copies_league(tmp_path)
+    args = ["tournament", "run", str(league), "--until-settled", "--resolution", "150", "--bootstrap", "200", "-j", "1"]
+    command = [sys.executable, "-c", "from tournaments.cli import main; main()", *args]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        if "settling round 1:" in line:
+            process.send_signal(signal.SIGTERM)
+            break
+    _, rest = process.communicate(timeout=120)
+    assert process.returncode == 143, "".join(seen) + rest
+    assert "Resume with: referee tournament run" in rest and "--until-settled" in rest
+    with sqlite3.connect(league.with_suffix(".sqlite")) as db:
+        (rounds,) = db.execute("SELECT COUNT(DISTINCT round) FROM settle_rounds").fetchone()
+    assert rounds == 1
+    again = CliRunner().invoke(main, [*args[:-2], "--json"])
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout)["settling"]["stop"] == "settled"
+    with sqlite3.connect(league.with_suffix(".sqlite")) as db:
+        counted = db.execute("SELECT COUNT(*), COUNT(DISTINCT match_id || '/' || game_index) FROM games").fetchone()
+        missing = db.execute(
+            "SELECT COUNT(*) FROM settle_rounds JOIN matches USING (match_id) WHERE games > "
+            "(SELECT COUNT(*) FROM games WHERE games.match_id = settle_rounds.match_id)"
+        ).fetchone()
+    assert counted[0] == counted[1] and missing == (0,), "every round's match complete, no game twice"
+
+
 def test_the_two_copies_league_settles_through_the_cli(tmp_path):
     """The must-show: heuristic and random, two copies each, at 2 seats (the shipped scauver-2 league, with
     short games, 12 chips and at most 30 rounds, and one deal a match) ends settled within its budget: the
     heuristic copies one group, the randoms another below it."""
-    league = tmp_path / "scauver-2.toml"
-    shutil.copy(EXAMPLES / "scauver-2.toml", league)
-    text = league.read_text().replace("deals_per_match = 8", "deals_per_match = 1")
-    league.write_text(text + "\n[config]\nstarting_chips = 12\nround_cap = 30\n")
+    league = short_copies_league(tmp_path)
     result = CliRunner().invoke(
         main,
         [
