@@ -11,7 +11,8 @@ design over deals of its own (tournaments.league.schedule.settle_games).
 
 Resuming: the store records a round's matches before they are played, and a rerun first finishes the
 matches of stored rounds (only their missing games), then decides the next round from the stored results.
-So the next round is a function of the stored results and the league's seed alone, a game is never played
+So the next round is a function of the stored results and the league's seed alone (the uniform share of a
+round's tables is drawn from a seed derived from the league's and the round's number), a game is never played
 twice, and a run stopped by Ctrl-C or a kill continues where it was.
 
 The budget counts every stored game, the schedule's included; a round is cut to the whole matches that fit,
@@ -21,6 +22,7 @@ so a match is never left short of its balanced design by the budget.
 from __future__ import annotations
 
 import enum
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -29,7 +31,7 @@ from referee.records import GameRecord
 from .league.executors import Executor
 from .league.league_file import League
 from .league.runner import play_specs, runnable_specs
-from .league.schedule import ScheduledMatch, settle_games, settle_matches
+from .league.schedule import ScheduledMatch, derive_seed, settle_games, settle_matches
 from .league.store import LeagueStore
 from .ratings.allocation import next_tables
 from .ratings.elo import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS, Ratings, rate_tallies
@@ -120,7 +122,8 @@ def settle_league(
         stored = store.game_count()
         if verdict.settled:
             return SettleResult(Stop.SETTLED, number, stored, budget, ratings, verdict)
-        tables = next_tables(ratings, verdict, league.players, seatable, league.games_per_match)
+        rng = random.Random(derive_seed("settle", league.seed, number + 1))
+        tables = next_tables(ratings, verdict, league.players, seatable, league.games_per_match, rng)
         room = (budget - stored) // league.games_per_match
         if not tables:
             return SettleResult(Stop.STUCK, number, stored, budget, ratings, verdict)

@@ -231,3 +231,13 @@ def test_an_open_pair_also_plays_the_bot_just_beyond():
     first, _, third = order[:3]
     assert tuple(sorted((first, third))) in tables, "the window: the top bot with the third"
     assert tuple(sorted((order[1], "d"))) in tables, "the second with the bot beyond the third"
+
+
+def test_with_an_rng_a_quarter_more_tables_are_drawn_uniformly_and_reproducibly():
+    ratings = rate(simulated(COPIES, 400), bootstrap=300)
+    verdict = settlement(ratings)
+    assert verdict is not None
+    focused = next_tables(ratings, verdict, players=2, games_per_table=2)
+    first = next_tables(ratings, verdict, players=2, games_per_table=2, rng=random.Random(5))
+    assert first[: len(focused)] == focused and len(first) - len(focused) == round(len(focused) / 4)
+    assert first == next_tables(ratings, verdict, players=2, games_per_table=2, rng=random.Random(5))

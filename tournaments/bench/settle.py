@@ -162,7 +162,7 @@ def _adaptive(bench: SettleBench, truth: dict[str, float], rng: random.Random) -
         assert verdict is not None
         path.append((games, kendall_tau(ratings, truth), kendall_tau(ratings, truth, bench.rule.resolution)))
         room = (budget - games) // bench.seats
-        tables = next_tables(ratings, verdict, bench.seats, games_per_table=bench.seats)[:room]
+        tables = next_tables(ratings, verdict, bench.seats, games_per_table=bench.seats, rng=rng)[:room]
         if verdict.settled or not tables:
             return _result(ratings, truth, games, verdict.settled, bench), path
         games += _play(tallies, tables, bench, truth, rng)

@@ -8,7 +8,11 @@ as many times as adds about a quarter to the games the two have shared (at least
 pair, so a pair that needs thousands of games gets there in a few dozen looks, not thousands. Half as many
 tables go to each bot of the pair with the bot just beyond the other (the upper one's upper neighbour with
 the lower one, the upper one with the lower one's lower neighbour): a sliding window rather than a bare
-chain.
+chain. With an rng (as settling rounds give it, seeded by the league and the round), a quarter as many
+tables again are drawn uniformly from the pool: without them the Elo intervals lost coverage after settling
+(bench settle, 2 seats: 84%, 80% and 57% at 20, 50 and 100 bots, against 93-97% for a round robin), the
+adaptive choice of games leaving each bot's distance from the far end of the table to a chain of pairs each
+stopped where it looked separated; with them 97%, 93% and 94%.
 Pairs already separated, or known to be close enough, get one table a round and no growth, so the games go
 where the order is still undecided and the bots are near each other, not to pairs far apart. That one table
 is a guard against the bias of stopping: a pair frozen at the round it looked separated keeps the
@@ -27,6 +31,7 @@ games.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Collection
 
 from .elo import BotRating, Ratings
@@ -37,6 +42,8 @@ __all__ = ["GROWTH", "next_tables"]
 Table = tuple[str, ...]
 GROWTH = 0.25
 """A round adds about this share of the games an open pair has shared."""
+EXPLORE = 0.25
+"""With an rng, a round adds this share of its tables again as tables drawn uniformly."""
 
 
 def next_tables(
@@ -45,6 +52,7 @@ def next_tables(
     players: int,
     seatable: Collection[str] | None = None,
     games_per_table: int = 1,
+    rng: random.Random | None = None,
 ) -> list[Table]:
     """The tables of the next round, most uncertain pair first (sorted names each; a table repeated once per
     match it should play). `seatable`: the bots that may be seated (the league's, not retired ones); a pair
@@ -64,7 +72,17 @@ def next_tables(
             tables += [table] * max(1, growth)
             if pair.state is PairState.OPEN:
                 tables += _skips(pair, ratings, position, allowed, players, max(1, growth // 2))
+    if rng is not None and tables:
+        tables += _uniform(ratings, allowed, players, round(EXPLORE * len(tables)), rng)
     return tables
+
+
+def _uniform(ratings: Ratings, allowed: set[str], players: int, count: int, rng: random.Random) -> list[Table]:
+    """`count` tables of bots drawn uniformly from the first pool."""
+    pool = sorted(bot.bot for bot in ratings.bots if bot.pool == 1 and bot.bot in allowed)
+    if len(pool) < players:
+        return []
+    return [tuple(sorted(rng.sample(pool, players))) for _ in range(count)]
 
 
 def _skips(
