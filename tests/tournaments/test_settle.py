@@ -158,7 +158,8 @@ def test_a_killed_settling_run_resumes_through_the_cli(tmp_path):
     """SIGTERM (a kill) in a settling round: exit 143, the resume command printed; the rerun finishes the
     stopped round's matches and goes on, and the store holds each game once."""
     league = short_copies_league(tmp_path)
-    args = ["tournament", "run", str(league), "--until-settled", "--resolution", "150", "--bootstrap", "200", "-j", "1"]
+    args = ["tournament", "run", str(league), "--until-settled", "--resolution", "150", "--max-games", "400"]
+    args += ["--bootstrap", "200", "-j", "1"]
     command = [sys.executable, "-c", "from tournaments.cli import main; main()", *args]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert process.stderr is not None
@@ -170,7 +171,8 @@ def test_a_killed_settling_run_resumes_through_the_cli(tmp_path):
             break
     _, rest = process.communicate(timeout=120)
     assert process.returncode == 143, "".join(seen) + rest
-    assert "Resume with: referee tournament run" in rest and "--until-settled" in rest
+    assert "Resume with: referee tournament run" in rest
+    assert "--until-settled --max-games 400 --settle-los 0.95 --resolution 150 --min-games 20" in rest
     with sqlite3.connect(league.with_suffix(".sqlite")) as db:
         (rounds,) = db.execute("SELECT COUNT(DISTINCT round) FROM settle_rounds").fetchone()
     assert rounds == 1

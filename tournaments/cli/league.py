@@ -241,7 +241,15 @@ def _settle(
             plan.league, store, executor, settings, scheduled_games=plan.scheduled, sandbox=sandbox, on_round=announce
         )
     except KeyboardInterrupt:
-        resume = shlex.join(["referee", "tournament", "run", path, "--until-settled", *(["--db", db] if db else [])])
+        rule = settings.rule
+        resume = shlex.join(
+            [
+                "referee", "tournament", "run", path, "--until-settled", *(["--db", db] if db else []),
+                *(["--max-games", str(settings.max_games)] if settings.max_games else []),
+                "--settle-los", f"{rule.level:g}", "--resolution", f"{rule.resolution:g}",
+                "--min-games", str(rule.min_games),
+            ]
+        )
         click.echo(f"Stopped: {store.game_count()} games are stored in {store.path}. Resume with: {resume}", err=True)
         raise
     except (ExecutorError, StoreError) as error:
