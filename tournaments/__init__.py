@@ -2,8 +2,8 @@
 
 Rooms, each importing only the ones before it (and referee, protocol):
 - league/      league files, schedules, the store, executors, bot identities
-- ratings/     Elo fits, intervals, SPRT, tallies, tables
-- at the top:  league_report, export, sprt_match (what combines the two), rundir (run folders)
+- ratings/     Elo fits, intervals, anchors, SPRT, tallies, settled tables and groups, allocation, tables
+- at the top:  league_report, export, sprt_match, settle (what combines the two), rundir (run folders)
 - classroom/   check-bot, grading, autograder formats, scaffolds
 - pages/       the HTML pages (replays, reports)
 - bench/       the benchmarks

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .league.store import BotTiming, LeagueStore, StoredFault
-from .ratings.elo import Ratings, rate
+from .ratings.elo import Anchor, Ratings, rate
+from .ratings.settling import DEFAULT_RULE, SettleRule
 from .ratings.soft_play import SoftPlayCheck, soft_play_check
 
 
@@ -72,15 +73,24 @@ class LeagueReport:
     soft_play: SoftPlayCheck | None = None
     """Pairs whose results together depart from their ratings (tournaments.ratings.soft_play); None without a
     store."""
+    rule: SettleRule = DEFAULT_RULE
+    """What separates the table's groups (tournaments.ratings.settling)."""
 
     @property
     def from_store(self) -> bool:
         return bool(self.activity)
 
 
-def league_report(store: LeagueStore, name: str | None = None, bootstrap: int = 1000, seed: int = 0) -> LeagueReport:
+def league_report(
+    store: LeagueStore,
+    name: str | None = None,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    anchor: Anchor | None = None,
+    rule: SettleRule = DEFAULT_RULE,
+) -> LeagueReport:
     stored = store.games()
-    ratings = rate([game.ranks for game in stored], bootstrap=bootstrap, seed=seed)
+    ratings = rate([game.ranks for game in stored], bootstrap=bootstrap, seed=seed, anchor=anchor)
     faults = store.fault_list()
     timings = store.timing_totals()
     games_of = Counter(bot for game in stored for bot in game.ranks)
@@ -114,6 +124,7 @@ def league_report(store: LeagueStore, name: str | None = None, bootstrap: int = 
         games,
         tuple(faults),
         soft_play_check([game.ranks for game in stored]),
+        rule,
     )
 
 
@@ -124,8 +135,8 @@ def _activity(
     return BotActivity(bot, games, dict(kinds), timing, clock_warning(timing.max_ms, move_time_ms))
 
 
-def ratings_report(name: str, ratings: Ratings) -> LeagueReport:
-    return LeagueReport(name, None, ratings)
+def ratings_report(name: str, ratings: Ratings, rule: SettleRule = DEFAULT_RULE) -> LeagueReport:
+    return LeagueReport(name, None, ratings, rule=rule)
 
 
 def replay_page(replay_path: str | None) -> Path | None:

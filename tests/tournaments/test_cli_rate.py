@@ -29,7 +29,7 @@ def test_rate_prints_the_table_of_the_known_answer(tmp_path):
     result = run(tmp_path, known_lines(), "--bootstrap", "50", "--prior-draws", "0")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0].split() == ["Rank", "Bot", "Elo", "+/-", "Games", "Score", "W/D/L", "LOS"]
+    assert lines[0].split() == ["Rank", "Bot", "Elo", "+/-", "Games", "Score", "W/D/L", "LOS", "Group"]
     assert lines[2].split()[:3] == ["1", "A", "137.2"]
     assert lines[5].split()[:3] == ["4", "D", "-120.5"]
     assert "24/5/7" in lines[2]
@@ -153,9 +153,9 @@ def test_table_functions_for_the_league():
     ratings = rate([{"a": 1, "b": 2, "c": 3}, {"a": 2, "b": 1, "c": 1}, {"a": 1, "b": 3, "c": 2}], bootstrap=10)
     table = ratings_table(ratings, tablefmt="plain", faults={"b": 3})
     header = table.splitlines()[0].split()
-    assert header == ["Rank", "Bot", "Elo", "+/-", "Games", "Score", "Mean", "rank", "Faults", "LOS"]
+    assert header == ["Rank", "Bot", "Elo", "+/-", "Games", "Score", "Mean", "rank", "Faults", "LOS", "Group"]
     row_b = next(line for line in table.splitlines() if line.split()[1:2] == ["b"])
-    assert row_b.split()[-2] == "3"
+    assert row_b.split()[-3] == "3"
     data = ratings_json(ratings, faults={"b": 3})
     assert {entry["bot"]: entry["faults"] for entry in data["ratings"]} == {"a": 0, "b": 3, "c": 0}
     assert "crosstable" not in data

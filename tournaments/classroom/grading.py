@@ -26,7 +26,7 @@ from ..league.builds import BUILD_LOGS
 from ..league.league_file import League
 from ..league.store import BotTiming, LeagueStore, StoredFault, StoredGame
 from ..league_report import clock_warning
-from ..ratings.elo import BotRating, rate
+from ..ratings.elo import Anchor, BotRating, rate
 from ..ratings.soft_play import SoftPlayCheck, soft_play_check
 from .copies import CopyFlag, find_copies
 from .fault_groups import FaultGroup, group_faults
@@ -117,9 +117,15 @@ class GradeReport:
         return tuple(grade for grade in self.bots if grade.baseline)
 
 
-def grade_league(store: LeagueStore, league: League | None = None, bootstrap: int = 1000, seed: int = 0) -> GradeReport:
+def grade_league(
+    store: LeagueStore,
+    league: League | None = None,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    anchor: Anchor | None = None,
+) -> GradeReport:
     stored = store.games()
-    ratings = rate([game.ranks for game in stored], bootstrap=bootstrap, seed=seed)
+    ratings = rate([game.ranks for game in stored], bootstrap=bootstrap, seed=seed, anchor=anchor)
     facts = _Facts(
         ratings={rating.bot: rating for rating in ratings.bots},
         faults=_faults_by_bot(store.fault_list()),

@@ -14,6 +14,7 @@ from ..bench.rl import MissingExtra, bench_rl
 from ..league.placement import CpuSet, kept_on, usable_cpus
 from .bench_league import league_bench
 from .bench_ratings import ratings_bench
+from .bench_settle import settle_bench
 from .options import echo_json, json_option, sandbox_option, tablefmt_option
 from .output import echo
 
@@ -298,6 +299,7 @@ def reuse(
 
 bench.add_command(league_bench)
 bench.add_command(ratings_bench)
+bench.add_command(settle_bench)
 
 
 @bench.command(name="rl")

@@ -33,18 +33,24 @@ from ..league.planning import MATCH_START_S, plan_estimate
 from ..league.runner import LeaguePlan, plan_league, play_league
 from ..league.store import LeagueStore, StoreError
 from ..pages.writer import PagesRunner, ReplayFormat
-from ..ratings.elo import DEFAULT_PRIOR_DRAWS, RatingInputError, Ratings, rate_tallies
+from ..ratings.elo import DEFAULT_PRIOR_DRAWS, Anchor, RatingInputError, Ratings, rate_tallies
+from ..ratings.settling import SettleRule
 from ..ratings.soft_play import SoftPlayCheck, soft_play_check
 from ..ratings.tables import crosstable, ratings_json, ratings_table
 from ..ratings.tallies import GameTallies
+from ..settle import SettleResult, SettleRound, SettleSettings, Stop, settle_league
 from .options import (
+    anchor_option,
     bootstrap_option,
     echo_json,
     json_option,
+    league_anchor,
     pin_option,
     prior_draws_option,
     replay_format_option,
     sandbox_option,
+    settle_rule,
+    settle_rule_options,
     tablefmt_option,
 )
 from .output import echo
@@ -106,6 +112,22 @@ crosstable_option = click.option(
 )
 @replay_format_option
 @sandbox_option
+@click.option(
+    "--until-settled",
+    is_flag=True,
+    help="After the schedule, keep playing rounds of matches where the table's order is undecided, until every "
+    "adjacent pair is separated (--settle-los) or known within --resolution, or --max-games is spent "
+    "(README: Settled tables). [default: the league file's until_settled]",
+)
+@click.option(
+    "--max-games",
+    type=click.IntRange(min=1),
+    default=None,
+    help="The settling budget: stop before the stored games (all of them) would pass N. [default: the league "
+    "file's max_games, else 10 times the schedule's games]",
+)
+@settle_rule_options
+@anchor_option
 @crosstable_option
 @bootstrap_option
 @json_option
@@ -121,6 +143,12 @@ def run_command(
     dry_run: bool,
     replay_format: ReplayFormat,
     sandbox: bool,
+    until_settled: bool,
+    max_games: int | None,
+    settle_los: float | None,
+    resolution: float | None,
+    min_games: int | None,
+    anchor: Anchor | None,
     with_crosstable: bool,
     bootstrap: int,
     as_json: bool,
@@ -136,6 +164,13 @@ def run_command(
     built first (their output in LOG_DIR/builds/NAME.log). Ctrl-C stops cleanly (the bots are stopped,
     finished games are kept). Progress, with the ETA and the current leader, goes to stderr. Replays go to
     the league's replay_dir (--replay-format html writes each game as a page to step through there).
+
+    With --until-settled (or until_settled = true in the file) the schedule is the floor of games for every bot;
+    then each round gives every open adjacent pair of the table matches that add about a quarter to the games
+    the two have shared (the pair, and at more seats the bots nearest to it in Elo), every decided pair one, and
+    a quarter as many again drawn uniformly (seeded by the league and the round), each a balanced design on new
+    deals, until the table is settled or the budget is spent. A rerun resumes a
+    stopped round and decides the next from the stored results, so nothing is played twice.
     """
     if db is not None and len(leagues) > 1:
         raise click.UsageError("--db names one store: give one LEAGUE.toml with it")
@@ -156,16 +191,26 @@ def run_command(
             raise click.ClickException(
                 f"{path}: --replay-format {replay_format} writes into the league's replay_dir; set replay_dir"
             )
+    settling = until_settled or any(league.until_settled for _, league in loaded)
+    if settling and bootstrap < 1:
+        raise click.UsageError("--until-settled judges the table by its bootstrap: give --bootstrap 1 or more")
+    if max_games is not None and not settling:
+        raise click.UsageError("--max-games is the settling budget: give --until-settled with it")
     for path, league in loaded:
         store_path = Path(db) if db else league.default_db
+        rule = settle_rule(settle_los, resolution, min_games, league)
         with _store(store_path) as store:
             _forget_changed(league, store, replay_changed)
             _drop_faulted(store, retry_kinds)
             plan = _plan(league, store, sandbox)
             _play(plan, store, executor, path, db)
-            result = _results(store, league.name, bootstrap)
+            settled = None
+            if until_settled or league.until_settled:
+                settings = SettleSettings(rule, max_games or league.max_games, bootstrap)
+                settled = _settle(plan, store, executor, settings, sandbox, path, db)
+            result = _results(store, league.name, bootstrap, anchor=league_anchor(anchor, league), rule=rule)
         if as_json:
-            documents.append(_results_json(result, with_crosstable))
+            documents.append(_results_json(result, with_crosstable, settled))
         else:
             _print_results(result, with_crosstable, tablefmt)
     if as_json:
@@ -180,6 +225,8 @@ def run_command(
 @crosstable_option
 @bootstrap_option
 @prior_draws_option
+@settle_rule_options
+@anchor_option
 @json_option
 @tablefmt_option
 def table_command(
@@ -188,6 +235,10 @@ def table_command(
     with_crosstable: bool,
     bootstrap: int,
     prior_draws: float,
+    settle_los: float | None,
+    resolution: float | None,
+    min_games: int | None,
+    anchor: Anchor | None,
     as_json: bool,
     tablefmt: str,
 ) -> None:
@@ -196,18 +247,75 @@ def table_command(
     Columns: Rank, Bot, Elo (Bradley-Terry with BayesElo's prior of virtual draws, mean 0), +/- (95% bootstrap
     interval over games), Games, Score, W/D/L (two seats) or mean rank (more seats), Faults (with the games forfeited in
     parentheses), LOS (likelihood
-    of superiority over the next bot). The same games give the same table as `tournament rate`. Bots no longer in the
-    league file are listed as retired under the table.
+    of superiority over the next bot), Group (bots the games cannot tell apart: adjacent bots whose LOS is below
+    --settle-los are one group, chained), then a line saying whether the table is settled (every adjacent pair
+    separated or known within --resolution) and, if not, about how many more games would settle it. The same
+    games give the same table as `tournament rate`. Bots no longer in the league file are listed as retired
+    under the table.
     """
     if (league is None) == (db is None):
         raise click.UsageError("give either LEAGUE.toml or --db FILE")
-    store_path = Path(db) if db else _load(league).default_db  # type: ignore[arg-type]
+    loaded = None if league is None else _load(league)
+    store_path = Path(db) if db else loaded.default_db  # type: ignore[union-attr]
+    rule = settle_rule(settle_los, resolution, min_games, loaded)
     with _store(store_path, create=False) as store:
-        result = _results(store, store.league_name() or store_path.stem, bootstrap, prior_draws)
+        result = _results(
+            store, store.league_name() or store_path.stem, bootstrap, prior_draws, league_anchor(anchor, loaded), rule
+        )
     if as_json:
         echo_json(_results_json(result, with_crosstable))
     else:
         _print_results(result, with_crosstable, tablefmt)
+
+
+def _settle(
+    plan: LeaguePlan,
+    store: LeagueStore,
+    executor: Executor,
+    settings: SettleSettings,
+    sandbox: bool,
+    path: str,
+    db: str | None,
+) -> SettleResult:
+    def announce(settle_round: SettleRound) -> None:
+        pairs = ", ".join(f"{pair.upper}/{pair.lower}" for pair in settle_round.verdict.open_pairs)
+        games = sum(len(match.games) for match in settle_round.matches)
+        echo(
+            f"settling round {settle_round.number}: {len(settle_round.verdict.open_pairs)} open pair(s) ({pairs}); "
+            f"{len(settle_round.matches)} match(es), {games} games ({settle_round.stored} stored, budget "
+            f"{settle_round.budget})",
+            err=True,
+        )
+
+    try:
+        result = settle_league(
+            plan.league, store, executor, settings, scheduled_games=plan.scheduled, sandbox=sandbox, on_round=announce
+        )
+    except KeyboardInterrupt:
+        rule = settings.rule
+        resume = shlex.join(
+            [
+                "referee", "tournament", "run", path, "--until-settled", *(["--db", db] if db else []),
+                *(["--max-games", str(settings.max_games)] if settings.max_games else []),
+                "--settle-los", f"{rule.level:g}", "--resolution", f"{rule.resolution:g}",
+                "--min-games", str(rule.min_games),
+            ]
+        )
+        echo(f"Stopped: {store.game_count()} games are stored in {store.path}. Resume with: {resume}", err=True)
+        raise
+    except (ExecutorError, StoreError) as error:
+        raise click.ClickException(f"{error} (the games stored so far are kept; rerun to resume)") from error
+    echo(_settle_summary(result), err=True)
+    return result
+
+
+def _settle_summary(result: SettleResult) -> str:
+    done = f"after {result.rounds} settling round(s), {result.games} games"
+    if result.stop is Stop.SETTLED:
+        return f"Settled {done}."
+    if result.stop is Stop.BUDGET:
+        return f"Not settled {done}: the budget of {result.budget} games is spent (raise --max-games to go on)."
+    return f"Not settled {done}: no table would help (pools that never met, or open pairs of retired bots)."
 
 
 def _executor(concurrency: int | None, scheduler: str | None, pinned: bool, replay_format: ReplayFormat) -> Executor:
@@ -382,12 +490,20 @@ class _LeagueResults:
     isolation: dict[str, int]
     """Games played at each isolation level (full, partial, none)."""
     soft_play: SoftPlayCheck
+    rule: SettleRule
 
 
-def _results(store: LeagueStore, name: str, bootstrap: int, prior_draws: float = DEFAULT_PRIOR_DRAWS) -> _LeagueResults:
+def _results(
+    store: LeagueStore,
+    name: str,
+    bootstrap: int,
+    prior_draws: float = DEFAULT_PRIOR_DRAWS,
+    anchor: Anchor | None = None,
+    rule: SettleRule | None = None,
+) -> _LeagueResults:
     tallies = GameTallies.of_counts(store.outcome_counts())
     try:
-        ratings = rate_tallies(tallies, bootstrap=bootstrap, prior_draws=prior_draws)
+        ratings = rate_tallies(tallies, bootstrap=bootstrap, prior_draws=prior_draws, anchor=anchor)
     except RatingInputError as error:
         raise click.ClickException(str(error)) from error
     return _LeagueResults(
@@ -400,19 +516,30 @@ def _results(store: LeagueStore, name: str, bootstrap: int, prior_draws: float =
         store.unsandboxed_game_count(),
         {level.value: store.isolation_counts().get(level, 0) for level in Isolation},
         soft_play_check([game.ranks for game in store.games()]),
+        rule or SettleRule(),
     )
 
 
-def _results_json(result: _LeagueResults, with_crosstable: bool) -> dict[str, Any]:
-    return {
+def _results_json(
+    result: _LeagueResults, with_crosstable: bool, settled: SettleResult | None = None
+) -> dict[str, Any]:
+    document = {
         "league": result.name,
         "games": result.games,
         "unsandboxed_games": result.unsandboxed,
         "isolation_games": result.isolation,
         "soft_play": soft_play_json(result.soft_play),
-        **ratings_json(result.ratings, result.faults, with_crosstable, forfeits=result.forfeits),
+        **ratings_json(result.ratings, result.faults, with_crosstable, forfeits=result.forfeits, rule=result.rule),
         "retired": result.retired,
     }
+    if settled is not None:
+        document["settling"] = {
+            "stop": settled.stop.value,
+            "rounds": settled.rounds,
+            "games": settled.games,
+            "budget": settled.budget,
+        }
+    return document
 
 
 def _print_results(result: _LeagueResults, with_crosstable: bool, tablefmt: str) -> None:
@@ -424,6 +551,7 @@ def _print_results(result: _LeagueResults, with_crosstable: bool, tablefmt: str)
             faults=result.faults,
             forfeits=result.forfeits,
             unsandboxed=result.unsandboxed,
+            rule=result.rule,
         )
     )
     partial = result.isolation[Isolation.PARTIAL.value]

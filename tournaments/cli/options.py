@@ -17,8 +17,10 @@ from referee.isolation import sandbox as sandboxing
 from referee.records import FaultPolicy, Limits
 from referee.wire.connection import Transport
 
+from ..league.league_file import League
 from ..pages.writer import ReplayFormat
-from ..ratings.elo import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS
+from ..ratings.elo import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS, Anchor, parse_anchor
+from ..ratings.settling import DEFAULT_LEVEL, DEFAULT_MIN_GAMES, DEFAULT_RESOLUTION, SettleRule
 from .output import echo
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -241,3 +243,75 @@ prior_draws_option = click.option(
     help="BayesElo's prior: virtual draws each bot brings, spread over its opponents in proportion to its games "
     "with each, so that every Elo is finite. 0: plain maximum likelihood, refused where an Elo would be infinite.",
 )
+
+
+def _anchor(context: click.Context, parameter: click.Parameter, value: str | None) -> Anchor | None:
+    if value is None:
+        return None
+    try:
+        return parse_anchor(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+anchor_option = click.option(
+    "--anchor",
+    metavar="BOT=ELO",
+    default=None,
+    callback=_anchor,
+    help="Fix BOT's Elo at ELO (as Ordo's -a/-A), e.g. random=0, instead of the pool's mean at 0: tables of "
+    "different runs or classes with the same anchor are on one scale. The anchor's +/- is 0, the others' are "
+    "their distance from it. [default: the league file's [anchor], else none]",
+)
+
+
+def settle_rule_options(function: F) -> F:
+    """--settle-los, --resolution and --min-games, handed to the command as `settle_los`, `resolution` and
+    `min_games` (None when not given, so that a league file's keys can apply); settle_rule() turns them into a
+    SettleRule."""
+    function = click.option(
+        "--min-games",
+        type=click.IntRange(min=0),
+        default=None,
+        metavar="N",
+        help=f"A pair of adjacent bots is decided only when both have played N games: the bootstrap of a handful "
+        f"is overconfident. [default: the league file's min_games, else {DEFAULT_MIN_GAMES}]",
+    )(function)
+    function = click.option(
+        "--resolution",
+        type=click.FloatRange(min=0, min_open=True),
+        default=None,
+        metavar="ELO",
+        help="Adjacent bots whose 95% interval of the difference lies inside +/- ELO are close enough "
+        f"(settled, one group). [default: the league file's resolution, else {DEFAULT_RESOLUTION:g}]",
+    )(function)
+    return click.option(
+        "--settle-los",
+        type=click.FloatRange(0.5, 1, min_open=True, max_open=True),
+        default=None,
+        metavar="LEVEL",
+        help=f"The LOS at which adjacent bots are in different groups; settling takes a pair as separated for good "
+        f"at 1 - (1 - LEVEL) / 10 (99.5% for 95%), against the luck of repeated looks. [default: the league "
+        f"file's settle_los, else {DEFAULT_LEVEL:g}]",
+    )(function)
+
+
+def settle_rule(
+    settle_los: float | None, resolution: float | None, min_games: int | None, league: League | None = None
+) -> SettleRule:
+    """The rule from the options, else the league file's keys, else the defaults."""
+    level = settle_los if settle_los is not None else league.settle_los if league is not None else None
+    width = resolution if resolution is not None else league.resolution if league is not None else None
+    floor = min_games if min_games is not None else league.min_games if league is not None else None
+    return SettleRule(
+        DEFAULT_LEVEL if level is None else level,
+        DEFAULT_RESOLUTION if width is None else width,
+        DEFAULT_MIN_GAMES if floor is None else floor,
+    )
+
+
+def league_anchor(anchor: Anchor | None, league: League | None) -> Anchor | None:
+    """--anchor, else the league file's [anchor]."""
+    if anchor is not None or league is None or league.anchor is None:
+        return anchor
+    return Anchor(*league.anchor)

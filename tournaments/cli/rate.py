@@ -9,10 +9,18 @@ import click
 
 from ..league_report import ratings_report
 from ..pages.report_page import render_report_page
-from ..ratings.elo import DEFAULT_BOOTSTRAP, RatingInputError, rate
+from ..ratings.elo import DEFAULT_BOOTSTRAP, Anchor, RatingInputError, rate
 from ..ratings.results_file import ResultsFileError, decode_lines, parse_results, read_results
 from ..ratings.tables import crosstable, ratings_json, ratings_table
-from .options import echo_json, json_option, prior_draws_option, tablefmt_option
+from .options import (
+    anchor_option,
+    echo_json,
+    json_option,
+    prior_draws_option,
+    settle_rule,
+    settle_rule_options,
+    tablefmt_option,
+)
 from .output import echo
 from .report import write_report
 
@@ -36,6 +44,8 @@ from .report import write_report
     help="Also write the ratings as a report page (Elo intervals as bars, the crosstable as a heatmap) here.",
 )
 @prior_draws_option
+@settle_rule_options
+@anchor_option
 @json_option
 @tablefmt_option
 def rate_command(
@@ -44,6 +54,10 @@ def rate_command(
     bootstrap: int,
     seed: int,
     prior_draws: float,
+    settle_los: float | None,
+    resolution: float | None,
+    min_games: int | None,
+    anchor: Anchor | None,
     html_output: str | None,
     as_json: bool,
     tablefmt: str,
@@ -62,16 +76,17 @@ def rate_command(
     except OSError as error:
         raise click.ClickException(f"cannot read {file}: {error.strerror}") from error
     try:
-        ratings = rate(games, bootstrap=bootstrap, seed=seed, prior_draws=prior_draws)
+        ratings = rate(games, bootstrap=bootstrap, seed=seed, prior_draws=prior_draws, anchor=anchor)
     except RatingInputError as error:
         raise click.ClickException(f"{file}: {error}") from error
+    rule = settle_rule(settle_los, resolution, min_games)
     if html_output is not None:
         name = "standard input" if file == "-" else Path(file).stem
-        write_report(render_report_page, ratings_report(name, ratings), html_output)
+        write_report(render_report_page, ratings_report(name, ratings, rule), html_output)
     if as_json:
-        echo_json(ratings_json(ratings, with_crosstable=with_crosstable))
+        echo_json(ratings_json(ratings, with_crosstable=with_crosstable, rule=rule))
         return
-    echo(ratings_table(ratings, tablefmt=tablefmt))
+    echo(ratings_table(ratings, tablefmt=tablefmt, rule=rule))
     if with_crosstable and ratings.bots:
         echo()
         echo(crosstable(ratings, tablefmt=tablefmt))

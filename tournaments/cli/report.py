@@ -21,7 +21,8 @@ from ..league_report import LeagueReport, league_report
 from ..pages.class_pages import ClassPages, write_class_pages
 from ..pages.html import AssetError
 from ..pages.report_page import render_report_page
-from .options import bootstrap_option
+from ..ratings.elo import Anchor, RatingInputError
+from .options import anchor_option, bootstrap_option, league_anchor, settle_rule, settle_rule_options
 from .output import echo, write
 
 ReportFormat = Callable[[LeagueReport, Path], str]
@@ -56,8 +57,19 @@ PAGES = "pages"
 )
 @bootstrap_option
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
+@settle_rule_options
+@anchor_option
 def report_command(
-    league: str | None, db: str | None, report_format: str, output: str, bootstrap: int, seed: int
+    league: str | None,
+    db: str | None,
+    report_format: str,
+    output: str,
+    bootstrap: int,
+    seed: int,
+    settle_los: float | None,
+    resolution: float | None,
+    min_games: int | None,
+    anchor: Anchor | None,
 ) -> None:
     """Write the report of a league's store (give LEAGUE.toml, --db FILE, or both).
 
@@ -76,6 +88,9 @@ def report_command(
     [pseudonyms], else "student N"), DIR/students/NAME.html for each student (games, faults collapsed with the
     step that caused them, results against each baseline, links to replays and logs) and DIR/teacher.html
     (names, marks, possible copies, skipped folders).
+
+    The page's Elo table has a group column (bots the games cannot tell apart, as in `tournament table`);
+    --anchor fixes one bot's Elo in every format.
     """
     if league is None and db is None:
         raise click.UsageError("give either LEAGUE.toml or --db FILE (give LEAGUE.toml, --db FILE, or both)")
@@ -83,18 +98,21 @@ def report_command(
         raise click.UsageError("--format pages needs LEAGUE.toml and -o DIR, the folder to write the pages to")
     loaded = None if league is None else _load(league)
     store_path = Path(db) if db is not None else loaded.default_db  # type: ignore[union-attr]
+    anchor = league_anchor(anchor, loaded)
     try:
         with LeagueStore(store_path, create=False) as store:
             if report_format == PAGES:
                 assert loaded is not None
-                written = _write_pages(grade_league(store, loaded, bootstrap, seed), store, loaded, Path(output))
+                grades = grade_league(store, loaded, bootstrap, seed, anchor)
+                written = _write_pages(grades, store, loaded, Path(output))
                 echo(f"wrote {written.leaderboard}, {written.teacher} and {len(written.students)} student pages")
                 return
             if report_format in PAGE_FORMATS:
-                page = league_report(store, bootstrap=bootstrap, seed=seed)
+                rule = settle_rule(settle_los, resolution, min_games, loaded)
+                page = league_report(store, bootstrap=bootstrap, seed=seed, anchor=anchor, rule=rule)
             else:
-                rows = grade_league(store, loaded, bootstrap=bootstrap, seed=seed)
-    except StoreError as error:
+                rows = grade_league(store, loaded, bootstrap=bootstrap, seed=seed, anchor=anchor)
+    except (StoreError, RatingInputError) as error:
         raise click.ClickException(str(error)) from error
     if report_format in PAGE_FORMATS:
         write_report(PAGE_FORMATS[report_format], page, output)

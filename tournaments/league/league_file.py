@@ -17,6 +17,16 @@
     log_dir = "logs"               # optional, relative to this file: the bots' output, MATCH/BOT.log
                                    # (default: LEAGUE.logs/ beside this file)
     ponder = false                 # optional: true lets bots run while not on move (see README, "Pondering")
+    until_settled = true           # optional: after the schedule, play until the table is settled
+                                   # (tournaments/settle.py), as `tournament run --until-settled`
+    max_games = 2000               # optional: the settling budget, every stored game counted
+    settle_los = 0.95              # optional: the LOS that separates two adjacent bots (0.5 < it < 1)
+    resolution = 20                # optional: Elo; adjacent bots whose difference is known within +/- this
+                                   # are close enough (tournaments/ratings/settling.py)
+    min_games = 20                 # optional: a pair is decided only when both bots have this many games
+
+    [anchor]                       # optional: fix one bot's Elo in the tables (as --anchor random=0)
+    random = 0
 
     [limits]                       # optional; defaults from protocol/limits.py
     move_time_ms = 1000
@@ -169,6 +179,14 @@ class League:
     """Bot -> the name a published leaderboard shows ([pseudonyms]; tournaments.pages.class_pages)."""
     ponder: bool = False
     """Let bots run while not on move (MatchSpec.ponder)."""
+    until_settled: bool = False
+    max_games: int | None = None
+    settle_los: float | None = None
+    resolution: float | None = None
+    min_games: int | None = None
+    """Settling settings the file gives (None: the command's or the library's default)."""
+    anchor: tuple[str, float] | None = None
+    """(bot, Elo) fixed in the tables, if the file anchors one."""
 
     @property
     def games_per_match(self) -> int:
@@ -199,6 +217,12 @@ _TOP_KEYS = frozenset(
         "log_dir",
         "build_dir",
         "ponder",
+        "until_settled",
+        "max_games",
+        "settle_los",
+        "resolution",
+        "min_games",
+        "anchor",
         "limits",
         "config",
         "marks",
@@ -271,6 +295,12 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
         marks=reader.marks(data, baselines),
         pseudonyms=reader.pseudonyms(data, {bot.name for bot in bots}),
         ponder=reader.boolean(data, "ponder"),
+        until_settled=reader.boolean(data, "until_settled"),
+        max_games=reader.optional_integer(data, "max_games", minimum=1),
+        settle_los=reader.fraction(data, "settle_los", low=0.5, high=1.0),
+        resolution=reader.number(data, "resolution", 0, "") if "resolution" in data else None,
+        min_games=reader.optional_integer(data, "min_games", minimum=0),
+        anchor=reader.anchor(data, [bot.name for bot in bots]),
     )
 
 
@@ -372,6 +402,29 @@ class _Reader:
         if type(value) not in (int, float) or not math.isfinite(value) or value <= 0:
             raise self.error(prefix + key, f"must be a positive number, not {value!r}")
         return float(value)
+
+    def fraction(self, data: Mapping[str, Any], key: str, low: float, high: float) -> float | None:
+        """A number strictly between `low` and `high`, or None when the key is absent."""
+        if key not in data:
+            return None
+        value = data[key]
+        if type(value) not in (int, float) or not low < value < high:
+            raise self.error(key, f"must be a number between {low:g} and {high:g} (exclusive), not {value!r}")
+        return float(value)
+
+    def anchor(self, data: Mapping[str, Any], names: list[str]) -> tuple[str, float] | None:
+        """[anchor] with one entry, bot name = Elo."""
+        if "anchor" not in data:
+            return None
+        table = data["anchor"]
+        if not isinstance(table, dict) or len(table) != 1:
+            raise self.error("anchor", f"must be a table of one bot and its Elo, not {table!r}", "[anchor] random = 0")
+        ((name, elo),) = table.items()
+        if name not in names:
+            raise self.error(f"anchor.{name}", "names no bot of the league", f"use one of {names}")
+        if type(elo) not in (int, float) or not math.isfinite(elo):
+            raise self.error(f"anchor.{name}", f"must be a number of Elo, not {elo!r}")
+        return name, float(elo)
 
     def table(self, data: Mapping[str, Any], key: str) -> dict[str, Any]:
         value = data.get(key, {})

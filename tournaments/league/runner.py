@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -66,16 +66,13 @@ def plan_league(league: League, store: LeagueStore, *, sandbox: bool = True, hol
     missing = store.missing(schedule)
     if waiting:
         notes.append(f"{sum(len(match.games) for match in waiting)} game(s) of held bots wait")
-    _make_folders(league, roots, missing)
-    private = (str(league.path), *(f"{store.path.resolve()}{suffix}" for suffix in _STORE_FILES))
-    private += tuple(str(root) for _, root in roots)
     scheduled = sum(len(match.games) for match in schedule)
     remaining = sum(len(match.games) for match in missing)
     return LeaguePlan(
         league=league,
         scheduled=scheduled,
         stored=scheduled - remaining,
-        specs=tuple(replace(match_spec(league, match), sandbox=sandbox, private_paths=private) for match in missing),
+        specs=runnable_specs(league, store, missing, sandbox=sandbox),
         notes=tuple(notes),
     )
 
@@ -102,13 +99,26 @@ def _check_outputs_beside_bots(league: League, roots: list[tuple[str, Path]]) ->
                     )
 
 
-def _make_folders(league: League, roots: list[tuple[str, Path]], matches: list[ScheduledMatch]) -> None:
+def _make_folders(league: League, roots: list[tuple[str, Path]], matches: Sequence[ScheduledMatch]) -> None:
     """The log and replay folders, and each match's log folder (OSError if they cannot be made)."""
     for _, root in roots:
         root.mkdir(parents=True, exist_ok=True)
     if league.log_dir is not None:
         for match in matches:
             (league.log_dir / match.match_id).mkdir(parents=True, exist_ok=True)
+
+
+def runnable_specs(
+    league: League, store: LeagueStore, matches: Sequence[ScheduledMatch], *, sandbox: bool = True
+) -> tuple[MatchSpec, ...]:
+    """What the executors play for `matches`: their specs, sandboxed (unless not), with the league file, the
+    store and the league's log and replay folders hidden from the bots. The folders, and each match's log
+    folder, are made here, before any bot of these matches starts, so that every sandbox hides them."""
+    roots = _output_roots(league)
+    _make_folders(league, roots, matches)
+    private = (str(league.path), *(f"{store.path.resolve()}{suffix}" for suffix in _STORE_FILES))
+    private += tuple(str(root) for _, root in roots)
+    return tuple(replace(match_spec(league, match), sandbox=sandbox, private_paths=private) for match in matches)
 
 
 def play_league(
@@ -118,6 +128,16 @@ def play_league(
     on_stored: Callable[[GameRecord], None] | None = None,
 ) -> int:
     """Play what the plan lists, committing each game as it arrives; returns the number of games added."""
+    return play_specs(plan.specs, store, executor, on_stored)
+
+
+def play_specs(
+    specs: Sequence[MatchSpec],
+    store: LeagueStore,
+    executor: Executor,
+    on_stored: Callable[[GameRecord], None] | None = None,
+) -> int:
+    """Play `specs`, committing each game as it arrives; returns the number of games added."""
     added = 0
 
     def commit(record: GameRecord) -> None:
@@ -127,5 +147,5 @@ def play_league(
             if on_stored is not None:
                 on_stored(record)
 
-    executor.run(plan.specs, commit)
+    executor.run(specs, commit)
     return added

@@ -21,6 +21,12 @@ Match ids depend only on what the match is (game, seats, config, seed and the na
 the rest of the pool or the file's order: adding a bot only adds matches, and a resumed run finds the ones
 already played. Raising deals_per_match only adds games to existing matches. (With a sample, a larger pool
 draws a new sample: matches already played that it leaves out stay in the store and still count.)
+
+Settling rounds (tournaments/settle.py) add matches after the schedule: round r's matches of a table have the
+ids GAME-Np-rR-DIGEST (the digest as above, with the round and the table's slot, 0, 1, ... when a round plays
+a table more than once) and play deals_per_match new deals, numbered from
+r * SETTLE_DEALS_APART + slot * deals_per_match so that no round or slot replays another's deals, in the same
+balanced design.
 """
 
 from __future__ import annotations
@@ -211,11 +217,51 @@ def game_specs(league: League, key: DealKey, match: str) -> tuple[GameSpec, ...]
     return balanced_games(league.players, key.deal_seeds(league.deals_per_match, match))
 
 
+SETTLE_DEALS_APART = 1_000_000
+"""Deal numbers of settling round r start at r times this (the schedule's deals are 0, 1, ...)."""
+
+
+def settle_match_id(league: League, round_number: int, table: Table, slot: int = 0) -> str:
+    """The id of `table`'s match number `slot` (0, 1, ...) in settling round `round_number` (1, 2, ...)."""
+    digest = hashlib.sha256(
+        json.dumps(
+            [league.game, league.players, league.seed, dict(league.config), list(table), "settle", round_number, slot],
+            sort_keys=True,
+        ).encode()
+    ).hexdigest()
+    return f"{league.game}-{league.players}p-r{round_number}-{digest[:16]}"
+
+
+def settle_games(league: League, key: DealKey, round_number: int, slot: int = 0) -> tuple[GameSpec, ...]:
+    """The games of the matches of settling round `round_number` in `slot`: the balanced design over their own
+    deals (every table of one slot plays the same deals, as in the schedule)."""
+    first = round_number * SETTLE_DEALS_APART + slot * league.deals_per_match
+    seeds = tuple(key.deal_seed(first + deal) for deal in range(league.deals_per_match))
+    return balanced_games(league.players, seeds)
+
+
+def settle_matches(
+    league: League, key: DealKey, round_number: int, tables: Sequence[Table]
+) -> list[ScheduledMatch]:
+    """The matches of settling round `round_number` at `tables` (sorted names each; a table listed n times
+    plays n matches)."""
+    slots: Counter[Table] = Counter()
+    matches = []
+    for table in tables:
+        slot = slots[table]
+        games = settle_games(league, key, round_number, slot)
+        matches.append(ScheduledMatch(settle_match_id(league, round_number, table, slot), table, games, slot))
+        slots[table] += 1
+    return matches
+
+
 @dataclass(frozen=True)
 class ScheduledMatch:
     match_id: str
     table: Table
     games: tuple[GameSpec, ...]
+    slot: int = 0
+    """Which of a settling round's matches at this table (0 in the schedule)."""
 
 
 def league_schedule(league: League, key: DealKey) -> list[ScheduledMatch]:

@@ -1,9 +1,11 @@
 """The result store: one SQLite file per league (WAL), written by one process, one transaction per game.
 
 Tables: league (one row: what the results are results of), bots, matches (the scheduled tables), games,
-seats (bot, rank, score and forfeit of each seat), faults and timings. A game and its seats, faults and
-timings are committed together when the game ends, so a killed run loses at most the games still in
-progress, and (match_id, game_index) is a primary key: a game replayed after a crash is never stored twice.
+seats (bot, rank, score and forfeit of each seat), faults and timings; settle_rounds says which matches a
+settling round added (tournaments/settle.py), so that a resumed run finishes them before it decides more.
+A game and its seats, faults and timings are committed together when the game ends, so a killed run loses at
+most the games still in progress, and (match_id, game_index) is a primary key: a game replayed after a crash
+is never stored twice.
 
 A store remembers its league's game, seats, seed, game options and limits, and each bot's command and
 program digest (tournaments.league.identity): results of another setting, or of another program under a stored
@@ -115,6 +117,11 @@ CREATE TABLE IF NOT EXISTS deal_key (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     secret BLOB NOT NULL
 );
+CREATE TABLE IF NOT EXISTS settle_rounds (
+    match_id TEXT PRIMARY KEY REFERENCES matches (match_id),
+    round INTEGER NOT NULL,
+    slot INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS timings (
     match_id TEXT NOT NULL,
     game_index INTEGER NOT NULL,
@@ -180,6 +187,15 @@ class SeatRow(TypedDict):
     decisions: int
     mean_ms: float
     max_ms: float
+
+
+@dataclass(frozen=True)
+class SettleEntry:
+    """One match of a settling round, as the store keeps it."""
+
+    match_id: str
+    table: tuple[str, ...]
+    slot: int
 
 
 @dataclass(frozen=True)
@@ -402,6 +418,29 @@ class LeagueStore:
                 [(match.match_id, json.dumps(list(match.table)), len(match.games)) for match in matches],
             )
 
+    def add_settle_round(self, round_number: int, matches: Sequence[ScheduledMatch]) -> None:
+        """Record the matches of settling round `round_number` (before any is played)."""
+        with self._transaction() as db:
+            db.executemany(
+                "INSERT INTO matches (match_id, bots, games) VALUES (?, ?, ?) ON CONFLICT (match_id) DO NOTHING",
+                [(match.match_id, json.dumps(list(match.table)), len(match.games)) for match in matches],
+            )
+            db.executemany(
+                "INSERT OR IGNORE INTO settle_rounds (match_id, round, slot) VALUES (?, ?, ?)",
+                [(match.match_id, round_number, match.slot) for match in matches],
+            )
+
+    def settle_rounds(self) -> dict[int, list[SettleEntry]]:
+        """Round number -> the matches that settling round added, in match_id order."""
+        rows = self._db.execute(
+            "SELECT round, settle_rounds.match_id, bots, slot FROM settle_rounds JOIN matches USING (match_id) "
+            "ORDER BY round, settle_rounds.match_id"
+        )
+        rounds: dict[int, list[SettleEntry]] = {}
+        for round_number, match_id, bots, slot in rows:
+            rounds.setdefault(round_number, []).append(SettleEntry(match_id, tuple(json.loads(bots)), slot))
+        return rounds
+
     def match_tables(self) -> dict[str, tuple[str, ...]]:
         """match_id -> the bot names of its table, in table order (as the match seats them), for every match."""
         rows = self._db.execute("SELECT match_id, bots FROM matches ORDER BY match_id")
@@ -529,7 +568,7 @@ class LeagueStore:
             }
             keys = [(match_id,) for match_id in sorted(matches)]
             games = sum(db.execute("SELECT COUNT(*) FROM games WHERE match_id = ?", key).fetchone()[0] for key in keys)
-            for table in (*_GAME_TABLES, "matches"):
+            for table in (*_GAME_TABLES, "settle_rounds", "matches"):
                 db.executemany(f"DELETE FROM {table} WHERE match_id = ?", keys)
             db.executemany("DELETE FROM bots WHERE name = ?", [(name,) for name in sorted(dropped)])
         return Forgotten(tuple(bots), len(keys), games)

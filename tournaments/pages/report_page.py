@@ -18,7 +18,8 @@ from urllib.parse import quote
 from ..league.store import StoredFault
 from ..league_report import BotActivity, GameEntry, LeagueReport
 from ..ratings.elo import BotRating, Ratings
-from ..ratings.tables import table_notes
+from ..ratings.settling import settlement
+from ..ratings.tables import settlement_line, table_notes
 from .fault_text import FaultGroup, fault_groups
 from .html import document
 from .soft_play_section import soft_play_section
@@ -76,6 +77,9 @@ def _elo_section(report: LeagueReport) -> str:
     if faults is not None:
         headers.append("faults")
     headers.append("LOS")
+    verdict = settlement(ratings, report.rule)
+    if verdict is not None:
+        headers.append("group")
     if ratings.pools > 1:
         headers.insert(0, "pool")
     rows = []
@@ -97,11 +101,14 @@ def _elo_section(report: LeagueReport) -> str:
             count = faults.get(bot.bot, 0)
             cells.append(f'<td class="num{" bad" if count else ""}">{count}</td>')
         cells.append(_num("" if bot.los_next is None else f"{100 * bot.los_next:.0f}%"))
+        if verdict is not None:
+            cells.append(_num(verdict.groups[bot.bot]))
         if ratings.pools > 1:
             cells.insert(0, _num(bot.pool))
         rows.append(f'<tr data-bot="{escape(bot.bot)}">{"".join(cells)}</tr>')
     head = "".join(f"<th>{header}</th>" for header in headers)
-    notes = "".join(f"<li>{escape(note)}</li>" for note in table_notes(ratings))
+    lines = table_notes(ratings) if verdict is None else [settlement_line(verdict), *table_notes(ratings)]
+    notes = "".join(f"<li>{escape(note)}</li>" for note in lines)
     return (
         f'<section id="elo"><h2>Elo</h2><table class="elo"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>"

@@ -29,7 +29,14 @@ a Poisson(1) number of times (its outcome, seen c times, is drawn Poisson(c) tim
 than a few games is the same as drawing as many games as there are with replacement, and costs one draw per
 distinct outcome instead of one per game. The virtual draws of the prior are those of the games themselves in
 every resample. The likelihood of superiority of a bot over the next one in the table is the share of
-resamples in which it rates higher.
+resamples in which it rates higher, and the interval of their difference the 2.5% and 97.5% quantiles of the
+difference over the resamples.
+
+An anchor (as Ordo's -a/-A) fixes one bot's Elo instead of the pool's mean: `rate(games, anchor=Anchor("random",
+0))` shifts the anchored bot's pool so that it rates exactly 0, in the fit and in every resample, so its
+interval has no width and every other bot's interval is its distance from the anchor. Other pools keep mean 0.
+Differences, LOS and the order do not change: ratings from two runs or two classes with the same anchor bot
+can then be read on one scale.
 """
 
 from __future__ import annotations
@@ -48,11 +55,13 @@ from .tallies import GameTallies, Outcome, PairRecord, RatingInputError, pair_po
 __all__ = [
     "DEFAULT_BOOTSTRAP",
     "DEFAULT_PRIOR_DRAWS",
+    "Anchor",
     "BotRating",
     "PairRecord",
     "RatingInputError",
     "Ratings",
     "pair_points",
+    "parse_anchor",
     "rate",
     "rate_tallies",
 ]
@@ -65,6 +74,33 @@ _BOOTSTRAP_TOLERANCE = 1e-4
 _CHUNK_ELEMENTS = 4_000_000
 """Resamples are drawn and fitted in chunks of about this many array elements."""
 _MAX_CHUNK = 250
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A bot whose Elo is fixed at `elo`; its pool is shifted to put it there."""
+
+    bot: str
+    elo: float = 0.0
+
+    def __str__(self) -> str:
+        return f"{self.bot}={self.elo:g}"
+
+
+def parse_anchor(text: str) -> Anchor:
+    """`NAME=ELO` (as `--anchor random=0`), or a bare NAME for 0; ValueError saying what is wrong."""
+    name, sep, value = text.rpartition("=")
+    if not sep:
+        name, value = text, "0"
+    if not name.strip():
+        raise ValueError(f"{text!r}: give the anchored bot as NAME=ELO, e.g. random=0")
+    try:
+        elo = float(value)
+    except ValueError:
+        raise ValueError(f"{text!r}: {value!r} is not a number of Elo (NAME=ELO, e.g. random=0)") from None
+    if not math.isfinite(elo):
+        raise ValueError(f"{text!r}: the anchor's Elo must be a finite number")
+    return Anchor(name.strip(), elo)
 
 
 @dataclass(frozen=True)
@@ -86,6 +122,8 @@ class BotRating:
     mean_rank: float
     los_next: float | None
     """Likelihood (0..1) that this bot is stronger than the next one in the table (same pool), from the bootstrap."""
+    diff_next_ci95: tuple[float, float] | None = None
+    """2.5% and 97.5% bootstrap quantiles of this bot's Elo minus the next one's (same pool); None without."""
 
     @property
     def score(self) -> float:
@@ -112,6 +150,8 @@ class Ratings:
     prior_draws: float = DEFAULT_PRIOR_DRAWS
     """Virtual draws per bot (see the module's docstring); 0: none, plain maximum likelihood."""
     games: int = 0
+    anchor: Anchor | None = None
+    """The bot whose Elo is fixed (its pool is not mean 0), if any."""
 
     @property
     def two_seat(self) -> bool:
@@ -127,9 +167,11 @@ def rate(
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     prior_draws: float = DEFAULT_PRIOR_DRAWS,
+    anchor: Anchor | None = None,
 ) -> Ratings:
-    """Rate games (bot name -> rank). `bootstrap` resamples for the intervals and LOS (0: none), seeded."""
-    return rate_tallies(GameTallies.of(games), bootstrap, seed, prior_draws)
+    """Rate games (bot name -> rank). `bootstrap` resamples for the intervals and LOS (0: none), seeded;
+    `anchor` fixes one bot's Elo (RatingInputError if no game has it)."""
+    return rate_tallies(GameTallies.of(games), bootstrap, seed, prior_draws, anchor)
 
 
 def rate_tallies(
@@ -137,6 +179,7 @@ def rate_tallies(
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     prior_draws: float = DEFAULT_PRIOR_DRAWS,
+    anchor: Anchor | None = None,
 ) -> Ratings:
     """Rate the games of `tallies`; without a bootstrap this costs what the bots and pairs cost, not the games."""
     if not 0 <= prior_draws < math.inf:
@@ -144,12 +187,18 @@ def rate_tallies(
     if bootstrap < 0:
         raise RatingInputError(f"bootstrap must be 0 or more, got {bootstrap}")
     if not tallies.games:
-        return Ratings(bots=(), bootstrap=bootstrap, seed=seed, prior_draws=prior_draws)
+        return Ratings(bots=(), bootstrap=bootstrap, seed=seed, prior_draws=prior_draws, anchor=anchor)
+    if anchor is not None and anchor.bot not in tallies.bots():
+        known = ", ".join(sorted(tallies.bots()))
+        raise RatingInputError(f"the anchor {anchor.bot!r} played none of these games (bots: {known})")
     model = _Model.of(tallies, prior_draws)
     strengths = model.fit(model.games[None, :], model.points[None, :])[0]
     samples = _bootstrap(model, tallies.outcomes(), strengths, bootstrap, seed) if bootstrap else None
+    elo = strengths * ELO_PER_NAT
+    if anchor is not None:
+        elo, samples = _anchored(model, anchor, elo, samples)
     return Ratings(
-        bots=_bot_ratings(model, tallies, strengths, samples),
+        bots=_bot_ratings(model, tallies, elo, samples),
         crosstable=_crosstable(model.pairs),
         pools=len(model.pools),
         seats=tallies.seats(),
@@ -157,7 +206,24 @@ def rate_tallies(
         seed=seed,
         prior_draws=prior_draws,
         games=tallies.games,
+        anchor=anchor,
     )
+
+
+def _anchored(
+    model: _Model, anchor: Anchor, elo: FloatArray, samples: FloatArray | None
+) -> tuple[FloatArray, FloatArray | None]:
+    """Elo and resamples with the anchor's pool shifted so that the anchor is at its Elo in each of them."""
+    bot = model.names.index(anchor.bot)
+    pool = next(members for members in model.pools if bot in members)
+    shifted = elo.copy()
+    shifted[pool] += anchor.elo - elo[bot]
+    if samples is None:
+        return shifted, None
+    moved = samples.copy()
+    moved[:, pool] += anchor.elo - samples[:, [bot]]
+    shifted[bot] = moved[:, bot] = anchor.elo
+    return shifted, moved
 
 
 @dataclass(frozen=True)
@@ -269,23 +335,24 @@ def _check_resamples(model: _Model, games: FloatArray, points: FloatArray) -> No
 
 
 def _bot_ratings(
-    model: _Model, tallies: GameTallies, strengths: FloatArray, samples: FloatArray | None
+    model: _Model, tallies: GameTallies, elo: FloatArray, samples: FloatArray | None
 ) -> tuple[BotRating, ...]:
     pool_of = {bot: number for number, pool in enumerate(model.pools) for bot in pool}
-    order = [bot for pool in model.pools for bot in sorted(pool, key=lambda bot: (-strengths[bot], model.names[bot]))]
+    order = [bot for pool in model.pools for bot in sorted(pool, key=lambda bot: (-elo[bot], model.names[bot]))]
     totals = tallies.bots()
     rows = []
     for position, bot in enumerate(order):
         name = model.names[bot]
         following = order[position + 1] if position + 1 < len(order) else None
-        los_next = None
+        los_next = diff_next = None
         if samples is not None and following is not None and pool_of[following] == pool_of[bot]:
             los_next = _superiority(samples, bot, following)
+            diff_next = _interval(samples[:, bot] - samples[:, following])
         bot_totals = totals[name]
         rows.append(
             BotRating(
                 bot=name,
-                elo=float(strengths[bot] * ELO_PER_NAT),
+                elo=float(elo[bot]),
                 ci95=None if samples is None else _interval(samples[:, bot]),
                 pool=pool_of[bot] + 1,
                 games=bot_totals.games,
@@ -296,6 +363,7 @@ def _bot_ratings(
                 losses=bot_totals.losses,
                 mean_rank=bot_totals.rank_sum / bot_totals.games,
                 los_next=los_next,
+                diff_next_ci95=diff_next,
             )
         )
     return tuple(rows)

@@ -1,0 +1,137 @@
+"""Playing a league until its table is settled: rounds of matches where the order is still undecided.
+
+    result = settle_league(league, store, executor, SettleSettings(rule, max_games=2000))
+
+After the league's own schedule (played by the caller, as any run: the floor of games for every bot), each
+round rates every stored game (tournaments.ratings.elo, the bootstrap of the table: same resamples, same
+seed), judges the adjacent pairs (tournaments.ratings.settling) and stops when the table is settled or the
+budget is spent; else it schedules the next round's tables (tournaments.ratings.allocation), records them in
+the store (LeagueStore.add_settle_round) and plays them on the executor. Each match is a balanced seating
+design over deals of its own (tournaments.league.schedule.settle_games).
+
+Resuming: the store records a round's matches before they are played, and a rerun first finishes the
+matches of stored rounds (only their missing games), then decides the next round from the stored results.
+So the next round is a function of the stored results and the league's seed alone (the uniform share of a
+round's tables is drawn from a seed derived from the league's and the round's number), a game is never played
+twice, and a run stopped by Ctrl-C or a kill continues where it was.
+
+The budget counts every stored game, the schedule's included; a round is cut to the whole matches that fit,
+so a match is never left short of its balanced design by the budget.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from referee.records import GameRecord
+
+from .league.executors import Executor
+from .league.league_file import League
+from .league.runner import play_specs, runnable_specs
+from .league.schedule import ScheduledMatch, derive_seed, settle_games, settle_matches
+from .league.store import LeagueStore
+from .ratings.allocation import next_tables
+from .ratings.elo import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS, Ratings, rate_tallies
+from .ratings.settling import DEFAULT_RULE, Settlement, SettleRule, settlement
+from .ratings.tallies import GameTallies
+
+DEFAULT_BUDGET_FACTOR = 10
+"""Without max_games, a settling run stops at this many times the games of the league's schedule."""
+
+
+class Stop(enum.StrEnum):
+    SETTLED = "settled"
+    BUDGET = "budget"
+    """The next round's matches would not fit in max_games."""
+    STUCK = "stuck"
+    """Not settled, and no table would help: pools that never met, or open pairs of retired bots."""
+
+
+@dataclass(frozen=True)
+class SettleSettings:
+    rule: SettleRule = DEFAULT_RULE
+    max_games: int | None = None
+    """Every stored game counts; None: DEFAULT_BUDGET_FACTOR times the schedule's games."""
+    bootstrap: int = DEFAULT_BOOTSTRAP
+    prior_draws: float = DEFAULT_PRIOR_DRAWS
+
+    def __post_init__(self) -> None:
+        if self.bootstrap < 1:
+            raise ValueError("settling judges pairs by the bootstrap: give at least one resample")
+
+
+DEFAULT_SETTINGS = SettleSettings()
+
+
+@dataclass(frozen=True)
+class SettleRound:
+    """What a round decided, for progress: its number, the open pairs it plays and the games so far."""
+
+    number: int
+    verdict: Settlement
+    matches: tuple[ScheduledMatch, ...]
+    stored: int
+    budget: int
+
+
+@dataclass(frozen=True)
+class SettleResult:
+    stop: Stop
+    rounds: int
+    """Settling rounds in the store (this run's and earlier runs')."""
+    games: int
+    budget: int
+    ratings: Ratings
+    verdict: Settlement
+
+
+def settle_league(
+    league: League,
+    store: LeagueStore,
+    executor: Executor,
+    settings: SettleSettings = DEFAULT_SETTINGS,
+    *,
+    scheduled_games: int,
+    sandbox: bool = True,
+    on_round: Callable[[SettleRound], None] | None = None,
+    on_stored: Callable[[GameRecord], None] | None = None,
+) -> SettleResult:
+    """Play settling rounds into `store` (bound to `league`, its schedule played) until the table is settled,
+    the budget is spent or no table would help. `scheduled_games`: the games of the league's schedule (for the
+    default budget)."""
+    budget = settings.max_games or DEFAULT_BUDGET_FACTOR * scheduled_games
+    key = store.deal_key()
+    rounds = store.settle_rounds()
+    unfinished = [
+        ScheduledMatch(entry.match_id, entry.table, settle_games(league, key, number, entry.slot), entry.slot)
+        for number, entries in rounds.items()
+        for entry in entries
+    ]
+    play_specs(runnable_specs(league, store, store.missing(unfinished), sandbox=sandbox), store, executor, on_stored)
+    number = max(rounds, default=0)
+    seatable = [bot.name for bot in league.bots]
+    while True:
+        ratings = rate_tallies(
+            GameTallies.of_counts(store.outcome_counts()), settings.bootstrap, prior_draws=settings.prior_draws
+        )
+        verdict = settlement(ratings, settings.rule)
+        assert verdict is not None
+        stored = store.game_count()
+        if verdict.settled:
+            return SettleResult(Stop.SETTLED, number, stored, budget, ratings, verdict)
+        rng = random.Random(derive_seed("settle", league.seed, number + 1))
+        tables = next_tables(ratings, verdict, league.players, seatable, league.games_per_match, rng)
+        room = (budget - stored) // league.games_per_match
+        if not tables:
+            return SettleResult(Stop.STUCK, number, stored, budget, ratings, verdict)
+        if room < 1:
+            return SettleResult(Stop.BUDGET, number, stored, budget, ratings, verdict)
+        number += 1
+        matches = settle_matches(league, key, number, tables[:room])
+        store.add_settle_round(number, matches)
+        if on_round is not None:
+            on_round(SettleRound(number, verdict, tuple(matches), stored, budget))
+        play_specs(runnable_specs(league, store, matches, sandbox=sandbox), store, executor, on_stored)
