@@ -100,7 +100,9 @@ def test_a_student_page_leads_to_the_step_that_caused_a_fault(
     kinds = _texts(page, "table.faults tr.fault td:first-child")
     counts = _texts(page, "table.faults tr.fault td:nth-child(2)")
     assert kinds == ["crash"] and counts == ["4×"]
-    assert "IndexError" in page.evaluate("document.querySelector('table.faults pre').textContent")
+    quoted = page.evaluate("document.querySelector('table.faults pre').textContent")
+    assert "IndexError" in quoted and 'File "bot.py"' in quoted
+    assert str(pages.parent) not in page.evaluate("document.body.innerText"), "a machine path reached the student"
     assert sorted(_texts(page, "table.against td.bot")) == ["heuristic", "random"]
     assert len(_texts(page, "#logs li a")) == 2 and len(_texts(page, "table.games tbody tr")) == 4
     page.screenshot(screenshot_dir / "class-student.png")

@@ -31,6 +31,7 @@ from ..classroom.fault_groups import group_faults
 from ..classroom.grading import BotGrade, GradeReport
 from ..league.store import LeagueStore, SeatRow, StoredFault
 from ..league_report import replay_page
+from .fault_text import without_paths
 from .html import document
 
 STYLES = ("page.css", "report.css", "class.css")
@@ -247,7 +248,7 @@ def _faults_section(groups: Sequence[FaultGroup], replays: Mapping[tuple[str, in
         return '<section id="faults"><h2>Faults</h2><p class="good">None: your bot played every game.</p></section>'
     rows = "".join(
         f'<tr class="fault"><td class="bad">{escape(group.kind)}</td><td class="num">{group.count}×</td>'
-        f'<td class="detail"><pre>{escape(group.detail)}</pre></td>'
+        f'<td class="detail"><pre>{escape(without_paths(group.detail))}</pre></td>'
         f"<td>first in game {group.game_index}"
         + ("" if group.step is None else f", before action {group.step}")
         + f"<br>{_replay_link(replays, (group.match_id, group.game_index), base, group.step)}</td></tr>"
