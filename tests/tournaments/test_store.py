@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -282,10 +283,13 @@ def _as_schema_2(path: Path, sandboxed: list[int]) -> None:
         db.execute("PRAGMA user_version = 2")
 
 
-def test_a_schema_2_store_is_migrated_reading_its_sandboxed_flags(write_league, tmp_path: Path) -> None:
-    """Schema 2 recorded `sandboxed` even for bots without a uid or cgroup of their own: a sandboxed game of
-    such a store counts as partial, the level it is sure of, an unsandboxed one as none; games added later
-    keep their real level."""
+@pytest.mark.parametrize("older", [_as_schema_2, _as_schema_3], ids=["schema 2", "schema 3"])
+def test_an_older_store_is_migrated_reading_its_sandboxed_flags(
+    older: Callable[[Path, list[int]], None], write_league, tmp_path: Path
+) -> None:
+    """Schemas 2 and 3 recorded `sandboxed` even for bots without a uid or cgroup of their own: a sandboxed game
+    of such a store counts as partial, the level it is sure of, an unsandboxed one as none; games added later
+    keep their real level. Schema 2 goes to 4 through 3 (faults.sent), schema 3 by the last step alone."""
     league = load_league(write_league(deals_per_match=2))
     path = tmp_path / "db.sqlite"
     with LeagueStore(path) as store:
@@ -295,31 +299,7 @@ def test_a_schema_2_store_is_migrated_reading_its_sandboxed_flags(write_league, 
         games = [(match, spec) for match in schedule for spec in match.games]
         for match, spec in games[:3]:
             store.add_game(record_of(match, spec))
-    _as_schema_2(path, [1, 0, 1])
-    with LeagueStore(path) as store:
-        assert store.isolation_counts() == {MIGRATED_SANDBOXED: 2, Isolation.NONE: 1}
-        assert MIGRATED_SANDBOXED is Isolation.PARTIAL
-        match, spec = games[3]
-        assert store.add_game(record_of(match, spec))
-        assert store.isolation_counts() == {Isolation.FULL: 1, Isolation.PARTIAL: 2, Isolation.NONE: 1}
-        assert store.game_count() == 4
-    with LeagueStore(path) as store, sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
-        assert store.isolation_counts()[Isolation.PARTIAL] == 2
-
-
-def test_a_schema_3_store_is_migrated_reading_its_sandboxed_flags(write_league, tmp_path: Path) -> None:
-    """Main's schema 3 (faults.sent) had the same sandboxed flag as schema 2: it goes to 4 by the last step alone."""
-    league = load_league(write_league(deals_per_match=2))
-    path = tmp_path / "db.sqlite"
-    with LeagueStore(path) as store:
-        store.bind(league)
-        schedule = league_schedule(league, store.deal_key())
-        store.add_matches(schedule)
-        games = [(match, spec) for match in schedule for spec in match.games]
-        for match, spec in games[:3]:
-            store.add_game(record_of(match, spec))
-    _as_schema_3(path, [1, 0, 1])
+    older(path, [1, 0, 1])
     with LeagueStore(path) as store:
         assert store.isolation_counts() == {MIGRATED_SANDBOXED: 2, Isolation.NONE: 1}
         assert MIGRATED_SANDBOXED is Isolation.PARTIAL
