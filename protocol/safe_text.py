@@ -96,7 +96,7 @@ _REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
 
 
 def invisible_characters(name: str) -> list[str]:
-    """The characters of `name` that a reader would not see or that reorder what they see, as U+XXXX."""
+    """The characters of `name` that a reader would not see or that reorder what they see, as code points (U+200B)."""
     return [
         f"U+{ord(char):04X}"
         for char in name

@@ -11,7 +11,7 @@ import pytest
 
 from referee.isolation.sandbox import Isolation
 from referee.records import Fault, FaultKind, GameRecord, GameSpec, SeatTiming
-from tournaments.league.league_file import load_league
+from tournaments.league.league_file import League, load_league
 from tournaments.league.schedule import ScheduledMatch, league_schedule
 from tournaments.league.store import (
     MIGRATED_SANDBOXED,
@@ -39,12 +39,18 @@ def record_of(match: ScheduledMatch, spec: GameSpec, faults: tuple[Fault, ...] =
     )
 
 
+def bound_schedule(store: LeagueStore, league: League) -> list[ScheduledMatch]:
+    """Bind `store` to `league` and record its schedule, as a run does before it plays."""
+    store.bind(league)
+    schedule = league_schedule(league, store.deal_key())
+    store.add_matches(schedule)
+    return schedule
+
+
 def test_each_game_is_stored_once(write_league, tmp_path: Path) -> None:
     league = load_league(write_league(deals_per_match=2))
     with LeagueStore(tmp_path / "league.sqlite") as store:
-        store.bind(league)
-        schedule = league_schedule(league, store.deal_key())
-        store.add_matches(schedule)
+        schedule = bound_schedule(store, league)
         match = schedule[0]
         fault = Fault(seat=1, bot=match.table[match.games[0].seating[1]], kind=FaultKind.TIMEOUT, detail="slow")
         assert store.add_game(record_of(match, match.games[0], (fault,)))
@@ -62,9 +68,7 @@ def test_each_game_is_stored_once(write_league, tmp_path: Path) -> None:
 def test_missing_lists_only_unplayed_games(write_league, tmp_path: Path) -> None:
     league = load_league(write_league(deals_per_match=2))
     with LeagueStore(tmp_path / "db.sqlite") as store:
-        store.bind(league)
-        schedule = league_schedule(league, store.deal_key())
-        store.add_matches(schedule)
+        schedule = bound_schedule(store, league)
         assert store.missing(schedule) == schedule
         for spec in schedule[0].games:
             store.add_game(record_of(schedule[0], spec))
@@ -184,9 +188,7 @@ def test_a_store_of_another_schema_is_refused_with_what_to_do(tmp_path: Path) ->
 def test_the_illegal_action_sent_is_stored(write_league, tmp_path: Path) -> None:
     league = load_league(write_league(deals_per_match=2))
     with LeagueStore(tmp_path / "league.sqlite") as store:
-        store.bind(league)
-        schedule = league_schedule(league, store.deal_key())
-        store.add_matches(schedule)
+        schedule = bound_schedule(store, league)
         match = schedule[0]
         bot = match.table[match.games[0].seating[0]]
         faults = (
@@ -203,9 +205,7 @@ def test_a_schema_2_store_is_upgraded_keeping_its_games(write_league, tmp_path: 
     league = load_league(write_league(deals_per_match=2))
     path = tmp_path / "league.sqlite"
     with LeagueStore(path) as store:
-        store.bind(league)
-        schedule = league_schedule(league, store.deal_key())
-        store.add_matches(schedule)
+        schedule = bound_schedule(store, league)
         match = schedule[0]
         fault = Fault(1, match.table[match.games[0].seating[1]], FaultKind.TIMEOUT, "slow")
         store.add_game(record_of(match, match.games[0], (fault,)))
@@ -229,9 +229,7 @@ def test_a_store_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
 def test_faulted_games_are_dropped_alone_to_be_played_again(write_league, tmp_path: Path) -> None:
     league = load_league(write_league(deals_per_match=2))
     with LeagueStore(tmp_path / "db.sqlite") as store:
-        store.bind(league)
-        schedule = league_schedule(league, store.deal_key())
-        store.add_matches(schedule)
+        schedule = bound_schedule(store, league)
         match = schedule[0]
         bot = match.table[0]
         startup = Fault(0, bot, FaultKind.TIMEOUT, "not running: no hello within the startup limit of 10.0 s")
@@ -252,9 +250,7 @@ def test_faulted_games_are_dropped_alone_to_be_played_again(write_league, tmp_pa
 def test_each_game_keeps_its_isolation_level(write_league, tmp_path: Path) -> None:
     league = load_league(write_league(deals_per_match=2))
     with LeagueStore(tmp_path / "db.sqlite") as store:
-        store.bind(league)
-        schedule = league_schedule(league, store.deal_key())
-        store.add_matches(schedule)
+        schedule = bound_schedule(store, league)
         levels = [Isolation.FULL, Isolation.PARTIAL, Isolation.NONE, Isolation.PARTIAL]
         games = [(match, spec) for match in schedule for spec in match.games][: len(levels)]
         for (match, spec), level in zip(games, levels, strict=True):
@@ -293,9 +289,7 @@ def test_an_older_store_is_migrated_reading_its_sandboxed_flags(
     league = load_league(write_league(deals_per_match=2))
     path = tmp_path / "db.sqlite"
     with LeagueStore(path) as store:
-        store.bind(league)
-        schedule = league_schedule(league, store.deal_key())
-        store.add_matches(schedule)
+        schedule = bound_schedule(store, league)
         games = [(match, spec) for match in schedule for spec in match.games]
         for match, spec in games[:3]:
             store.add_game(record_of(match, spec))
