@@ -7,6 +7,7 @@ sideways, a hand stays a row of cards, the sticky controls cover at most a fifth
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,23 @@ def test_a_round_end_is_drawn_and_the_game_over_panel_ranks_the_seats(
     assert page.errors() == []
 
 
+def _settled_box(page, selector: str) -> list[float]:
+    """The element's box once it stops moving: after a jump the page scrolls the move list to the new step,
+    which can move the chart between reading its box and clicking it."""
+    read = (
+        f"(() => {{ const e = document.querySelector({selector!r}); e.scrollIntoView({{block: 'center'}});"
+        " const r = e.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()"
+    )
+    box = page.evaluate(read)
+    for _ in range(50):
+        time.sleep(0.05)
+        again = page.evaluate(read)
+        if again == box:
+            return box
+        box = again
+    return box
+
+
 def test_a_click_on_the_chart_goes_to_the_step_under_it(
     browser: Chromium, scout_game: tuple[dict[str, Any], Path]
 ) -> None:
@@ -137,10 +155,7 @@ def test_a_click_on_the_chart_goes_to_the_step_under_it(
     assert page.evaluate("document.querySelectorAll('svg.chart path.chart-line').length") == replay["players"]
     last = len(replay["actions"])
     for share in (0.5, 0.9):
-        box = page.evaluate(
-            "(() => { const r = document.querySelector('svg.chart').getBoundingClientRect();"
-            " return [r.left, r.top, r.width, r.height]; })()"
-        )
+        box = _settled_box(page, "svg.chart")
         x, y = box[0] + share * box[2], box[1] + box[3] / 2
         for kind in ("mousePressed", "mouseReleased"):
             page.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
