@@ -298,6 +298,19 @@ class BotCgroup:
                 self._freezer_fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
             os.pwrite(self._freezer_fd, (freeze if frozen else thaw).encode(), 0)
 
+    def exempt(self, pids: Collection[int]) -> None:
+        """Take `pids` (the sandbox's own processes in front of the bot: bwrap and the init of its PID namespace)
+        out of the bot's freezer, where the freezer is a hierarchy of its own (cgroup v1): every sleeping
+        process there is woken to be frozen and again to be thawed, on every decision, and these never run bot
+        code. Each stays in the bot's other cgroups (its limits and the kill at the end still reach it). In
+        cgroup v2 the freezer is the bot's one cgroup, and nothing is moved."""
+        if self.freezer is None or self.freezer[0].name != "freezer.state":
+            return
+        parent_procs = self.freezer[0].parent.parent / "cgroup.procs"
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                _write(parent_procs, str(pid))
+
     def pids(self) -> set[int]:
         found: set[int] = set()
         for folder in self.folders:

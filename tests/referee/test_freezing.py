@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import socket
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +23,8 @@ from referee_helpers import TEST_LIMITS, fixture_bot, match_spec
 from sandbox_checks import require_sandbox
 
 from referee.isolation import sandbox
+from referee.isolation.cgroups import CgroupMode
+from referee.isolation.process import BotProcess
 from referee.match import run_match
 from referee.records import MatchRecord
 
@@ -66,3 +72,56 @@ def test_freezing_changes_no_result(tmp_path: Path) -> None:
         record = run_match(dataclasses.replace(spec, replay_dir=str(tmp_path / f"replays-{ponder}")))
         results.append([(game.ranks, game.scores) for game in record.games])
     assert results[0] == results[1]
+
+
+SLEEPER = "import time\nprint('up', flush=True)\ntime.sleep(600)\n"
+
+
+def test_freezing_takes_the_bot_and_its_children_not_the_sandbox_in_front_of_it(tmp_path: Path) -> None:
+    """A frozen bot's program is in its frozen freezer cgroup; bwrap and the init of its PID namespace, which
+    run no bot code, are not (cgroup v1, whose freezer is a hierarchy of its own: freezing wakes every sleeping
+    process it holds, on every decision). Every process of the bot is scheduled as SCHED_BATCH."""
+    require_sandbox()
+    support = sandbox.probe().cgroups
+    if support.mode is not CgroupMode.V1 or not support.freezer:
+        pytest.skip(f"no cgroup v1 freezer here: {sandbox.probe().whole_bot_limits}")
+    workdir = tmp_path / "match"
+    workdir.mkdir()
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(workdir / "referee.sock"))
+    sandbox.expose_socket(workdir / "referee.sock")
+    request = sandbox.SandboxRequest(workdir / "referee.sock", sandbox.masked_paths([workdir]))
+    log = tmp_path / "bot.log"
+    process = BotProcess.start(
+        [sys.executable, "-c", SLEEPER], sandbox.bot_environment("t"), log, 1 << 16, sandbox=request
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while "up" not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert "up" in log.read_text(), log.read_text()
+        process.hold(True)
+        assert process.jail is not None and process.jail.cgroup is not None
+        frozen = {pid: _freezer_cgroup(pid) for pid in process.jail.cgroup.pids()}
+        sandbox_pids = {process.pid, *(pid for pid, group in frozen.items() if _parent(pid) == process.pid)}
+        assert len(frozen) == 3 and len(sandbox_pids) == 2, frozen
+        (bot_pid,) = set(frozen) - sandbox_pids
+        assert frozen[bot_pid] != "/" and all(frozen[pid] != frozen[bot_pid] for pid in sandbox_pids), frozen
+        state = Path("/sys/fs/cgroup/freezer", frozen[bot_pid].lstrip("/"), "freezer.state")
+        while state.read_text().strip() != "FROZEN" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert state.read_text().strip() == "FROZEN"
+        assert {os.sched_getscheduler(pid) for pid in frozen} == {os.SCHED_BATCH}
+    finally:
+        process.kill()
+        listener.close()
+    assert not process.jail or not process.jail.cgroup or not process.jail.cgroup.pids()
+
+
+def _freezer_cgroup(pid: int) -> str:
+    lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+    return next(line.split(":", 2)[2] for line in lines if line.split(":")[1] == "freezer")
+
+
+def _parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
