@@ -137,12 +137,12 @@ class GameRunner:
                 continue
             request_id = self.next_id
             self.next_id += 1
+            self.session.hold(participant, False)
             observation = state.observation(seat)
             log_from = self.log_senders[seat].trim(observation) if self.log_senders else None
             frame = codec.encode_request(
                 request_id, observation, state.legal_actions_view(seat), move_ms, status.bank_left_ms, log_from
             )
-            self.session.hold(participant, False)
             sent_at = time.monotonic()
             self.session.send(participant, frame)
             deadline = sent_at + (move_ms + status.bank_left_ms) / 1000

@@ -148,6 +148,7 @@ class GameRecord:
         """Every bot of the game ran in the sandbox (at full or partial isolation)."""
         return self.isolation is not Isolation.NONE
 
+
 @dataclass(frozen=True)
 class Handshake:
     """What a bot said in its first accepted hello (the token left out)."""
