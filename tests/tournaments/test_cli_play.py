@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from referee.isolation import sandbox
 from referee.seating import design_games
 from tournaments.cli import main
 
@@ -168,6 +169,17 @@ def test_bench_protocol_and_reuse_print_their_figures() -> None:
     figures = json.loads(protocol.stdout)
     assert figures["raw_round_trip_us"] > 0 and figures["referee_decision_us"] > 0 and figures["ratio"] > 0
     assert figures["prepared_round_trip_us"] > 0 and figures["prepared_ratio"] > 0
+    assert figures["own_us"] == pytest.approx(
+        figures["referee_decision_us"] - figures["prepared_round_trip_us"], abs=0.2
+    )
+    assert figures["decisions_per_game"] > 0
+    frozen = figures["sandbox"] and sandbox.probe().cgroups.freezer
+    assert ("freezing_us" in figures) == frozen and ("pondering_decision_us" in figures) == frozen
+    if frozen:
+        freezing = figures["referee_decision_us"] - figures["pondering_decision_us"]
+        assert figures["freezing_us"] == pytest.approx(freezing, abs=0.2)
+    pondering = CliRunner().invoke(main, ["bench", "protocol", "--games", "2", "--repeats", "1", "--ponder", "--json"])
+    assert pondering.exit_code == 0 and "freezing_us" not in json.loads(pondering.stdout)
     reuse = CliRunner().invoke(main, ["bench", "reuse", "--games", "2", "--players", "2", "--json"])
     assert reuse.exit_code == 0, reuse.output
     rows = json.loads(reuse.stdout)

@@ -11,6 +11,8 @@
   games, encoded as the referee encodes them) from a bare ROUTER loop: the floor of any referee that speaks
   this protocol to these bots, since the bots' own work is in it and no referee work is. referee - prepared
   is the referee's own cost per decision.
+- pondering: when the referee's bots are frozen while not on move (sandboxed, the default), the same matches
+  again with the bots left running (`ponder`): referee - pondering is what freezing costs per decision.
 - reuse: the same number of games played three ways: as one match in which every game is a new deal (one
   process per bot serves every game), as one match of duplicate deals, each played once per seat rotation
   (what leagues play: fresh processes for every rotation, so no process sees a deal twice), and as one match
@@ -44,6 +46,7 @@ from referee import replay
 from referee.botspec import resolve_bot, unique_names
 from referee.deals import DealKey
 from referee.games import list_games, load_game
+from referee.isolation import sandbox as sandboxing
 from referee.match import run_match
 from referee.records import GameSpec, Limits, MatchRecord, MatchSpec
 from referee.seating import first_games
@@ -97,7 +100,25 @@ class ProtocolBenchResult:
     prepared: Figures
     request_bytes: float
     decisions: int
+    games: int
     work: WorkPerDecision
+    pondering: Figures | None = None
+    """The same matches with bots left running while not on move, when the referee's froze them (sandboxed, no
+    ponder): the referee's per decision less this is what freezing costs."""
+
+    @property
+    def own_us(self) -> float:
+        """The referee's own cost per decision: its median less the prepared floor's."""
+        return self.referee.median_us - self.prepared.median_us
+
+    @property
+    def freezing_us(self) -> float | None:
+        """What freezing adds to the referee per decision (median frozen less median pondering)."""
+        return None if self.pondering is None else self.referee.median_us - self.pondering.median_us
+
+    @property
+    def decisions_per_game(self) -> float:
+        return self.decisions / self.games
 
     @property
     def ratio(self) -> float:
@@ -353,11 +374,15 @@ def bench_protocol(
     raw: list[float] = []
     referee: list[float] = []
     prepared: list[float] = []
+    pondering: list[float] = []
+    frozen = sandbox and not ponder and sandboxing.probe().cgroups.freezer
     for repeat in range(repeats):
         decisions = referee_decisions_us(game, players, games, seed + repeat, sandbox, ponder)
         referee += decisions
         raw += raw_round_trips_us(requests, len(decisions))
         prepared += prepared_round_trips_us(game, players, games, seed + repeat)
+        if frozen:
+            pondering += referee_decisions_us(game, players, games, seed + repeat, sandbox, ponder=True)
     return ProtocolBenchResult(
         game=game,
         players=players,
@@ -366,7 +391,9 @@ def bench_protocol(
         prepared=Figures.of(prepared),
         request_bytes=statistics.mean(map(len, requests)),
         decisions=len(referee),
+        games=games * repeats,
         work=work_per_decision(game, players, seed),
+        pondering=Figures.of(pondering) if frozen else None,
     )
 
 

@@ -175,7 +175,9 @@ def protocol(
     floor: the same SDK random bots answering the requests of the same games prepared in advance, from a bare
     ROUTER loop: the bots' own work with no referee work (the referee's own cost is referee - floor).
     With --one-core both run on one CPU: each hand-over then stays on the core, so both get faster. The
-    referee's bots run in the sandbox unless --no-sandbox; the raw and prepared peers never do.
+    referee's bots run in the sandbox unless --no-sandbox; the raw and prepared peers never do. Sandboxed bots
+    are frozen while not on move unless --ponder; then each run also plays its matches pondering, and the
+    difference is printed as the cost of freezing, per decision and per game.
     """
     with kept_on(_placement(one_core)):
         result = bench_protocol(game, players, games, seed, repeats, sandbox, ponder)
@@ -198,7 +200,12 @@ def protocol(
         "engine_us": round(result.work.engine_us, 1),
         "encode_us": round(result.work.encode_us, 1),
         "bot_decode_us": round(result.work.bot_decode_us, 1),
+        "own_us": round(result.own_us, 1),
+        "decisions_per_game": round(result.decisions_per_game, 1),
     }
+    if result.pondering is not None and result.freezing_us is not None:
+        figures["pondering_decision_us"] = round(result.pondering.median_us, 1)
+        figures["freezing_us"] = round(result.freezing_us, 1)
     if as_json:
         echo_json(figures)
         return
@@ -216,8 +223,16 @@ def protocol(
         f"work the raw round trip does not do, per decision (in-process CPU):\n"
         f"  engine (legal actions, observation, apply)  {figures['engine_us']:>7.1f} us\n"
         f"  referee encoding the request                {figures['encode_us']:>7.1f} us\n"
-        f"  bot decoding the request                    {figures['bot_decode_us']:>7.1f} us"
+        f"  bot decoding the request                    {figures['bot_decode_us']:>7.1f} us\n"
+        f"the referee's own cost (referee - prepared)   {result.own_us:>7.1f} us per decision"
     )
+    if result.pondering is not None and result.freezing_us is not None:
+        per_game_ms = result.freezing_us * result.decisions_per_game / 1000
+        echo(
+            f"freezing (referee frozen - pondering)        {result.freezing_us:>7.1f} us per decision, "
+            f"{per_game_ms:.2f} ms per game of {result.decisions_per_game:.0f} decisions "
+            f"(pondering: {result.pondering.median_us:.1f} us per decision)"
+        )
 
 
 @bench.command()

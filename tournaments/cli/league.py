@@ -295,10 +295,19 @@ def _settle(
         rule = settings.rule
         resume = shlex.join(
             [
-                "referee", "tournament", "run", path, "--until-settled", *(["--db", db] if db else []),
+                "referee",
+                "tournament",
+                "run",
+                path,
+                "--until-settled",
+                *(["--db", db] if db else []),
                 *(["--max-games", str(settings.max_games)] if settings.max_games else []),
-                "--settle-los", f"{rule.level:g}", "--resolution", f"{rule.resolution:g}",
-                "--min-games", str(rule.min_games),
+                "--settle-los",
+                f"{rule.level:g}",
+                "--resolution",
+                f"{rule.resolution:g}",
+                "--min-games",
+                str(rule.min_games),
             ]
         )
         echo(f"Stopped: {store.game_count()} games are stored in {store.path}. Resume with: {resume}", err=True)
@@ -520,9 +529,7 @@ def _results(
     )
 
 
-def _results_json(
-    result: _LeagueResults, with_crosstable: bool, settled: SettleResult | None = None
-) -> dict[str, Any]:
+def _results_json(result: _LeagueResults, with_crosstable: bool, settled: SettleResult | None = None) -> dict[str, Any]:
     document = {
         "league": result.name,
         "games": result.games,

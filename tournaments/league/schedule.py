@@ -240,9 +240,7 @@ def settle_games(league: League, key: DealKey, round_number: int, slot: int = 0)
     return balanced_games(league.players, seeds)
 
 
-def settle_matches(
-    league: League, key: DealKey, round_number: int, tables: Sequence[Table]
-) -> list[ScheduledMatch]:
+def settle_matches(league: League, key: DealKey, round_number: int, tables: Sequence[Table]) -> list[ScheduledMatch]:
     """The matches of settling round `round_number` at `tables` (sorted names each; a table listed n times
     plays n matches)."""
     slots: Counter[Table] = Counter()

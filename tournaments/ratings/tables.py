@@ -80,9 +80,7 @@ def settlement_line(verdict: Settlement) -> str:
     more = verdict.more_games
     if more is None:
         return line + "; at least one is apart by more than the resolution yet not separated: more games will tell."
-    return (
-        line + f"; about {more:,} more games like these would settle them (intervals narrow as 1/sqrt(games))."
-    )
+    return line + f"; about {more:,} more games like these would settle them (intervals narrow as 1/sqrt(games))."
 
 
 def table_notes(ratings: Ratings, unsandboxed: int = 0) -> list[str]:
