@@ -244,8 +244,8 @@ class BotCgroup:
     freezer: tuple[Path, str, str] | None = None
     """The file that freezes the bot, with what to write there to freeze and to thaw it (None: no freezer)."""
     _freezer_fd: int | None = field(default=None, repr=False)
-    """The freezer file, kept open: a write to an open cgroup file costs about a microsecond, opening it again
-    for each write a hundred times that (cgroup v1 here), and freezing is on every decision's path."""
+    """The freezer file, kept open: freezing is on every decision's path, and opening a cgroup file walks and
+    locks the cgroup filesystem each time (`bench protocol` prints what freezing costs)."""
 
     @classmethod
     def create(
