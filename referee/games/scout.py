@@ -324,8 +324,15 @@ Hand = tuple[int, ...]
 Deal = tuple[tuple[Hand, ...], ...]  # per round, per seat: the hand as dealt (before the orient decision)
 
 
+# Per table, each card of the deck as its two codes: (high on top, low on top), picked by a drawn bit.
+_ORIENTATIONS = {
+    players: tuple((card_code(high, low), card_code(low, high)) for low, high in table.deck)
+    for players, table in TABLES.items()
+}
+
+
 def _shuffled(table: Table, rng: random.Random) -> list[int]:
-    cards = [card_code(low, high) if rng.getrandbits(1) else card_code(high, low) for low, high in table.deck]
+    cards = [codes[rng.getrandbits(1)] for codes in _ORIENTATIONS[table.players]]
     rng.shuffle(cards)
     return cards
 
