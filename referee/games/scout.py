@@ -695,11 +695,19 @@ class ScoutState(GameState):
         new_hand = hand[:gap] + CARD_BYTES[card] + hand[gap:]
         to_beat = _strength_of_cards(remaining)
         if and_show and not self._two_players:
-            if self._scout_show_used[seat]:
-                return "Scout & Show is once per round, and this seat has used it"
-            if SINGLE_BASE + (card >> 4) <= to_beat and best_strength(new_hand.translate(TOPS)) <= to_beat:
-                return "no Show could follow that Scout, so Scout & Show is not offered"
+            reason = self._scout_show_problem(seat, card, new_hand, to_beat)
+            if reason is not None:
+                return reason
         self._scout(seat, action, card, new_hand, remaining, to_beat)
+        return None
+
+    def _scout_show_problem(self, seat: int, card: int, hand: bytes, to_beat: int) -> str | None:
+        """Why the Scout of `card` into `hand` (as it is after the Scout) may not be a Scout & Show, whose Show
+        must beat `to_beat` (what the Scout leaves of the Active Set)."""
+        if self._scout_show_used[seat]:
+            return "Scout & Show is once per round, and this seat has used it"
+        if SINGLE_BASE + (card >> 4) <= to_beat and best_strength(hand.translate(TOPS)) <= to_beat:
+            return "no Show could follow that Scout, so Scout & Show is not offered"
         return None
 
     # Applying a legal action.
