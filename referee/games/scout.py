@@ -183,8 +183,9 @@ def show_templates(tops: Sequence[int], to_beat: int) -> list[Action]:
     longest_first, one_card = _SHOWS_LONGEST_FIRST, _MAX_HAND - 1
     longest, previous_step = 0, 2
     next_top = NO_NEIGHBOUR
-    for start in range(len(tops) - 1, -1, -1):
-        first = tops[start]
+    start = len(tops)
+    for first in reversed(tops):
+        start -= 1
         step = next_top - first
         next_top = first
         if -1 <= step <= 1:
@@ -206,8 +207,9 @@ def _shows_beating_a_set(tops: Sequence[int], to_beat: int) -> list[Action]:
     base = shortest * LENGTH_WEIGHT
     longest, previous_step = 0, 2
     next_top = NO_NEIGHBOUR
-    for start in range(len(tops) - 1, -1, -1):
-        first = tops[start]
+    start = len(tops)
+    for first in reversed(tops):
+        start -= 1
         step = next_top - first
         next_top = first
         if not -1 <= step <= 1:
@@ -322,8 +324,15 @@ Hand = tuple[int, ...]
 Deal = tuple[tuple[Hand, ...], ...]  # per round, per seat: the hand as dealt (before the orient decision)
 
 
+# Per table, each card of the deck as its two codes: (high on top, low on top), picked by a drawn bit.
+_ORIENTATIONS = {
+    players: tuple((card_code(high, low), card_code(low, high)) for low, high in table.deck)
+    for players, table in TABLES.items()
+}
+
+
 def _shuffled(table: Table, rng: random.Random) -> list[int]:
-    cards = [card_code(low, high) if rng.getrandbits(1) else card_code(high, low) for low, high in table.deck]
+    cards = [codes[rng.getrandbits(1)] for codes in _ORIENTATIONS[table.players]]
     rng.shuffle(cards)
     return cards
 
@@ -632,35 +641,32 @@ class ScoutState(GameState):
             self._orient(seat, action["flip"])
             return None
         if kind == "show":
-            reason = self._show_problem(seat, action)
-            if reason is None:
-                self._show(seat, action["start"], action["length"])
-            return reason
+            return self._show_if_legal(seat, action)
         if kind == "scout":
-            reason = self._scout_problem(seat, action)
-            if reason is None:
-                self._scout(seat, action["end"], action["flip"], action["insert"], action["and_show"])
-            return reason
+            return self._scout_if_legal(seat, action)
         return f"{kind!r} is not an action now: a seat shows or scouts"
 
-    def _show_problem(self, seat: int, action: Action) -> str | None:
+    def _show_if_legal(self, seat: int, action: Action) -> str | None:
+        """Why the Show is not legal, or None once it is made (the checks find the cards and their strength
+        that the Show then uses)."""
         start, length = action.get("start"), action.get("length")
         if len(action) != 3 or type(start) is not int or type(length) is not int:
             return 'a Show is {"kind": "show", "start": int, "length": int}'
         hand = self._hands[seat]
         if start < 0 or length < 1 or start + length > len(hand):
             return f"cards {start}..{start + length - 1} are not in a hand of {len(hand)} cards"
-        if length == 1:
-            strength = SINGLE_BASE + (hand[start] >> 4)
-        else:
-            strength = set_strength(hand[start : start + length].translate(TOPS))
+        shown = hand[start : start + length]
+        strength = SINGLE_BASE + (shown[0] >> 4) if length == 1 else set_strength(shown.translate(TOPS))
         if strength == NOTHING:
             return "those cards are neither a match nor a run"
         if strength <= self._active_strength:
             return "that set does not beat the Active Set"
+        self._show(seat, start, hand[:start] + hand[start + length :], shown, strength)
         return None
 
-    def _scout_problem(self, seat: int, action: Action) -> str | None:
+    def _scout_if_legal(self, seat: int, action: Action) -> str | None:
+        """Why the Scout is not legal, or None once it is made (the checks find the card taken, as inserted,
+        and what remains of the Active Set, that the Scout then uses)."""
         end, flip, gap, and_show = action.get("end"), action.get("flip"), action.get("insert"), action.get("and_show")
         if len(action) != 5 or type(flip) is not bool or type(gap) is not int or type(and_show) is not bool:
             return 'a Scout is {"kind": "scout", "end": "left"|"right", "flip": bool, "insert": int, "and_show": bool}'
@@ -669,34 +675,38 @@ class ScoutState(GameState):
             return "after a Scout & Show's Scout the same seat must Show"
         if not active:
             return "there is no Active Set to scout from"
-        if end != "left" and end != "right":
+        if end == "left":
+            card, remaining = active[0], active[1:]
+        elif end == "right":
+            if len(active) == 1:
+                return 'the Active Set has one card: it is taken with end "left"'
+            card, remaining = active[-1], active[:-1]
+        else:
             return 'end is "left" or "right"'
-        if end == "right" and len(active) == 1:
-            return 'the Active Set has one card: it is taken with end "left"'
         if not 0 <= gap <= len(hand):
             return f"insert is a position from 0 to {len(hand)}"
+        if flip:
+            card = ROTATED[card]
         if self._two_players:
             if not self._chips[seat]:
                 return "no Scout chip left to pay with"
             if and_show:
                 return "two players play without Scout & Show"
-            return None
-        if and_show:
-            return self._scout_show_problem(seat, end, flip, gap)
+        new_hand = hand[:gap] + CARD_BYTES[card] + hand[gap:]
+        to_beat = _strength_of_cards(remaining)
+        if and_show and not self._two_players:
+            reason = self._scout_show_problem(seat, card, new_hand, to_beat)
+            if reason is not None:
+                return reason
+        self._scout(seat, action, card, new_hand, remaining, to_beat)
         return None
 
-    def _scout_show_problem(self, seat: int, end: str, flip: bool, gap: int) -> str | None:
+    def _scout_show_problem(self, seat: int, card: int, hand: bytes, to_beat: int) -> str | None:
+        """Why the Scout of `card` into `hand` (as it is after the Scout) may not be a Scout & Show, whose Show
+        must beat `to_beat` (what the Scout leaves of the Active Set)."""
         if self._scout_show_used[seat]:
             return "Scout & Show is once per round, and this seat has used it"
-        active = self._active
-        card, remaining = (active[0], active[1:]) if end == "left" else (active[-1], active[:-1])
-        if flip:
-            card = ROTATED[card]
-        to_beat = _strength_of_cards(remaining)
-        if SINGLE_BASE + (card >> 4) > to_beat:
-            return None
-        hand = self._hands[seat]
-        if best_strength((hand[:gap] + CARD_BYTES[card] + hand[gap:]).translate(TOPS)) <= to_beat:
+        if SINGLE_BASE + (card >> 4) <= to_beat and best_strength(hand.translate(TOPS)) <= to_beat:
             return "no Show could follow that Scout, so Scout & Show is not offered"
         return None
 
@@ -718,20 +728,19 @@ class ScoutState(GameState):
             self._public.append(("orient", who, flipped))
         self._phase = PLAY
 
-    def _show(self, seat: int, start: int, length: int) -> None:
+    def _show(self, seat: int, start: int, rest: bytes, shown: bytes, strength: int) -> None:
+        """The checked Show of `shown` (of that strength) from `start`, leaving `rest` in the hand."""
         self._legal_cache = None
-        hand = self._hands[seat]
-        shown = hand[start : start + length]
         active = self._active
         if active:
             self._captured[seat] += active
-        rest = self._hands[seat] = hand[:start] + hand[start + length :]
+        self._hands[seat] = rest
         self._active = shown
-        self._active_strength = SINGLE_BASE + (shown[0] >> 4) if length == 1 else set_strength(shown.translate(TOPS))
+        self._active_strength = strength
         self._owner = seat
         self._must_show = False
         self._scouts_in_row = 0
-        self._public.append(("show", seat, start, length, shown, len(active)))
+        self._public.append(("show", seat, start, len(shown), shown, len(active)))
         if not rest:
             self._end_round(RoundEnd.HAND_EMPTIED, None)
             return
@@ -739,20 +748,15 @@ class ScoutState(GameState):
         if self._two_players:
             self._check_cannot_act()
 
-    def _scout(self, seat: int, end: str, flip: bool, gap: int, and_show: bool) -> None:
+    def _scout(self, seat: int, action: Action, card: int, hand: bytes, remaining: bytes, strength: int) -> None:
+        """The checked Scout `action`: `card` (as inserted) is in the new `hand`, `remaining` (of that strength)
+        is left of the Active Set."""
         self._legal_cache = None
-        active = self._active
-        card, remaining = (active[0], active[1:]) if end == "left" else (active[-1], active[:-1])
         self._active = remaining
-        if len(remaining) > 1:
-            self._active_strength = set_strength(remaining.translate(TOPS))
-        else:
-            self._active_strength = SINGLE_BASE + (remaining[0] >> 4) if remaining else NOTHING
-        if flip:
-            card = ROTATED[card]
-        hand = self._hands[seat]
-        self._hands[seat] = hand[:gap] + CARD_BYTES[card] + hand[gap:]
-        self._public.append(("scout", seat, end, flip, gap, and_show, card))
+        self._active_strength = strength
+        self._hands[seat] = hand
+        and_show = action["and_show"]
+        self._public.append(("scout", seat, action["end"], action["flip"], action["insert"], and_show, card))
         if self._two_players:
             self._chips[seat] -= 1
             self._check_cannot_act()

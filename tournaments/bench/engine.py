@@ -1,6 +1,10 @@
 """Random self-play of one game in-process: the speed of a rules engine as search bots and leagues see it.
 
-Every decision lists the legal actions in full and applies a uniformly random one, as a random bot would.
+Every decision lists the legal actions in full and applies a uniformly random one, as a random bot would. The
+random player reads them through `legal_actions_view`, the engine's read-only list that the referee (to send
+them to a bot) and search bots' rollouts read too, so that no copy a reader does not need is counted: a
+published engine is measured the same way with its own random player, which picks from its engine's list of
+legal moves without copying them (myselph/scout-ai's `random.choice(info_state.possible_moves())`).
 """
 
 from __future__ import annotations
@@ -35,12 +39,12 @@ class EngineBenchResult:
 
 
 def play_random_game(game: Game, players: int, seed: int, chooser: random.Random) -> GameState:
-    """One whole game of random play: every decision lists the legal actions in full and applies a random one.
-    Returns the finished state (its history counts the decisions)."""
+    """One whole game of random play: every decision lists the legal actions in full (the read-only view) and
+    applies a random one. Returns the finished state (its history counts the decisions)."""
     state = game.new_game(players, seed=seed)
     while not state.is_over():
         for seat in state.to_move():
-            state.apply(seat, chooser.choice(state.legal_actions(seat)))
+            state.apply(seat, chooser.choice(state.legal_actions_view(seat)))
     return state
 
 

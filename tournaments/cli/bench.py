@@ -60,7 +60,7 @@ def bench() -> None:
 @_bench_seed
 @json_option
 def engine(game: str, players: int, seconds: float, instructions: bool, games: int, seed: int, as_json: bool) -> None:
-    """Random self-play of GAME in this process (legal actions listed in full at every decision).
+    """Random self-play of GAME in this process (legal actions listed in full at every decision, read-only).
 
     Prints decisions/s, rounds/s and games/s on one core; then what a search bot needs (a third of --seconds
     each): clones/s of positions from such games, and playouts/s (a clone played at random to its round's end).
