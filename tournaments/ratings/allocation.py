@@ -5,14 +5,15 @@
 Each round gives every open adjacent pair (neither separated nor known within the resolution) its table: the
 two bots, and at k > 2 seats the k - 2 bots nearest in Elo to the pair's midpoint (same pool, ties by name),
 as many times as adds about a quarter to the games the two have shared (at least once): rounds grow with the
-pair, so a pair that needs thousands of games gets there in a few dozen looks, not thousands. Half as many
-tables go to each bot of the pair with the bot just beyond the other (the upper one's upper neighbour with
-the lower one, the upper one with the lower one's lower neighbour): a sliding window rather than a bare
-chain. With an rng (as settling rounds give it, seeded by the league and the round), a quarter as many
-tables again are drawn uniformly from the pool: without them the Elo intervals lost coverage after settling
-(bench settle, 2 seats: 84%, 80% and 57% at 20, 50 and 100 bots, against 93-97% for a round robin), the
-adaptive choice of games leaving each bot's distance from the far end of the table to a chain of pairs each
-stopped where it looked separated; with them 97%, 93% and 94%.
+pair, so a pair that needs thousands of games gets there in a few dozen looks, not thousands. Up to half as
+many tables go to each bot of the pair with the bot just beyond the other (the upper one's upper neighbour
+with the lower one, the upper one with the lower one's lower neighbour): a sliding window rather than a bare
+chain, scaled by what such a game tells (information: none for a neighbour 900 Elo away, whose games are
+foregone, as a heuristic's against a random are). With an rng (as settling rounds give it, seeded by the
+league and the round), a quarter as many tables again are drawn uniformly from the pool: without them the Elo
+intervals lost coverage after settling (bench settle, 2 seats: 84%, 80% and 57% at 20, 50 and 100 bots,
+against 93-97% for a round robin), the adaptive choice of games leaving each bot's distance from the far end
+of the table to a chain of pairs each stopped where it looked separated; with them 97%, 93% and 94%.
 Pairs already separated, or known to be close enough, get one table a round and no growth, so the games go
 where the order is still undecided and the bots are near each other, not to pairs far apart. That one table
 is a guard against the bias of stopping: a pair frozen at the round it looked separated keeps the
@@ -31,13 +32,14 @@ games.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Collection
 
 from .elo import BotRating, Ratings
 from .settling import AdjacentPair, PairState, Settlement
 
-__all__ = ["GROWTH", "next_tables"]
+__all__ = ["GROWTH", "information", "next_tables"]
 
 Table = tuple[str, ...]
 GROWTH = 0.25
@@ -71,7 +73,7 @@ def next_tables(
             growth = int(GROWTH * shared / games_per_table) if pair.state is PairState.OPEN else 0
             tables += [table] * max(1, growth)
             if pair.state is PairState.OPEN:
-                tables += _skips(pair, ratings, position, allowed, players, max(1, growth // 2))
+                tables += _skips(pair, ratings, position, allowed, players, max(1, growth) / 2)
     if rng is not None and tables:
         tables += _uniform(ratings, allowed, players, round(EXPLORE * len(tables)), rng)
     return tables
@@ -86,7 +88,7 @@ def _uniform(ratings: Ratings, allowed: set[str], players: int, count: int, rng:
 
 
 def _skips(
-    pair: AdjacentPair, ratings: Ratings, position: dict[str, int], allowed: set[str], players: int, count: int
+    pair: AdjacentPair, ratings: Ratings, position: dict[str, int], allowed: set[str], players: int, count: float
 ) -> list[Table]:
     """Tables of each bot of an open pair with the other's next neighbour away from it (same pool): which of
     two near bots is ahead also decides its order with the bot just beyond the other, and the chain of
@@ -105,8 +107,15 @@ def _skips(
                 skip = AdjacentPair(names[0], names[1], pair.los, 0.0, pair.interval, pair.state, 1.0)
                 table = _table(skip, by_name, allowed, players)
                 if table is not None:
-                    skips += [table] * count
+                    skips += [table] * math.floor(count * information(bots[first].elo - bots[second].elo) + 0.5)
     return skips
+
+
+def information(difference: float) -> float:
+    """What a two-seat game of bots `difference` Elo apart tells about their difference, relative to a game of
+    equal bots: the Fisher information p (1 - p) of the Elo model, over its maximum 1/4 (700 Elo apart: 0.1)."""
+    chance = 1 / (1 + 10 ** (-difference / 400))
+    return 4 * chance * (1 - chance)
 
 
 def _table(pair: AdjacentPair, by_name: dict[str, BotRating], allowed: set[str], players: int) -> Table | None:
