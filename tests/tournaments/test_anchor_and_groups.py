@@ -141,14 +141,31 @@ def test_settling_rounds_go_to_the_open_pairs_only():
     tables = next_tables(ratings, verdict, players=2, games_per_table=2)
     middle = tuple(sorted((verdict.pairs[1].upper, verdict.pairs[1].lower)))
     assert {("strong-a", "strong-b"), ("weak-a", "weak-b"), middle} <= set(tables)
-    shared = ratings.record("strong-a", "strong-b").games
-    growth = max(1, int(shared / 4 / 2))
-    assert tables.count(("strong-a", "strong-b")) == growth > 1, "a quarter more of its games"
-    assert tables[-1] == middle, "open pairs first, the separated pair's one table last"
+    pairs = (("strong-a", "strong-b"), ("weak-a", "weak-b"))
+    growth = sum(max(1, int(ratings.record(*pair).games / 4 / 2)) for pair in pairs)
     copies = tables.count(("strong-a", "strong-b")) + tables.count(("weak-a", "weak-b"))
+    assert copies == growth > 2, "the two open pairs share a quarter more of their games"
+    assert tables[-1] == middle, "open pairs first, the separated pair's one table last"
     assert copies > len(tables) / 2, "most of a round goes to the open pairs themselves"
     seatable = next_tables(ratings, verdict, players=2, seatable=["strong-a", "strong-b", "weak-a"])
     assert ("strong-a", "strong-b") in seatable and all("weak-b" not in table for table in seatable)
+
+
+def test_a_round_goes_to_the_pairs_whose_order_more_games_would_decide():
+    """Expected information: the round's size comes from each open pair's quarter more of its games, mostly the
+    near tie a-b's (1,500 games shared), but the games go where they change the chance of the right order:
+    c-d, 40 Elo apart with few games, gets more of the round than a-b, and many times its own quarter."""
+    strengths = {"a": 300.0, "b": 295.0, "c": 0.0, "d": -40.0, "e": -400.0, "f": -700.0}
+    played = simulated({"a": 300.0, "b": 295.0}, 1500) + simulated(strengths, 600, seed=2)
+    ratings = rate(played, bootstrap=300)
+    verdict = settlement(ratings, NARROW)
+    assert verdict is not None
+    states = {frozenset((pair.upper, pair.lower)): pair.state for pair in verdict.pairs}
+    assert states[frozenset("ab")] is states[frozenset("cd")] is PairState.OPEN
+    tables = next_tables(ratings, verdict, players=2, games_per_table=2)
+    quarter = {pair: int(ratings.record(*pair).games / 4 / 2) for pair in (("a", "b"), ("c", "d"))}
+    assert quarter[("a", "b")] > 10 * quarter[("c", "d")]
+    assert tables.count(("c", "d")) > max(tables.count(("a", "b")), 5 * quarter[("c", "d")])
 
 
 def test_a_bigger_table_is_filled_with_the_bots_nearest_the_open_pair():
