@@ -35,11 +35,18 @@ from .league.schedule import ScheduledMatch, derive_seed, settle_games, settle_m
 from .league.store import LeagueStore
 from .ratings.allocation import next_tables
 from .ratings.elo import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS, Ratings, rate_tallies
-from .ratings.settling import DEFAULT_RULE, Settlement, SettleRule, settlement
+from .ratings.settling import DEFAULT_RULE, Settlement, SettleRule, settlement, tie_games
 from .ratings.tallies import GameTallies
 
-DEFAULT_BUDGET_FACTOR = 10
-"""Without max_games, a settling run stops at this many times the games of the league's schedule."""
+TIE_SHARES = 2
+"""Without max_games, the budget is the schedule's games plus this many times tie_games(resolution) for every
+adjacent pair: enough if every pair were two equal bots, with as much again for a round's other tables."""
+
+
+def default_budget(scheduled_games: int, bots: int, rule: SettleRule) -> int:
+    """The settling budget without max_games (TIE_SHARES): 96 + 2 x 3 x 186 = 1,212 games for four bots at
+    +/-100 Elo with a 96-game schedule; +/-20 would make it 27,924."""
+    return scheduled_games + TIE_SHARES * max(bots - 1, 1) * tie_games(rule.resolution)
 
 
 class Stop(enum.StrEnum):
@@ -54,7 +61,7 @@ class Stop(enum.StrEnum):
 class SettleSettings:
     rule: SettleRule = DEFAULT_RULE
     max_games: int | None = None
-    """Every stored game counts; None: DEFAULT_BUDGET_FACTOR times the schedule's games."""
+    """Every stored game counts; None: default_budget."""
     bootstrap: int = DEFAULT_BOOTSTRAP
     prior_draws: float = DEFAULT_PRIOR_DRAWS
 
@@ -102,7 +109,7 @@ def settle_league(
     """Play settling rounds into `store` (bound to `league`, its schedule played) until the table is settled,
     the budget is spent or no table would help. `scheduled_games`: the games of the league's schedule (for the
     default budget)."""
-    budget = settings.max_games or DEFAULT_BUDGET_FACTOR * scheduled_games
+    budget = settings.max_games or default_budget(scheduled_games, len(league.bots), settings.rule)
     key = store.deal_key()
     rounds = store.settle_rounds()
     unfinished = [

@@ -12,9 +12,9 @@ from tournaments.bench.ratings import fill_store, synthetic_games
 from tournaments.cli import main
 from tournaments.league.league_file import LeagueFileError, load_league
 from tournaments.league.store import LeagueStore
-from tournaments.ratings.allocation import next_tables
+from tournaments.ratings.allocation import information, next_tables
 from tournaments.ratings.elo import Anchor, RatingInputError, parse_anchor, rate
-from tournaments.ratings.settling import PairState, SettleRule, settlement
+from tournaments.ratings.settling import PairState, SettleRule, settlement, tie_games
 from tournaments.ratings.tables import ratings_json, ratings_table
 
 
@@ -30,6 +30,9 @@ def simulated(strengths: dict[str, float], games: int, seed: int = 1) -> list[di
 
 
 COPIES = {"strong-a": 400.0, "strong-b": 400.0, "weak-a": 0.0, "weak-b": 0.0}
+NARROW = SettleRule(resolution=20)
+"""A resolution that 400 games leave open for copies (the default, 100 Elo, is reached at about 190 games a
+pair)."""
 
 
 @pytest.mark.parametrize(
@@ -84,7 +87,7 @@ def test_an_anchor_that_never_played_is_refused():
 
 
 def test_copies_are_one_group_and_far_apart_bots_are_separated():
-    verdict = settlement(rate(simulated(COPIES, 400), bootstrap=300))
+    verdict = settlement(rate(simulated(COPIES, 400), bootstrap=300), NARROW)
     assert verdict is not None
     groups = verdict.groups
     assert groups["strong-a"] == groups["strong-b"] == 1 and groups["weak-a"] == groups["weak-b"] == 2
@@ -106,22 +109,23 @@ def test_more_games_settle_a_pair_about_as_the_estimate_says():
     settle the pair, and a few times as many do."""
     strengths = {"a": 40.0, "b": 0.0}
     first = rate(simulated(strengths, 100), bootstrap=300)
-    verdict = settlement(first)
+    verdict = settlement(first, NARROW)
     assert verdict is not None and verdict.more_games is not None
     total = 100 + verdict.more_games
-    short = settlement(rate(simulated(strengths, 100 + verdict.more_games // 4, seed=2), bootstrap=300))
-    long = settlement(rate(simulated(strengths, 4 * total, seed=3), bootstrap=300))
+    short = settlement(rate(simulated(strengths, 100 + verdict.more_games // 4, seed=2), bootstrap=300), NARROW)
+    long = settlement(rate(simulated(strengths, 4 * total, seed=3), bootstrap=300), NARROW)
     assert short is not None and not short.settled
     assert long is not None and long.settled
 
 
 def test_the_table_text_and_json_name_the_groups_and_what_would_settle_it():
     ratings = rate(simulated(COPIES, 400), bootstrap=300)
-    text = ratings_table(ratings)
+    text = ratings_table(ratings, rule=NARROW)
     assert text.splitlines()[0].split()[-1] == "Group"
-    assert "Not settled: 2 of 3 adjacent pairs are neither separated (LOS >= 99.5%) nor within +/-20 Elo" in text
+    assert "Not settled: 2 of 3 adjacent pairs are neither separated (LOS >= 99.95%) nor within +/-20 Elo" in text
     assert "more games like these would settle them" in text
-    data = ratings_json(ratings)
+    assert "within +/-100 Elo" in ratings_table(ratings), "the table states the resolution it judged by"
+    data = ratings_json(ratings, rule=NARROW)
     assert [entry["group"] for entry in data["ratings"]] == [1, 1, 2, 2]
     assert data["settlement"]["settled"] is False and data["settlement"]["groups"] == 2
     assert [pair["state"] for pair in data["settlement"]["pairs"]] == ["open", "separated", "open"]
@@ -132,25 +136,42 @@ def test_the_table_text_and_json_name_the_groups_and_what_would_settle_it():
 
 def test_settling_rounds_go_to_the_open_pairs_only():
     ratings = rate(simulated(COPIES, 400), bootstrap=300)
-    verdict = settlement(ratings)
+    verdict = settlement(ratings, NARROW)
     assert verdict is not None
     tables = next_tables(ratings, verdict, players=2, games_per_table=2)
     middle = tuple(sorted((verdict.pairs[1].upper, verdict.pairs[1].lower)))
     assert {("strong-a", "strong-b"), ("weak-a", "weak-b"), middle} <= set(tables)
-    shared = ratings.record("strong-a", "strong-b").games
-    growth = max(1, int(shared / 4 / 2))
-    assert tables.count(("strong-a", "strong-b")) == growth > 1, "a quarter more of its games"
-    assert tables[-1] == middle, "open pairs first, the separated pair's one table last"
+    pairs = (("strong-a", "strong-b"), ("weak-a", "weak-b"))
+    growth = sum(max(1, int(ratings.record(*pair).games / 4 / 2)) for pair in pairs)
     copies = tables.count(("strong-a", "strong-b")) + tables.count(("weak-a", "weak-b"))
+    assert copies == growth > 2, "the two open pairs share a quarter more of their games"
+    assert tables[-1] == middle, "open pairs first, the separated pair's one table last"
     assert copies > len(tables) / 2, "most of a round goes to the open pairs themselves"
     seatable = next_tables(ratings, verdict, players=2, seatable=["strong-a", "strong-b", "weak-a"])
     assert ("strong-a", "strong-b") in seatable and all("weak-b" not in table for table in seatable)
 
 
+def test_a_round_goes_to_the_pairs_whose_order_more_games_would_decide():
+    """Expected information: the round's size comes from each open pair's quarter more of its games, mostly the
+    near tie a-b's (1,500 games shared), but the games go where they change the chance of the right order:
+    c-d, 40 Elo apart with few games, gets more of the round than a-b, and many times its own quarter."""
+    strengths = {"a": 300.0, "b": 295.0, "c": 0.0, "d": -40.0, "e": -400.0, "f": -700.0}
+    played = simulated({"a": 300.0, "b": 295.0}, 1500) + simulated(strengths, 600, seed=2)
+    ratings = rate(played, bootstrap=300)
+    verdict = settlement(ratings, NARROW)
+    assert verdict is not None
+    states = {frozenset((pair.upper, pair.lower)): pair.state for pair in verdict.pairs}
+    assert states[frozenset("ab")] is states[frozenset("cd")] is PairState.OPEN
+    tables = next_tables(ratings, verdict, players=2, games_per_table=2)
+    quarter = {pair: int(ratings.record(*pair).games / 4 / 2) for pair in (("a", "b"), ("c", "d"))}
+    assert quarter[("a", "b")] > 10 * quarter[("c", "d")]
+    assert tables.count(("c", "d")) > max(tables.count(("a", "b")), 5 * quarter[("c", "d")])
+
+
 def test_a_bigger_table_is_filled_with_the_bots_nearest_the_open_pair():
     strengths = {"a": 600.0, "b": 590.0, "c": 300.0, "d": 0.0, "e": -300.0}
     ratings = rate(simulated(strengths, 600), bootstrap=300)
-    verdict = settlement(ratings)
+    verdict = settlement(ratings, NARROW)
     assert verdict is not None
     open_pairs = {(pair.upper, pair.lower) for pair in verdict.open_pairs}
     assert open_pairs and all("e" not in pair for pair in open_pairs)
@@ -192,7 +213,7 @@ def test_rate_and_table_take_the_anchor_and_the_rule(tmp_path):
     data = json.loads(out.stdout)
     assert next(entry for entry in data["ratings"] if entry["bot"] == "weak-a")["ci95"] == [0, 0]
     wide = runner.invoke(main, ["tournament", "rate", str(results), "--resolution", "600", "--settle-los", "0.9"])
-    assert "Settled" in wide.output and "+/-600 Elo" in wide.output and "LOS >= 99%" in wide.output
+    assert "Settled" in wide.output and "+/-600 Elo" in wide.output and "LOS >= 99.9%" in wide.output
     bad = runner.invoke(main, ["tournament", "rate", str(results), "--anchor", "a=b"])
     assert bad.exit_code == 2 and "not a number" in bad.output
     missing = runner.invoke(main, ["tournament", "rate", str(results), "--anchor", "nobody=0"])
@@ -222,7 +243,7 @@ def test_report_and_table_of_a_store_anchor_and_group(tmp_path):
 def test_an_open_pair_also_plays_the_bot_just_beyond():
     strengths = {"a": 10.0, "b": 5.0, "c": 0.0, "d": -900.0}
     ratings = rate(simulated(strengths, 400), bootstrap=300)
-    verdict = settlement(ratings)
+    verdict = settlement(ratings, NARROW)
     assert verdict is not None
     order = [bot.bot for bot in ratings.bots]
     assert order[-1] == "d" and verdict.pairs[-1].state is PairState.SEPARATED
@@ -230,7 +251,7 @@ def test_an_open_pair_also_plays_the_bot_just_beyond():
     tables = next_tables(ratings, verdict, players=2, games_per_table=2)
     first, _, third = order[:3]
     assert tuple(sorted((first, third))) in tables, "the window: the top bot with the third"
-    assert tuple(sorted((order[1], "d"))) in tables, "the second with the bot beyond the third"
+    assert tuple(sorted((order[1], "d"))) not in tables, "d is 900 Elo below: its games would tell nothing"
 
 
 def test_with_an_rng_a_quarter_more_tables_are_drawn_uniformly_and_reproducibly():
@@ -241,3 +262,18 @@ def test_with_an_rng_a_quarter_more_tables_are_drawn_uniformly_and_reproducibly(
     first = next_tables(ratings, verdict, players=2, games_per_table=2, rng=random.Random(5))
     assert first[: len(focused)] == focused and len(first) - len(focused) == round(len(focused) / 4)
     assert first == next_tables(ratings, verdict, players=2, games_per_table=2, rng=random.Random(5))
+
+
+def test_the_games_two_equal_bots_need_to_be_known_within_a_resolution():
+    assert (tie_games(100), tie_games(50), tie_games(20)) == (186, 742, 4638)
+    strengths = {"a": 0.0, "b": 0.0}
+    rule = SettleRule(resolution=100)
+    verdicts = [settlement(rate(simulated(strengths, tie_games(100), seed), bootstrap=300), rule) for seed in range(5)]
+    assert sum(verdict is not None and verdict.settled for verdict in verdicts) >= 4
+    early = [settlement(rate(simulated(strengths, 40, seed), bootstrap=300), rule) for seed in range(5)]
+    assert not any(verdict is not None and verdict.settled for verdict in early)
+
+
+def test_a_game_tells_most_about_bots_of_equal_strength():
+    assert information(0) == 1 and information(200) == pytest.approx(information(-200))
+    assert 0.05 < information(700) < 0.15 < information(300) < 1

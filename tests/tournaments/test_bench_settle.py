@@ -51,4 +51,4 @@ def test_the_cli_prints_one_row_per_size_and_json():
     assert [(run["bots"], run["seats"]) for run in runs] == [(4, 2), (4, 3)]
     assert {"games", "tau", "rr_tau", "top_k", "coverage", "rr_coverage", "rr_games_x"} <= set(runs[0])
     text = CliRunner().invoke(main, args)
-    assert text.exit_code == 0 and "rr_games_x" in text.stdout and "settled: separated at LOS 99.5%" in text.stdout
+    assert text.exit_code == 0 and "rr_games_x" in text.stdout and "settled: separated at LOS 99.95%" in text.stdout

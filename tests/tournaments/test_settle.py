@@ -23,7 +23,7 @@ from tournaments.league.league_file import load_league
 from tournaments.league.runner import plan_league, play_league
 from tournaments.league.store import LeagueStore
 from tournaments.ratings.settling import SettleRule
-from tournaments.settle import SettleSettings, Stop, settle_league
+from tournaments.settle import SettleSettings, Stop, default_budget, settle_league
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -108,8 +108,26 @@ def test_rounds_play_the_open_pairs_until_the_table_is_settled(write_league):
 
 def test_the_budget_stops_the_rounds_with_whole_matches(write_league):
     settings = SettleSettings(SettleRule(resolution=5), max_games=41, bootstrap=100)
-    stop, games, _ = settle(copies_league(write_league), StrengthExecutor(), settings)
+    path = copies_league(write_league)
+    stop, games, _ = settle(path, StrengthExecutor(), settings)
     assert stop is Stop.BUDGET and 40 <= games <= 41 and games % 2 == 0
+    table = CliRunner().invoke(main, ["tournament", "table", str(path), "--resolution", "5", "--bootstrap", "100"])
+    line = next(line for line in table.output.splitlines() if line.startswith("Not settled: "))
+    assert "more games like these would settle them" in line and "within +/-5 Elo" in line
+
+
+def test_without_max_games_the_budget_is_what_ties_would_need(write_league):
+    """The default budget: the schedule plus twice tie_games(resolution) for each adjacent pair, which is
+    enough for two pairs of copies even at +/-20 Elo."""
+    settings = SettleSettings(SettleRule(resolution=20), bootstrap=100)
+    league = load_league(copies_league(write_league))
+    with LeagueStore(league.default_db) as store:
+        plan = plan_league(league, store, sandbox=False)
+        play_league(plan, store, StrengthExecutor())
+        result = settle_league(league, store, StrengthExecutor(), settings, scheduled_games=plan.scheduled)
+    assert result.budget == default_budget(plan.scheduled, 4, settings.rule) == plan.scheduled + 2 * 3 * 4638
+    assert result.stop is Stop.SETTLED and result.games <= result.budget
+    assert result.verdict.groups == {"strong-a": 1, "strong-b": 1, "weak-a": 2, "weak-b": 2}
 
 
 def test_a_stopped_run_resumes_where_it_was_and_plays_nothing_twice(write_league):
@@ -190,26 +208,22 @@ def test_a_killed_settling_run_resumes_through_the_cli(tmp_path):
 
 def test_the_two_copies_league_settles_through_the_cli(tmp_path):
     """The must-show: heuristic and random, two copies each, at 2 seats (the shipped scauver-2 league, with
-    short games, 12 chips and at most 30 rounds, and one deal a match) ends settled within its budget: the
-    heuristic copies one group, the randoms another below it."""
+    short games, 12 chips and at most 30 rounds, and one deal a match) ends settled within its budget at the
+    CLI's defaults (resolution, levels, budget, bootstrap): the heuristic copies one group, the randoms another
+    below it."""
     league = short_copies_league(tmp_path)
-    result = CliRunner().invoke(
-        main,
-        [
-            "tournament", "run", str(league), "--until-settled", "--max-games", "400", "--resolution", "150",
-            "-j", "2", "--bootstrap", "500", "--json",
-        ],
-    )
+    result = CliRunner().invoke(main, ["tournament", "run", str(league), "--until-settled", "-j", "2", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert data["settling"]["stop"] == "settled" and data["games"] <= 400
-    assert data["settlement"]["settled"] is True
+    assert data["settling"]["stop"] == "settled" and data["games"] <= data["settling"]["budget"]
+    assert data["settlement"]["settled"] is True and data["settlement"]["resolution"] == 100
     group = {entry["bot"]: entry["group"] for entry in data["ratings"]}
     assert group["heuristic-a"] == group["heuristic-b"], result.output
     assert group["random-a"] == group["random-b"] == group["heuristic-a"] + 1, result.output
     assert "Settled after" in result.stderr and "settling round 1:" in result.stderr
-    table = CliRunner().invoke(main, ["tournament", "table", str(league), "--resolution", "150", "--bootstrap", "500"])
+    table = CliRunner().invoke(main, ["tournament", "table", str(league)])
     assert table.exit_code == 0 and "Settled: every adjacent pair" in table.output
+    assert "within +/-100 Elo" in table.output, "the table states the resolution it was settled at"
 
 
 @pytest.mark.parametrize(

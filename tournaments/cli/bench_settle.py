@@ -12,6 +12,9 @@ from ..ratings.settling import DEFAULT_LEVEL, DEFAULT_MIN_GAMES, DEFAULT_RESOLUT
 from .options import echo_json, json_option, tablefmt_option
 from .output import echo
 
+BENCH_RESOLUTION = 20.0
+"""Elo: the resolution the bench settles at, where ordering close bots is what the games are for."""
+
 
 @click.command(name="settle")
 @click.option(
@@ -49,9 +52,11 @@ from .output import echo
 @click.option(
     "--resolution",
     type=click.FloatRange(min=0, min_open=True),
-    default=DEFAULT_RESOLUTION,
+    default=BENCH_RESOLUTION,
     show_default=True,
-    help="As on `tournament run` (Elo).",
+    help=f"As on `tournament run` (Elo), whose default is {DEFAULT_RESOLUTION:g}. The bench's is finer: at "
+    f"+/-{DEFAULT_RESOLUTION:g} both schedules order every pair that far apart early, and what tau measures "
+    "beyond is near ties, a coin flip to both (README: Benchmarks).",
 )
 @click.option("--top", type=click.IntRange(min=1), default=3, show_default=True, help="Top-k checked as a set.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the leagues and their games.")

@@ -124,7 +124,8 @@ crosstable_option = click.option(
     type=click.IntRange(min=1),
     default=None,
     help="The settling budget: stop before the stored games (all of them) would pass N. [default: the league "
-    "file's max_games, else 10 times the schedule's games]",
+    "file's max_games, else the schedule's games plus, for every adjacent pair, twice the games two equal bots need "
+    "to be known within --resolution: 186 at 100 Elo (README: Settled tables)]",
 )
 @settle_rule_options
 @anchor_option

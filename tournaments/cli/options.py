@@ -291,7 +291,7 @@ def settle_rule_options(function: F) -> F:
         default=None,
         metavar="LEVEL",
         help=f"The LOS at which adjacent bots are in different groups; settling takes a pair as separated for good "
-        f"at 1 - (1 - LEVEL) / 10 (99.5% for 95%), against the luck of repeated looks. [default: the league "
+        f"at 1 - (1 - LEVEL) / 100 (99.95% for 95%), against the luck of repeated looks. [default: the league "
         f"file's settle_los, else {DEFAULT_LEVEL:g}]",
     )(function)
 

@@ -2,27 +2,33 @@
 
     tables = next_tables(ratings, verdict, players=2)        # verdict: tournaments.ratings.settling
 
-Each round gives every open adjacent pair (neither separated nor known within the resolution) its table: the
-two bots, and at k > 2 seats the k - 2 bots nearest in Elo to the pair's midpoint (same pool, ties by name),
-as many times as adds about a quarter to the games the two have shared (at least once): rounds grow with the
-pair, so a pair that needs thousands of games gets there in a few dozen looks, not thousands. Half as many
-tables go to each bot of the pair with the bot just beyond the other (the upper one's upper neighbour with
-the lower one, the upper one with the lower one's lower neighbour): a sliding window rather than a bare
-chain. With an rng (as settling rounds give it, seeded by the league and the round), a quarter as many
-tables again are drawn uniformly from the pool: without them the Elo intervals lost coverage after settling
-(bench settle, 2 seats: 84%, 80% and 57% at 20, 50 and 100 bots, against 93-97% for a round robin), the
-adaptive choice of games leaving each bot's distance from the far end of the table to a chain of pairs each
-stopped where it looked separated; with them 97%, 93% and 94%.
-Pairs already separated, or known to be close enough, get one table a round and no growth, so the games go
-where the order is still undecided and the bots are near each other, not to pairs far apart. That one table
-is a guard against the bias of stopping: a pair frozen at the round it looked separated keeps the
-overestimate of its difference that separated it, and a chain of such pairs stretches the table's ends
-(`referee bench settle` measured the coverage of the 95% intervals at 82% without it, 88% with it, 95-97%
-for a round robin of as many games; README, Settled tables). A pair that needs many games
-(bots of about equal strength) keeps its table round after round until it is decided, as in racing or
-successive elimination. The tables come most uncertain pair first (the lowest LOS), a pair's repeats
-together, so a budget that cuts a round short keeps the pairs nearest a coin flip. Two open pairs that give
-the same table share it (the first one's repeats).
+A round's size grows with the open pairs (neither separated nor known within the resolution): each counts for
+as many tables as add about a quarter to the games its two bots have shared (at least one), so a pair that
+needs thousands of games gets there in a few dozen looks, not thousands. Those tables are then shared out by
+expected information: one to each open pair, then table by table to the pair whose expected chance of
+being ordered right gains most from it (_ordered: the pair's true difference taken as the bootstrap has it
+now, normal around the estimate with its standard error; the error after the games from the Elo model's
+information, p (1 - p) a game). Pairs about a coin flip with few games shared gain most; a near tie that has
+already shared many games gains little, since more games hardly move the chance of ordering it (its true
+difference is as likely 2 Elo as 20), and neither does a pair already far apart. A pair's table is the two
+bots and, at k > 2 seats, the k - 2 bots nearest in Elo to the pair's midpoint (same pool, ties by name).
+At 20 bots, 2 seats, resolution 20, 16 leagues (`referee bench settle`): the round robin needed a median
+2.8 times the games for the same order, against 1.2 times when every pair took its own quarter.
+
+Up to half as many tables again go to each bot of an open pair with the bot just beyond the other (the
+upper one's upper neighbour with the lower one, the upper one with the lower one's lower neighbour): a
+sliding window rather than a bare chain, scaled by what such a game tells (information: nothing for a
+neighbour 900 Elo away, whose games are foregone, as a heuristic's against a random are). With an rng (as
+settling rounds give it, seeded by the league and the round), a quarter as many tables again are drawn
+uniformly from the pool: without them the Elo intervals lost coverage after settling (bench settle, 2 seats:
+84%, 80% and 57% at 20, 50 and 100 bots, against 93-97% for a round robin), the adaptive choice of games
+leaving each bot's distance from the far end of the table to a chain of pairs each stopped where it looked
+separated. Pairs already separated, or known to be close enough, get one table a round and no growth: a
+guard against the bias of stopping, as a pair frozen at the round it looked separated keeps the overestimate
+of its difference that separated it, and a chain of such pairs stretches the table's ends. The tables come
+most uncertain pair first (the lowest LOS), a pair's repeats together, so a budget that cuts a round short
+keeps the pairs nearest a coin flip. Two open pairs that give the same table share it (the first one's
+repeats).
 
 A floor of games for every bot comes before this: the league's own schedule (a round robin, or a balanced
 sample of one with max_tables), which a settling run plays first, so that no bot is placed from a handful of
@@ -31,13 +37,17 @@ games.
 
 from __future__ import annotations
 
+import heapq
+import math
 import random
 from collections.abc import Collection
+
+import numpy
 
 from .elo import BotRating, Ratings
 from .settling import AdjacentPair, PairState, Settlement
 
-__all__ = ["GROWTH", "next_tables"]
+__all__ = ["GROWTH", "information", "next_tables"]
 
 Table = tuple[str, ...]
 GROWTH = 0.25
@@ -62,19 +72,60 @@ def next_tables(
     tables: list[Table] = []
     decided = [pair for pair in verdict.pairs if pair.state is not PairState.OPEN]
     position = {bot.bot: number for number, bot in enumerate(ratings.bots)}
-    for pair in [*sorted(verdict.open_pairs, key=lambda pair: (pair.los, pair.upper)), *decided]:
+    seatable_open = [pair for pair in verdict.open_pairs if {pair.upper, pair.lower} <= allowed]
+    counts = _counts(seatable_open, ratings, games_per_table)
+    for pair in [*sorted(seatable_open, key=lambda pair: (pair.los, pair.upper)), *decided]:
         if pair.upper not in allowed or pair.lower not in allowed:
             continue
         table = _table(pair, by_name, allowed, players)
         if table is not None and table not in tables:
-            shared = ratings.record(pair.upper, pair.lower).games
-            growth = int(GROWTH * shared / games_per_table) if pair.state is PairState.OPEN else 0
-            tables += [table] * max(1, growth)
+            count = counts.get((pair.upper, pair.lower), 1)
+            tables += [table] * count
             if pair.state is PairState.OPEN:
-                tables += _skips(pair, ratings, position, allowed, players, max(1, growth // 2))
+                tables += _skips(pair, ratings, position, allowed, players, count / 2)
     if rng is not None and tables:
         tables += _uniform(ratings, allowed, players, round(EXPLORE * len(tables)), rng)
     return tables
+
+
+def _counts(pairs: list[AdjacentPair], ratings: Ratings, games_per_table: int) -> dict[tuple[str, str], int]:
+    """Tables for each open pair: as many in all as the pairs' growth (GROWTH of the games each has shared, at
+    least one table), one each, the rest table by table to the pair whose expected chance of being ordered
+    right gains the most from it (_ordered)."""
+    size = sum(max(1, int(GROWTH * ratings.record(p.upper, p.lower).games / games_per_table)) for p in pairs)
+    counts = {(pair.upper, pair.lower): 1 for pair in pairs}
+
+    def gain(pair: AdjacentPair) -> float:
+        key = (pair.upper, pair.lower)
+        return _ordered(pair, (counts[key] + 1) * games_per_table) - _ordered(pair, counts[key] * games_per_table)
+
+    heap = [(-gain(pair), number, pair) for number, pair in enumerate(pairs)]
+    heapq.heapify(heap)
+    for _ in range(size - len(pairs)):
+        _, number, pair = heapq.heappop(heap)
+        counts[(pair.upper, pair.lower)] += 1
+        heapq.heappush(heap, (-gain(pair), number, pair))
+    return counts
+
+
+_NODES, _RAW_WEIGHTS = numpy.polynomial.hermite_e.hermegauss(16)
+_QUADRATURE = tuple(zip(_NODES.tolist(), (_RAW_WEIGHTS / _RAW_WEIGHTS.sum()).tolist(), strict=True))
+"""Gauss-Hermite nodes and weights for the mean of a function of a standard normal."""
+_ELO_PER_SCORE_SD = 347.4
+"""Elo per standard deviation of one game's score between equal bots (694.9 Elo per score x 0.5)."""
+
+
+def _ordered(pair: AdjacentPair, games: int) -> float:
+    """The expected chance that the pair's order is right once `games` more games between the two are in: its
+    true difference as the bootstrap has it now (normal, the estimate and its standard error), the standard
+    error after the games from the Elo model's information."""
+    error = max((pair.interval[1] - pair.interval[0]) / 2 / 1.959964, 1e-9)
+    per_game = _ELO_PER_SCORE_SD / math.sqrt(max(information(pair.difference), 1e-6))
+    after = 1 / math.sqrt(1 / error**2 + games / per_game**2)
+    return sum(
+        weight * 0.5 * (1 + math.erf(abs(pair.difference + error * node) / after / math.sqrt(2)))
+        for node, weight in _QUADRATURE
+    )
 
 
 def _uniform(ratings: Ratings, allowed: set[str], players: int, count: int, rng: random.Random) -> list[Table]:
@@ -86,7 +137,7 @@ def _uniform(ratings: Ratings, allowed: set[str], players: int, count: int, rng:
 
 
 def _skips(
-    pair: AdjacentPair, ratings: Ratings, position: dict[str, int], allowed: set[str], players: int, count: int
+    pair: AdjacentPair, ratings: Ratings, position: dict[str, int], allowed: set[str], players: int, count: float
 ) -> list[Table]:
     """Tables of each bot of an open pair with the other's next neighbour away from it (same pool): which of
     two near bots is ahead also decides its order with the bot just beyond the other, and the chain of
@@ -105,8 +156,15 @@ def _skips(
                 skip = AdjacentPair(names[0], names[1], pair.los, 0.0, pair.interval, pair.state, 1.0)
                 table = _table(skip, by_name, allowed, players)
                 if table is not None:
-                    skips += [table] * count
+                    skips += [table] * math.floor(count * information(bots[first].elo - bots[second].elo) + 0.5)
     return skips
+
+
+def information(difference: float) -> float:
+    """What a two-seat game of bots `difference` Elo apart tells about their difference, relative to a game of
+    equal bots: the Fisher information p (1 - p) of the Elo model, over its maximum 1/4 (700 Elo apart: 0.1)."""
+    chance = 1 / (1 + 10 ** (-difference / 400))
+    return 4 * chance * (1 - chance)
 
 
 def _table(pair: AdjacentPair, by_name: dict[str, BotRating], allowed: set[str], players: int) -> Table | None:
