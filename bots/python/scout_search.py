@@ -79,15 +79,18 @@ class ScoutDeterminizer:
         known = {_unordered(code) for hand in places for code in hand if code is not None}
         known |= {_unordered(code) for code in active + seen}
         self.unseen = [card_code(low, high) for low, high in self.table.deck if card_code(low, high) not in known]
-        self.actions = [_as_action(entry) for entry in history]
+        self.actions = [history_move(entry) for entry in history]
 
     def sample(self, rng: random.Random) -> GameState:
-        hands = self._current_hands(rng)
-        dealt = self._undo_history(hands)
+        dealt = self.dealt(rng)
         state = GAME.new_game(self.players, seed=0, config=self.config, deal=self._deal(dealt, rng))
         for who, action in self.actions:
             state.apply(who, action)
         return state
+
+    def dealt(self, rng: random.Random) -> list[list[int]]:
+        """This round's hands as they were dealt (card codes): the seen cards where they were, the rest drawn."""
+        return self._undo_history(self._current_hands(rng))
 
     def _current_hands(self, rng: random.Random) -> list[list[int]]:
         holes = sum(code is None for hand in self.places for code in hand)
@@ -120,7 +123,7 @@ class ScoutDeterminizer:
         return {"rounds": [first] * table.rounds}
 
 
-def _as_action(entry: dict[str, Any]) -> tuple[int, Action]:
+def history_move(entry: dict[str, Any]) -> tuple[int, Action]:
     kind = entry["kind"]
     if kind == "orient":
         return entry["seat"], {"kind": "orient", "flip": entry["flip"]}
