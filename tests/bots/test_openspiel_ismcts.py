@@ -17,6 +17,8 @@ from referee.games import load_game  # noqa: E402
 from referee.games.rl.codec import codec_for  # noqa: E402
 from referee.match import run_match  # noqa: E402
 from referee.records import BotSpec, FaultPolicy, GameSpec, Limits, MatchSpec  # noqa: E402
+from tournaments.league.identity import program_digest  # noqa: E402
+from tournaments.league.league_file import load_league  # noqa: E402
 
 GAME = load_game("scout")
 BOT = Path(openspiel_ismcts.__file__)
@@ -91,3 +93,11 @@ def test_it_plays_whole_games_through_the_referee() -> None:
     for game in record.games:
         assert game.faults == ()
         assert len(game.ranks) == 3 and min(game.ranks) == 1
+
+
+def test_the_ladder_file_enters_this_program_against_the_built_ins() -> None:
+    league = load_league(BOT.parents[1] / "ladders" / "scout-3-ismcts.toml")
+    by_name = {bot.name: bot for bot in league.bots}
+    assert set(by_name) == {"openspiel-ismcts", "search", "heuristic", "random"}
+    assert by_name["openspiel-ismcts"].spec.command[-1] == str(BOT)
+    assert by_name["openspiel-ismcts"].digest == program_digest((sys.executable, str(BOT)), None)

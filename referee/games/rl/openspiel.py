@@ -26,7 +26,12 @@ rules engine itself (nothing of the rules is written again here):
   than hand out the seat's private cards.
 
 Game parameters: `players`, `max_moves`, and the game's own options that take a number or a truth value
-(`referee games` lists them), e.g. `{"players": 3, "round_cap": 20}` for Scauver.
+(`referee games` lists them), e.g. `{"players": 3, "round_cap": 20}` for Scauver; python_scout also takes
+`from_round` and `scores`, the rest of a game (REMAINDER_PARAMETERS).
+
+python_scout states offer `resample_from_infostate(player, sampler)`, what OpenSpiel's Python ISMCTS calls: the
+game played again with the cards that seat never saw drawn again (redeal.py), so a search of the seat's
+information state never reads a hidden card.
 """
 
 from __future__ import annotations
