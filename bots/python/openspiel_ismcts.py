@@ -16,7 +16,7 @@ seat's information state (CardState.redealt, drawn by this bot's seeded generato
     python -m bots.python.openspiel_ismcts [--seed N] [--simulations N] [--uct-c C]
 
 Without --simulations (or ISMCTS_SIMULATIONS) a decision spends the share of its request's time that the search
-bots spend (ismcts.budget_from_clock), at least MIN_SIMULATIONS simulations.
+bots spend (ismcts.budget_from_clock); with too little time for MIN_SIMULATIONS it plays a random legal action.
 """
 
 from __future__ import annotations
@@ -48,14 +48,16 @@ UCT_C = 2.0
 """OpenSpiel's usual exploration constant for returns in [-1, 1] (its MCTS examples' default)."""
 
 MIN_SIMULATIONS = 2
-"""The first simulation only expands the root; OpenSpiel's final policy needs a visited child."""
+"""The first simulation only expands the root; OpenSpiel's final policy needs a visited child. A timed search
+with no time for that many plays a uniformly random legal action (as the search would know nothing)."""
 
 ENV_SIMULATIONS = "ISMCTS_SIMULATIONS"
 
 
 class BudgetedISMCTSBot(spiel_ismcts.ISMCTSBot):  # type: ignore[misc]
     """OpenSpiel's ISMCTSBot whose search stops at `max_simulations` or, if `seconds` is set, when two more mean
-    simulations would pass that time since `started`. The rest of run_search is OpenSpiel's."""
+    simulations would pass that time since `started` (no visited child yet: every legal action alike). The
+    rest of run_search is OpenSpiel's."""
 
     seconds: float | None = None
     started: float = 0.0
@@ -71,13 +73,15 @@ class BudgetedISMCTSBot(spiel_ismcts.ISMCTSBot):  # type: ignore[misc]
         while self.simulations < self._max_simulations and not self._out_of_time():
             self.run_simulation(self.sample_root_state(state))
             self.simulations += 1
+        if self._root_node.total_visits <= 0:
+            return [(action, 1.0 / len(legal)) for action in legal]
         return self.get_final_policy(state, self._root_node)
 
     def _out_of_time(self) -> bool:
-        if self.seconds is None or self.simulations < MIN_SIMULATIONS:
+        if self.seconds is None:
             return False
         spent = time.perf_counter() - self.started
-        return spent + ismcts.ITERATION_MARGIN * spent / self.simulations > self.seconds
+        return spent + ismcts.ITERATION_MARGIN * spent / max(self.simulations, 1) > self.seconds
 
 
 @lru_cache(maxsize=32)
