@@ -123,6 +123,8 @@ class OpenSpielISMCTSBot:
         self.last_simulations = 0
 
     def on_game_start(self, info: Any) -> None:
+        if info.game != "scout" or not 3 <= info.players <= 5:
+            raise SystemExit(f"openspiel_ismcts plays SCOUT at 3 to 5 seats, not {info.game} at {info.players}")
         self.config = dict(info.config)
 
     def on_clock(self, time_left_ms: int, bank_left_ms: int) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -101,3 +102,10 @@ def test_the_ladder_file_enters_this_program_against_the_built_ins() -> None:
     assert set(by_name) == {"openspiel-ismcts", "search", "heuristic", "random"}
     assert by_name["openspiel-ismcts"].spec.command[-1] == str(BOT)
     assert by_name["openspiel-ismcts"].digest == program_digest((sys.executable, str(BOT)), None)
+
+
+@pytest.mark.parametrize(("game", "players"), [("scout", 2), ("scauver", 3)])
+def test_a_table_it_cannot_search_is_refused_at_the_start(game: str, players: int) -> None:
+    info = SimpleNamespace(game=game, players=players, config={})
+    with pytest.raises(SystemExit, match="SCOUT at 3 to 5 seats"):
+        openspiel_ismcts.OpenSpielISMCTSBot(0, simulations=2).on_game_start(info)
