@@ -9,16 +9,18 @@ random (with random turns) into the unseen places of the other hands. The round 
 was dealt (undoing the history on the hands) into a new game that starts at this round's starter, and the
 round's history is replayed on it through `apply`, so every rule is the engine's own.
 
-A playout stops at the end of the round or after ROLLOUT_DEPTH moves; a seat's reward is its round score then
-(captured cards + chips - cards in hand, as if the round ended) less the mean of the others', over SCORE_SCALE.
+A playout stops at the end of the round or after ROLLOUT_DEPTH moves (--rollout-depth N); a seat's reward is its
+round score then (captured cards + chips - cards in hand, as if the round ended) less the mean of the others',
+over SCORE_SCALE.
 
-    python -m bots.python.scout_search [--seed N] [--iterations N]
+    python -m bots.python.scout_search [--seed N] [--iterations N] [--rollout-depth N]
 
 Without --iterations each decision spends a share of its request's time (ismcts.budget_from_clock).
 """
 
 from __future__ import annotations
 
+import argparse
 import random
 from collections.abc import Hashable, Sequence
 from typing import Any
@@ -79,15 +81,18 @@ class ScoutDeterminizer:
         known = {_unordered(code) for hand in places for code in hand if code is not None}
         known |= {_unordered(code) for code in active + seen}
         self.unseen = [card_code(low, high) for low, high in self.table.deck if card_code(low, high) not in known]
-        self.actions = [_as_action(entry) for entry in history]
+        self.actions = [history_move(entry) for entry in history]
 
     def sample(self, rng: random.Random) -> GameState:
-        hands = self._current_hands(rng)
-        dealt = self._undo_history(hands)
+        dealt = self.dealt(rng)
         state = GAME.new_game(self.players, seed=0, config=self.config, deal=self._deal(dealt, rng))
         for who, action in self.actions:
             state.apply(who, action)
         return state
+
+    def dealt(self, rng: random.Random) -> list[list[int]]:
+        """This round's hands as they were dealt (card codes): the seen cards where they were, the rest drawn."""
+        return self._undo_history(self._current_hands(rng))
 
     def _current_hands(self, rng: random.Random) -> list[list[int]]:
         holes = sum(code is None for hand in self.places for code in hand)
@@ -120,7 +125,7 @@ class ScoutDeterminizer:
         return {"rounds": [first] * table.rounds}
 
 
-def _as_action(entry: dict[str, Any]) -> tuple[int, Action]:
+def history_move(entry: dict[str, Any]) -> tuple[int, Action]:
     kind = entry["kind"]
     if kind == "orient":
         return entry["seat"], {"kind": "orient", "flip": entry["flip"]}
@@ -182,8 +187,9 @@ class ScoutSearchGame:
     """The search's view of SCOUT: action keys, the rollout policy and the playout's end. `randomness[seat]` is
     the share of that seat's rollout moves played at random (OpponentModel), the others greedy."""
 
-    def __init__(self, randomness: Sequence[float] = ()) -> None:
+    def __init__(self, randomness: Sequence[float] = (), rollout_depth: int = ROLLOUT_DEPTH) -> None:
         self.randomness = tuple(randomness)
+        self.rollout_depth = rollout_depth
 
     def key(self, action: Action) -> Hashable:
         return tuple(action.values())
@@ -215,7 +221,7 @@ class ScoutSearchGame:
     def rewards(self, state: GameState, depth: int) -> list[float] | None:
         if state.round > 1 or state.is_over():
             scores = state.result()["scores"]
-        elif depth >= ROLLOUT_DEPTH:
+        elif depth >= self.rollout_depth:
             view = state.observation(0)
             scores = [
                 captured + chips - in_hand
@@ -247,8 +253,9 @@ def ranked_by_heuristic(observation: dict[str, Any], legal_actions: list[Action]
 class ScoutSearchBot:
     """The SDK bot: `on_clock` sets the next decision's budget, `act` searches."""
 
-    def __init__(self, seed: int, iterations: int | None = None) -> None:
+    def __init__(self, seed: int, iterations: int | None = None, rollout_depth: int = ROLLOUT_DEPTH) -> None:
         self.seed = seed
+        self.rollout_depth = rollout_depth
         self.clock = ismcts.DecisionClock(iterations)
         self.config: dict[str, Any] = {}
         self.last: ismcts.SearchResult | None = None
@@ -274,7 +281,7 @@ class ScoutSearchBot:
         )
         determinizer = ScoutDeterminizer(observation, self.config)
         seat = observation["seat"]
-        game = ScoutSearchGame(self.opponents.rollout_randomness(seat))
+        game = ScoutSearchGame(self.opponents.rollout_randomness(seat), self.rollout_depth)
         self.last = ismcts.search(
             game, determinizer, seat, ranked, self.clock.budget, rng, started, tree_depth=TREE_DEPTH
         )
@@ -282,8 +289,12 @@ class ScoutSearchBot:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    options = ismcts.bot_options("SCOUT information-set MCTS bot", argv)
-    return int(run_bot(ScoutSearchBot(options.seed, options.iterations), name="scout-search", version="1"))
+    depth = argparse.ArgumentParser(add_help=False)
+    depth.add_argument("--rollout-depth", type=int, default=ROLLOUT_DEPTH, help="moves before a playout is scored")
+    known, rest = depth.parse_known_args(argv)
+    options = ismcts.bot_options("SCOUT information-set MCTS bot (also --rollout-depth N)", rest)
+    bot = ScoutSearchBot(options.seed, options.iterations, known.rollout_depth)
+    return int(run_bot(bot, name="scout-search", version="1"))
 
 
 if __name__ == "__main__":

@@ -141,6 +141,17 @@ def test_a_rollout_plays_a_random_seat_at_random_and_a_strong_one_greedily() -> 
     assert len(random_keys) > 2 * len(greedy_keys)
 
 
+@pytest.mark.parametrize("rollout_depth", [4, scout_search.ROLLOUT_DEPTH])
+def test_a_playout_is_scored_after_its_rollout_depth_within_the_round(rollout_depth: int) -> None:
+    state = GAME.new_game(3, seed=5)
+    for seat in state.to_move():
+        state.apply(seat, state.legal_actions(seat)[0])
+    game = scout_search.ScoutSearchGame([0.0] * 3, rollout_depth=rollout_depth)
+    assert game.rewards(state, rollout_depth - 1) is None
+    rewards = game.rewards(state, rollout_depth)
+    assert rewards is not None and sum(rewards) == pytest.approx(0.0)
+
+
 class TreeMovesCounted(scout_search.ScoutSearchGame):
     """Records, at the start of each rollout, how many moves the iteration made from the searched position."""
 

@@ -26,29 +26,37 @@ rules engine itself (nothing of the rules is written again here):
   than hand out the seat's private cards.
 
 Game parameters: `players`, `max_moves`, and the game's own options that take a number or a truth value
-(`referee games` lists them), e.g. `{"players": 3, "round_cap": 20}` for Scauver.
+(`referee games` lists them), e.g. `{"players": 3, "round_cap": 20}` for Scauver; python_scout also takes
+`from_round` and `scores`, the rest of a game (REMAINDER_PARAMETERS).
+
+python_scout states offer `resample_from_infostate(player, sampler)`, what OpenSpiel's Python ISMCTS calls: the
+game played again with the cards that seat never saw drawn again (redeal.py), so a search of the seat's
+information state never reads a hidden card.
 """
 
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pyspiel
 
-from .. import Game, GameState, load_game
+from .. import Game, GameState, load_game, shared_ranks
 from ..scauver import FACE_DECK, NUMERIC_DECK
 from ..scout import TABLES
 from .codec import ActionCodec, codec_for
 from .features import feature_size, features
+from .redeal import hide_pending_orients, redeal_rounds
 from .rewards import rank_rewards
 
 DEFAULT_PLAYERS = {"scout": 4, "scauver": 2}
 MAX_MOVES = 100_000
 SIMULTANEOUS = frozenset({"orient", "setup", "showdown"})
 SCAUVER_CARDS_PER_SEAT = 5 + 3
+REDEAL_TRIES = 1000
 
 
 def _game_type(name: str) -> pyspiel.GameType:
@@ -70,8 +78,41 @@ def _game_type(name: str) -> pyspiel.GameType:
         provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification={"players": DEFAULT_PLAYERS[name], "max_moves": MAX_MOVES, **options},
+        parameter_specification={
+            "players": DEFAULT_PLAYERS[name],
+            "max_moves": MAX_MOVES,
+            **options,
+            **(REMAINDER_PARAMETERS if name == "scout" else {}),
+        },
     )
+
+
+REMAINDER_PARAMETERS: dict[str, Any] = {"from_round": 1, "scores": ""}
+"""python_scout only: the rest of a game, from round `from_round` (3 to 5 seats), the totals before it being
+`scores` (one integer a seat, comma-separated; default all 0). Round 1 of the engine's game is then round
+`from_round`, and `first_player` is the seat that starts it; the game ends after the rounds left, ranked on the
+totals plus what they scored. A bot that joins a search at its own seat's view needs it: a seat is not shown the
+last moves of a finished round, so a game from round 1 cannot be rebuilt from what it saw."""
+
+
+@dataclass(frozen=True)
+class Remainder:
+    """Which rounds a python_scout game plays (REMAINDER_PARAMETERS): `rounds` of them, after totals `scores`."""
+
+    rounds: int
+    scores: tuple[int, ...]
+
+    @classmethod
+    def of(cls, players: int, from_round: int, scores: str) -> Remainder:
+        table = TABLES[players]
+        if not 1 <= from_round <= table.rounds:
+            raise ValueError(f"from_round must be 1 to {table.rounds} at {players} seats, not {from_round}")
+        if from_round > 1 and table.two_players:
+            raise ValueError("from_round applies at 3 to 5 seats (round 2 of two seats deals what round 1 left)")
+        totals = tuple(int(score) for score in scores.split(",")) if scores.strip() else (0,) * players
+        if len(totals) != players:
+            raise ValueError(f"scores has {len(totals)} totals for {players} seats: {scores!r}")
+        return cls(table.rounds - from_round + 1, totals)
 
 
 @dataclass(frozen=True)
@@ -85,16 +126,19 @@ class Setup:
     config: dict[str, Any]
     codec: ActionCodec
     deck: tuple[Any, ...]
+    remainder: Remainder | None = None
 
     @classmethod
-    def of(cls, name: str, players: int, max_moves: int, options: dict[str, Any]) -> Setup:
+    def of(
+        cls, name: str, players: int, max_moves: int, options: dict[str, Any], remainder: Remainder | None = None
+    ) -> Setup:
         rules = load_game(name)
         config = rules.resolve_config(options)
         if name == "scout":
             deck: tuple[Any, ...] = TABLES[players].deck
         else:
             deck = NUMERIC_DECK if config["numeric_deck"] else FACE_DECK
-        return cls(name, players, max_moves, rules, config, codec_for(name, players, config), deck)
+        return cls(name, players, max_moves, rules, config, codec_for(name, players, config), deck, remainder)
 
     @property
     def chance_outcomes(self) -> int:
@@ -117,7 +161,18 @@ class CardGame(pyspiel.Game):
         given = dict(params or {})
         players = int(given.pop("players", DEFAULT_PLAYERS[self.name]))
         max_moves = int(given.pop("max_moves", MAX_MOVES))
-        self.setup = setup = Setup.of(self.name, players, max_moves, given)
+        remainder = None
+        if self.name == "scout":
+            part = {key: given.pop(key, default) for key, default in REMAINDER_PARAMETERS.items()}
+            remainder = Remainder.of(players, int(part["from_round"]), str(part["scores"]))
+            given |= part
+        self.setup = setup = Setup.of(
+            self.name,
+            players,
+            max_moves,
+            {key: given[key] for key in given if key not in REMAINDER_PARAMETERS},
+            remainder,
+        )
         info = pyspiel.GameInfo(
             num_distinct_actions=setup.codec.size,
             max_chance_outcomes=setup.chance_outcomes,
@@ -157,6 +212,8 @@ class Progress:
     truncated: bool = False
     seen: list[list[str]] = field(default_factory=list)
     round_log_seen: list[int] = field(default_factory=list)
+    round_starts: list[int] = field(default_factory=lambda: [0])
+    """Where each round's moves begin in the engine's history."""
     legal: dict[int, Any] | None = None
     observed: dict[str, Any] | None = None
     """The observation of the seat to move that `legal` was encoded from."""
@@ -172,6 +229,7 @@ class Progress:
             truncated=self.truncated,
             seen=[list(shown) for shown in self.seen],
             round_log_seen=list(self.round_log_seen),
+            round_starts=list(self.round_starts),
             legal=self.legal,
             observed=self.observed,
         )
@@ -204,13 +262,25 @@ class CardState(pyspiel.State):
         return self._p.engine is None or self._p.engine.round > len(self._p.rounds)
 
     def is_terminal(self) -> bool:
-        return self._p.truncated or (self._p.engine is not None and not self._is_dealing() and self._p.engine.is_over())
+        engine = self._p.engine
+        if self._p.truncated or engine is None:
+            return self._p.truncated
+        remainder = self._game.remainder
+        if remainder is not None and engine.round > remainder.rounds:
+            return True
+        return not self._is_dealing() and engine.is_over()
 
     def returns(self) -> list[float]:
         if not self.is_terminal():
             return [0.0] * self._game.players
         assert self._p.engine is not None
-        return rank_rewards(self._p.engine.result()["ranks"])
+        result = self._p.engine.result()
+        remainder = self._game.remainder
+        if remainder is None:
+            return rank_rewards(result["ranks"])
+        return rank_rewards(
+            shared_ranks([before + now for before, now in zip(remainder.scores, result["scores"], strict=True)])
+        )
 
     # Chance.
 
@@ -323,12 +393,65 @@ class CardState(pyspiel.State):
         self._p.legal = None
         self._p.moves += 1
         if engine.round != round_before:
+            self._p.round_starts.append(len(engine.history))
             self._p.round_log_seen = [0] * self._game.players
             if not engine.is_over() and self._game.name == "scauver":
                 eliminated = engine.observation(0)["eliminated"]
                 self._p.active = [seat for seat in range(self._game.players) if not eliminated[seat]]
         if self._p.moves >= self._game.max_moves and not engine.is_over():
             self._p.truncated = True
+
+    def apply_engine_action(self, action: Any) -> None:
+        """Apply the engine's `action` for the seat to move, through `apply_action` (so pyspiel's history has it)
+        but without encoding every legal action: the table holds only this one."""
+        engine = self._p.engine
+        assert engine is not None
+        observation = engine.observation(engine.to_move()[0])
+        index = self._game.codec.encode(action, observation)
+        self._p.legal, self._p.observed = {index: action}, observation
+        self.apply_action(index)
+
+    # Resampling (OpenSpiel's ISMCTS).
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> CardState:
+        """A state `player_id` cannot tell from this one, its hidden cards drawn again (redeal.py); SCOUT only.
+        `probability_sampler()` (a number in [0, 1), as pyspiel's UniformProbabilitySampler) seeds the draw."""
+        return self.redealt(player_id, random.Random(int(probability_sampler() * 2**53)))
+
+    def redealt(self, player: int, rng: random.Random) -> CardState:
+        """This game played again with deals `player` cannot tell from the true ones (redeal.py): the same moves,
+        but the other seats' orientation choices it has not been shown drawn by `rng`. At two seats a round that
+        ended because the seat to move could not act also says that its hand could not beat the Active Set: a
+        redeal where it could is drawn again (up to REDEAL_TRIES times)."""
+        if self._game.name != "scout":
+            raise NotImplementedError("resampling is implemented for python_scout only")
+        if self._p.engine is None or self._is_dealing() or self.is_terminal():
+            raise ValueError("a state is resampled at a decision, not while dealing or after the end")
+        history = self._p.engine.history
+        bounds = [*self._p.round_starts, len(history)]
+        moves = [history[start:end] for start, end in zip(bounds, bounds[1:], strict=False)]
+        moves[-1] = hide_pending_orients(self._game.players, moves[-1], player, rng)
+        for _ in range(REDEAL_TRIES):
+            state = self._replayed(redeal_rounds(self._game.players, self._p.rounds, moves, player, rng), moves)
+            if state is not None:
+                return state
+        raise RuntimeError(f"no redeal of {REDEAL_TRIES} replays the game seat {player} has seen")
+
+    def _replayed(self, rounds: list[Any], moves: list[list[Any]]) -> CardState | None:
+        """A new game dealt `rounds` and played `moves` (one list a round), or None if a round does not end where
+        it did."""
+        state = CardState(self.get_game())
+        deck = self._game.deck
+        for number, (hands, round_moves) in enumerate(zip(rounds, moves, strict=True), start=1):
+            for hand in hands:
+                for card in hand:
+                    state.apply_action(2 * deck.index(tuple(sorted(card))) + (card[0] > card[1]))
+            for _, action in round_moves:
+                state.apply_engine_action(action)
+            finished = number < len(rounds)
+            if finished and not (state._is_dealing() or state.is_terminal()):
+                return None
+        return state
 
     def _remember(self, seat: int, shown: dict[str, Any] | None, action: Any) -> None:
         """What the seat was shown at this decision (the round's log from where it last looked), and its move."""
