@@ -126,3 +126,45 @@ json_like = st.recursive(
 def test_any_packed_value_decodes_or_is_a_violation(value: object) -> None:
     with contextlib.suppress(codec.ProtocolViolation):
         codec.decode_bot_message(pack(value))
+
+
+def _through_the_limits(frame: bytes) -> object:
+    """What the decoder made of a frame before its short-frame path: msgpack within every limit, then the
+    message's schema; the outcome is the message or the kind of violation."""
+    try:
+        message = codec.decode_value(frame)
+        if type(message) is dict and message.get("type") == codec.ACTION:
+            return codec.parse_action(message)
+        return type(codec.decode_bot_message(frame))
+    except codec.ProtocolViolation as error:
+        return type(error)
+
+
+def _outcome(frame: bytes) -> object:
+    try:
+        message = codec.decode_bot_message(frame)
+    except codec.ProtocolViolation as error:
+        return type(error)
+    return message if type(message) is codec.ActionReply else type(message)
+
+
+scalar = st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.floats() | st.text(max_size=8)
+scalar |= st.binary(max_size=4)
+action_like = st.dictionaries(st.text(max_size=6) | st.integers(0, 3), scalar | st.lists(scalar), max_size=4)
+reply_like = st.fixed_dictionaries(
+    {"type": st.sampled_from(["action", "hello", "actio", 3]), "id": st.integers(-3, 2**64 - 1) | st.booleans()},
+    optional={"action": action_like},
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(reply_like, st.binary(max_size=2))
+def test_short_replies_decode_exactly_as_through_the_limits(value: dict, tail: bytes) -> None:
+    for frame in (pack(value), pack(value) + tail, pack(value)[:-1]):
+        assert _outcome(frame) == _through_the_limits(frame)
+
+
+@pytest.mark.parametrize("frame", [b"\x91" * 1023 + b"\xc0", b"\xdd\xff\xff\xff\xff", pack(msgpack.Timestamp(1, 0))])
+def test_hostile_short_frames_are_violations_on_the_short_path(frame: bytes) -> None:
+    with pytest.raises(codec.Undecodable):
+        codec.decode_bot_message(frame)
