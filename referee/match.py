@@ -104,6 +104,9 @@ class GameRunner:
         self.log_senders = [LogSender(keys) for _ in self.seated] if keys else None
         self.started = 0.0
         self.state: GameState
+        self.awake: Participant | None = None
+        """The bot that answered the last open request, not frozen yet: if it is on move again it is not frozen
+        and thawed in between; otherwise it is frozen before anyone else is thawed (`_freeze_awake`)."""
 
     # The game.
 
@@ -113,6 +116,7 @@ class GameRunner:
         self._start()
         while not self.state.is_over():
             self._decide(self.state.to_move())
+        self._freeze_awake(())
         return self._finish()
 
     def _start(self) -> None:
@@ -129,15 +133,17 @@ class GameRunner:
     def _decide(self, movers: list[int]) -> None:
         state = self.state
         move_ms = self.match.limits.move_time_ms
+        awake = self._freeze_awake(movers)
         for seat in movers:
             participant = self.seated[seat]
             status = self.seats[seat]
-            if status.forfeited or participant.down is not None:
+            if not self._can_answer(seat):
                 self._play_fallback(seat)
                 continue
             request_id = self.next_id
             self.next_id += 1
-            self.session.hold(participant, False)
+            if participant is not awake:
+                self.session.hold(participant, False)
             observation = state.observation(seat)
             log_from = self.log_senders[seat].trim(observation) if self.log_senders else None
             frame = codec.encode_request(
@@ -325,10 +331,28 @@ class GameRunner:
             self._play_fallback(seat)
 
     def _close(self, seat: int) -> None:
-        """The seat's open request is over: the bot is frozen until its next one (Session.hold)."""
+        """The seat's open request is over: the bot is frozen until its next one (Session.hold), at once while
+        other requests are open, else once the next movers are known (`awake`)."""
         participant = self.seated[seat]
         del self.pending[participant.index]
-        self.session.hold(participant, True)
+        if self.pending:
+            self.session.hold(participant, True)
+        else:
+            self.awake = participant
+
+    def _freeze_awake(self, movers: Sequence[int]) -> Participant | None:
+        """Freeze the awake bot unless it is the one bot on move next and may still answer; returns the bot
+        left awake, if any."""
+        awake, self.awake = self.awake, None
+        if awake is None:
+            return None
+        if len(movers) == 1 and self.seated[movers[0]] is awake and self._can_answer(movers[0]):
+            return awake
+        self.session.hold(awake, True)
+        return None
+
+    def _can_answer(self, seat: int) -> bool:
+        return not self.seats[seat].forfeited and self.seated[seat].down is None
 
     def _play_fallback(self, seat: int) -> None:
         action = self.book.fallback_action(seat, self.state.legal_actions(seat))

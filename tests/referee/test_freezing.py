@@ -22,11 +22,14 @@ import pytest
 from referee_helpers import TEST_LIMITS, fixture_bot, match_spec
 from sandbox_checks import require_sandbox
 
+from referee import replay
+from referee.games import load_game
 from referee.isolation import sandbox
 from referee.isolation.cgroups import CgroupMode
 from referee.isolation.process import BotProcess
 from referee.match import run_match
 from referee.records import MatchRecord
+from referee.session import Participant, Session
 
 
 def _burn(tmp_path: Path, ponder: bool) -> tuple[MatchRecord, list[dict[str, float]]]:
@@ -125,3 +128,37 @@ def _freezer_cgroup(pid: int) -> str:
 
 def _parent(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def test_a_bot_on_move_again_is_not_frozen_and_thawed_in_between(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a bot's answer, if it is the one seat on move next, it keeps running (no one else is thawed in
+    between); every other decision thaws its bot. 3-seat SCOUT has many such pairs (a Scout, then that seat's
+    own next move in a round of few cards)."""
+    require_sandbox()
+    if not sandbox.probe().cgroups.freezer:
+        pytest.skip(f"bots cannot be frozen here: {sandbox.probe().whole_bot_limits}")
+    thaws: list[str] = []
+    hold = Session.hold
+
+    def counting(session: Session, bot: Participant, frozen: bool) -> None:
+        if not frozen:
+            thaws.append(bot.name)
+        hold(session, bot, frozen)
+
+    monkeypatch.setattr(Session, "hold", counting)
+    spec = match_spec("scout", ["random", "random", "random"], games=1, seed=2, replay_dir=str(tmp_path))
+    record = run_match(spec)
+    moves = replay.load(str(record.games[0].replay_path))["actions"]
+    state = load_game("scout").new_game(3, record.games[0].seed)
+    alone, again, phases = [], 0, 0
+    for move in moves:
+        movers = state.to_move()
+        alone.append(movers[0] if len(movers) == 1 else None)
+        phases += len(movers) > 1 and (len(alone) < 2 or alone[-2] is not None)
+        again += alone[-1] is not None and len(alone) > 1 and alone[-2] == alone[-1]
+        state.apply(move["seat"], move["action"])
+    in_game = len(thaws) - 3  # the bye thaws each bot once
+    assert again > 0 and all(move["by"] == "bot" for move in moves)
+    assert len(moves) - again - phases <= in_game <= len(moves) - again
