@@ -186,9 +186,9 @@ the flat reply's check."""
 
 
 def _short_action_reply(frame: bytes) -> ActionReply | None:
-    """The common reply from a short frame, decoded by msgspec (several times faster than msgpack with its
-    limits), or None for anything else, which then takes the full path and its precise errors. What it accepts
-    is exactly what the full path accepts as a flat action reply, with the same values."""
+    """The common reply from a short frame, decoded by msgspec without the limits' pass, or None for anything
+    else, which then takes the full path and its precise errors. What it accepts is exactly what the full path
+    accepts as a flat action reply, with the same values."""
     if len(frame) > _SHORT_FRAME_BYTES:
         return None
     try:
