@@ -3,6 +3,8 @@
 A bot frame is checked for size before a byte of it is decoded, decoded by msgpack with length limits,
 walked once for nesting depth and plain types (no ext types, no timestamps, no floats in keys), and then
 validated into a small frozen dataclass. Anything wrong raises a ProtocolViolation subclass that says what.
+The common reply, a flat action in a frame too short to hold anything over a limit, is decoded by msgspec and
+given the same checks (`_short_action_reply`); whatever that path does not accept takes the full one.
 """
 
 from __future__ import annotations
