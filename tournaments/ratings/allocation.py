@@ -13,7 +13,8 @@ already shared many games gains little, since more games hardly move the chance 
 difference is as likely 2 Elo as 20), and neither does a pair already far apart. A pair's table is the two
 bots and, at k > 2 seats, the k - 2 bots nearest in Elo to the pair's midpoint (same pool, ties by name).
 At 20 bots, 2 seats, resolution 20, 16 leagues (`referee bench settle`): the round robin needed a median
-2.8 times the games for the same order, against 1.2 times when every pair took its own quarter.
+2.8 times the games for the same order, against 1.2 times when every pair took its own quarter (both with a
+quarter as many uniform tables as now; 2.3 times with as many again).
 
 Up to half as many tables again go to each bot of an open pair with the bot just beyond the other (the
 upper one's upper neighbour with the lower one, the upper one with the lower one's lower neighbour): a
