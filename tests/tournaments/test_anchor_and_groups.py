@@ -254,14 +254,32 @@ def test_an_open_pair_also_plays_the_bot_just_beyond():
     assert tuple(sorted((order[1], "d"))) not in tables, "d is 900 Elo below: its games would tell nothing"
 
 
-def test_with_an_rng_a_quarter_more_tables_are_drawn_uniformly_and_reproducibly():
+def test_with_an_rng_as_many_tables_again_are_drawn_uniformly_and_reproducibly():
     ratings = rate(simulated(COPIES, 400), bootstrap=300)
     verdict = settlement(ratings)
     assert verdict is not None
     focused = next_tables(ratings, verdict, players=2, games_per_table=2)
     first = next_tables(ratings, verdict, players=2, games_per_table=2, rng=random.Random(5))
-    assert first[: len(focused)] == focused and len(first) - len(focused) == round(len(focused) / 4)
+    assert first[: len(focused)] == focused and len(first) == 2 * len(focused), "half of the round is uniform"
     assert first == next_tables(ratings, verdict, players=2, games_per_table=2, rng=random.Random(5))
+
+
+def test_the_uniform_half_of_a_round_does_not_depend_on_the_results():
+    """What keeps the intervals honest after settling: tables the results cannot have chosen. Two leagues of
+    the same bots with opposite results draw the same uniform tables from the same seed (one a prefix of the
+    other's when their rounds differ in size)."""
+    strengths = {"a": 300.0, "b": 100.0, "c": 0.0, "d": -100.0, "e": -300.0}
+    reversed_strengths = {bot: -elo for bot, elo in strengths.items()}
+    draws = []
+    for truth in (strengths, reversed_strengths):
+        ratings = rate(simulated(truth, 300), bootstrap=200)
+        verdict = settlement(ratings, NARROW)
+        assert verdict is not None
+        focused = next_tables(ratings, verdict, players=2, games_per_table=2)
+        draws.append(next_tables(ratings, verdict, players=2, games_per_table=2, rng=random.Random(7))[len(focused) :])
+    shorter, longer = sorted(draws, key=len)
+    assert shorter and longer[: len(shorter)] == shorter
+    assert len(set(longer)) > 3, "drawn from the whole pool, not the open pairs"
 
 
 def test_the_games_two_equal_bots_need_to_be_known_within_a_resolution():

@@ -102,7 +102,9 @@ def test_rounds_play_the_open_pairs_until_the_table_is_settled(write_league):
     most = [table for table, _ in Counter(tables).most_common(2)]
     assert set(most) == copies, "the pairs hardest to settle get the most matches"
     last = Counter(entry.table for entry in rounds[max(rounds)])
-    assert {table for table, _ in last.most_common(2)} == copies, "at the end the copies are what is open"
+    ((busiest, count),) = last.most_common(1)
+    assert busiest in copies and count > last.total() / 3, "at the end a pair of copies is what is open"
+    assert len(last) > 2, "the rest of the last round: its uniform half and the window"
     assert settle(path, StrengthExecutor(), WIDE) == first, "a settled league plays no more"
 
 

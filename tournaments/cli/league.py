@@ -169,7 +169,8 @@ def run_command(
     With --until-settled (or until_settled = true in the file) the schedule is the floor of games for every bot;
     then each round gives every open adjacent pair of the table matches that add about a quarter to the games
     the two have shared (the pair, and at more seats the bots nearest to it in Elo), every decided pair one, and
-    a quarter as many again drawn uniformly (seeded by the league and the round), each a balanced design on new
+    as many again drawn uniformly (seeded by the league and the round: games the results did not choose, which
+    keep the intervals honest), each a balanced design on new
     deals, until the table is settled or the budget is spent. A rerun resumes a
     stopped round and decides the next from the stored results, so nothing is played twice.
     """
