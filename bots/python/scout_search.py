@@ -9,9 +9,9 @@ random (with random turns) into the unseen places of the other hands. The round 
 was dealt (undoing the history on the hands) into a new game that starts at this round's starter, and the
 round's history is replayed on it through `apply`, so every rule is the engine's own.
 
-A playout stops at the end of the round or after ROLLOUT_DEPTH moves (--rollout-depth N); a seat's reward is its
-round score then (captured cards + chips - cards in hand, as if the round ended) less the mean of the others',
-over SCORE_SCALE.
+A playout stops at the end of the round or after its rollout depth in moves (default_rollout_depth: 6 at 3 seats,
+ROLLOUT_DEPTH at the others; --rollout-depth N at every table); a seat's reward is its round score then (captured
+cards + chips - cards in hand, as if the round ended) less the mean of the others', over SCORE_SCALE.
 
     python -m bots.python.scout_search [--seed N] [--iterations N] [--rollout-depth N]
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import argparse
 import random
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from bots.python import ismcts, scout_heuristic
@@ -34,6 +34,10 @@ Action = dict[str, Any]
 
 GAME = load_game("scout")
 ROLLOUT_DEPTH = 12
+ROLLOUT_DEPTH_AT: Mapping[int, int] = {3: 6}
+"""The seat counts whose playouts are scored sooner. At 3 seats, 100 ms a move, depth 6 beat depth 12 in four
+leagues; at 4 seats it lost to it, so 4 seats keep ROLLOUT_DEPTH, as do 2 and 5, which were not measured. The
+leagues are in bots/README.md (Building on the search bot)."""
 SCORE_SCALE = 8.0
 
 TREE_DEPTH = 1
@@ -233,6 +237,11 @@ class ScoutSearchGame:
         return [(score - (total - score) / (players - 1)) / SCORE_SCALE for score in scores]
 
 
+def default_rollout_depth(players: int) -> int:
+    """Moves before a playout is scored at a table of `players` seats."""
+    return ROLLOUT_DEPTH_AT.get(players, ROLLOUT_DEPTH)
+
+
 def ranked_by_heuristic(observation: dict[str, Any], legal_actions: list[Action]) -> list[Action]:
     """The legal actions, best first by the heuristic's own values (bots/python/scout_heuristic.py)."""
     if observation["phase"] == "orient":
@@ -253,7 +262,7 @@ def ranked_by_heuristic(observation: dict[str, Any], legal_actions: list[Action]
 class ScoutSearchBot:
     """The SDK bot: `on_clock` sets the next decision's budget, `act` searches."""
 
-    def __init__(self, seed: int, iterations: int | None = None, rollout_depth: int = ROLLOUT_DEPTH) -> None:
+    def __init__(self, seed: int, iterations: int | None = None, rollout_depth: int | None = None) -> None:
         self.seed = seed
         self.rollout_depth = rollout_depth
         self.clock = ismcts.DecisionClock(iterations)
@@ -268,6 +277,10 @@ class ScoutSearchBot:
     def on_clock(self, time_left_ms: int, bank_left_ms: int) -> None:
         self.clock.on_clock(time_left_ms, bank_left_ms)
 
+    def rollout_depth_at(self, players: int) -> int:
+        """The rollout depth given to the bot, else the table's default."""
+        return default_rollout_depth(players) if self.rollout_depth is None else self.rollout_depth
+
     def act(self, observation: dict[str, Any], legal_actions: list[Action]) -> Action:
         if self.opponents is None:
             self.opponents = OpponentModel(observation["players"])
@@ -281,7 +294,7 @@ class ScoutSearchBot:
         )
         determinizer = ScoutDeterminizer(observation, self.config)
         seat = observation["seat"]
-        game = ScoutSearchGame(self.opponents.rollout_randomness(seat), self.rollout_depth)
+        game = ScoutSearchGame(self.opponents.rollout_randomness(seat), self.rollout_depth_at(observation["players"]))
         self.last = ismcts.search(
             game, determinizer, seat, ranked, self.clock.budget, rng, started, tree_depth=TREE_DEPTH
         )
@@ -290,7 +303,7 @@ class ScoutSearchBot:
 
 def main(argv: Sequence[str] | None = None) -> int:
     depth = argparse.ArgumentParser(add_help=False)
-    depth.add_argument("--rollout-depth", type=int, default=ROLLOUT_DEPTH, help="moves before a playout is scored")
+    depth.add_argument("--rollout-depth", type=int, help="moves before a playout is scored (default: by seat count)")
     known, rest = depth.parse_known_args(argv)
     options = ismcts.bot_options("SCOUT information-set MCTS bot (also --rollout-depth N)", rest)
     bot = ScoutSearchBot(options.seed, options.iterations, known.rollout_depth)

@@ -145,7 +145,16 @@ def test_a_rollout_plays_a_random_seat_at_random_and_a_strong_one_greedily() -> 
     assert len(random_keys) > 2 * len(greedy_keys)
 
 
-@pytest.mark.parametrize("rollout_depth", [4, scout_search.ROLLOUT_DEPTH])
+@pytest.mark.parametrize(
+    ("players", "given", "depth"),
+    [(3, None, 6), (2, None, 12), (4, None, 12), (5, None, 12), (3, 12, 12), (4, 6, 6)],
+)
+def test_the_rollout_depth_is_the_given_one_else_the_seat_counts(players: int, given: int | None, depth: int) -> None:
+    """3 seats score their playouts after 6 moves by default, the other tables after 12; --rollout-depth wins."""
+    assert scout_search.ScoutSearchBot(1, rollout_depth=given).rollout_depth_at(players) == depth
+
+
+@pytest.mark.parametrize("rollout_depth", [4, scout_search.default_rollout_depth(3), scout_search.ROLLOUT_DEPTH])
 def test_a_playout_is_scored_after_its_rollout_depth_within_the_round(rollout_depth: int) -> None:
     state = GAME.new_game(3, seed=5)
     for seat in state.to_move():
