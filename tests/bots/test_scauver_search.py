@@ -12,7 +12,7 @@ import pytest
 from clock_match import MOVE_TIME_MS, TIME_BANK_MS, search_timings_at_100_ms
 from policy_duel import play, random_policy
 
-from bots.python import scauver_heuristic, scauver_policy, scauver_search
+from bots.python import ismcts, scauver_heuristic, scauver_policy, scauver_search
 from bots.python.scauver_policy import values
 from referee.botspec import resolve_bot
 from referee.games import load_game
@@ -227,14 +227,17 @@ def test_a_spent_clock_still_answers_with_the_heuristic() -> None:
 
 
 def test_a_move_time_too_short_to_search_plays_the_heuristic_at_once() -> None:
-    """At 100 ms a move without a bank (10 ms of thinking), the 16 iterations a search needs are out of reach:
-    the bot does not search at all; with a bank it does."""
+    """At 60 ms a move without a bank (10 ms of thinking, leaving 50 ms unspent), the 16 iterations a search
+    needs are out of reach at the first guess of an iteration's cost: the bot does not search at all; with a
+    longer move time it does."""
     state, seat = next(
         (s, seat) for s, seat in positions(2, seed=6, share=0.5) if s.observation(seat)["phase"] == "place"
     )
     observation, legal = state.observation(seat), state.legal_actions(seat)
     bot = scauver_search.ScauverSearchBot(1)
-    bot.on_clock(100, 0)
+    bot.on_clock(60, 0)
+    trusted_s = ismcts.MIN_TRUSTED_ITERATIONS * scauver_search.FIRST_ITERATION_GUESS_S
+    assert ismcts.budget_from_clock(60, 0).seconds < trusted_s
     assert bot.act(observation, legal) == scauver_heuristic.choose(observation, legal)
     assert bot.last is None
     bot.iteration_s = scauver_search.FIRST_ITERATION_GUESS_S
