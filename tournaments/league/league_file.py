@@ -58,7 +58,9 @@
     build_dir = "builds"           # optional (top level), relative to this file: where folders with a build
                                    # are copied and built (default: LEAGUE.builds/; tournaments/league/builds.py)
 
-Relative paths in a bot's command are relative to its cwd if it has one, else to the league file's folder.
+A relative program path in a bot's command (its first word) is relative to its cwd if it has one, else to the
+league file's folder. The bot runs in its cwd, else in the folder the referee was started from, so a relative
+argument (the script after python3) is relative to that: give the bot a cwd to run it from anywhere.
 
 The store keeps each bot's command and program digest (tournaments.league.identity: the file the command names, or
 the declared version; for a submission folder, the whole folder: submissions.folder_digest) and refuses a league
