@@ -6,8 +6,11 @@ Which kind the machine allows is found once per process (`cgroup_support`):
 - cgroup v2, where the cgroup that holds the referee's own one hands the memory and pids controllers to its
   sub-cgroups and lets the referee create cgroups in it (a delegated subtree, or the root cgroup as root);
 - else cgroup v1, where the referee may create cgroups in the memory and pids hierarchies (as root on a
-  machine or container with v1 or hybrid cgroups); the cpuset, cpu and freezer hierarchies are used too where
-  writable;
+  machine or container with v1 or hybrid cgroups); the cpuset and cpu hierarchies are used too where writable,
+  and for freezing, a hybrid machine's cgroup2 hierarchy (mounted without controllers, as systemd's
+  /sys/fs/cgroup/unified) where writable, else v1's freezer hierarchy: v1's freezer.state switches the
+  kernel-wide freezer on and off whenever no other cgroup is frozen, cgroup2's cgroup.freeze reaches only the
+  cgroup's own tasks (`bench protocol` prints what freezing costs);
 - else none: the sandbox then limits each process (RLIMIT_DATA) and the bot's uid (RLIMIT_NPROC) instead.
 
 A bot joins its cgroups itself, between fork and exec (`BotCgroup.join`), so even its first child is counted.
@@ -57,6 +60,8 @@ class Hierarchy:
 
     folder: Path
     controllers: frozenset[str]
+    unified: bool = False
+    """A hybrid machine's cgroup2 hierarchy, used only to freeze (its controllers: "freezer")."""
 
 
 @dataclass(frozen=True)
@@ -80,8 +85,18 @@ class CgroupSupport:
 
     @property
     def freezer(self) -> bool:
-        """Bots can be frozen (every cgroup v2 has cgroup.freeze; v1 needs the freezer hierarchy)."""
+        """Bots can be frozen (every cgroup v2 has cgroup.freeze; v1 needs the freezer hierarchy, or a hybrid
+        machine's cgroup2 one)."""
         return self.mode is CgroupMode.V2 or self._has("freezer")
+
+    @property
+    def freezer_kind(self) -> str:
+        """Which freezer bots get, in words: cgroup v2's (in v2, or a hybrid machine's cgroup2 hierarchy), v1's."""
+        if self.mode is CgroupMode.V2:
+            return "cgroup v2 freezer"
+        if any(parent.unified for parent in self.parents):
+            return "cgroup v2 freezer, in the hybrid machine's cgroup2 hierarchy"
+        return "cgroup v1 freezer"
 
     def _has(self, controller: str) -> bool:
         return any(controller in parent.controllers for parent in self.parents)
@@ -208,7 +223,32 @@ def _v1_parents(own: dict[str, str]) -> tuple[list[Hierarchy], str]:
     for name in _V1_OPTIONAL:
         if name in found and not _can_create_in(found[name].folder):
             del found[name]
+    unified = _unified_freezer(own)
+    if unified is not None:
+        found["freezer"] = unified
     return list(found.values()), ""
+
+
+def _unified_freezer(own: dict[str, str]) -> Hierarchy | None:
+    """Where bots get a cgroup only to be frozen on a hybrid machine: under the referee's own cgroup in the
+    cgroup2 hierarchy (without controllers, it may hold processes and sub-cgroups both), if cgroup.freeze is
+    there (Linux 5.2 and later) and the referee may create cgroups in it."""
+    path = own.get("")
+    mount = next(((root, point) for root, point, kind, _ in _mounts() if kind == "cgroup2"), None)
+    if path is None or mount is None:
+        return None
+    folder = _folder(mount[0], mount[1], path)
+    probe = folder / f"{_PREFIX}probe-{os.getpid()}"
+    try:
+        probe.mkdir()
+    except OSError:
+        return None
+    try:
+        freezes = (probe / "cgroup.freeze").exists()
+    finally:
+        with contextlib.suppress(OSError):
+            probe.rmdir()
+    return Hierarchy(folder, frozenset({"freezer"}), unified=True) if freezes else None
 
 
 @functools.cache
@@ -243,6 +283,8 @@ class BotCgroup:
     folders: tuple[Path, ...]
     freezer: tuple[Path, str, str] | None = None
     """The file that freezes the bot, with what to write there to freeze and to thaw it (None: no freezer)."""
+    freezer_apart: bool = False
+    """The freezer's cgroup is in a hierarchy of its own, holding none of the bot's limits (cgroup v1 mode)."""
     _freezer_fd: int | None = field(default=None, repr=False)
     """The freezer file, kept open: freezing is on every decision's path, and opening a cgroup file walks and
     locks the cgroup filesystem each time (`bench protocol` prints what freezing costs)."""
@@ -264,7 +306,7 @@ class BotCgroup:
         except OSError as error:
             BotCgroup(tuple(folders)).remove()
             raise CgroupError(f"cannot set up the bot's cgroup: {error}") from None
-        return cls(tuple(folders), _freezer(folders))
+        return cls(tuple(folders), _freezer(folders), freezer_apart=support.mode is CgroupMode.V1)
 
     def oom_kills(self) -> int:
         """How many of the bot's processes the kernel killed for going over its memory limit (memory.events in
@@ -300,11 +342,12 @@ class BotCgroup:
 
     def exempt(self, pids: Collection[int]) -> None:
         """Take `pids` (the sandbox's own processes in front of the bot: bwrap and the init of its PID namespace)
-        out of the bot's freezer, where the freezer is a hierarchy of its own (cgroup v1): every sleeping
-        process there is woken to be frozen and again to be thawed, on every decision, and these never run bot
-        code. Each stays in the bot's other cgroups (its limits and the kill at the end still reach it). In
-        cgroup v2 the freezer is the bot's one cgroup, and nothing is moved."""
-        if self.freezer is None or self.freezer[0].name != "freezer.state":
+        out of the bot's freezer, where the freezer is a hierarchy of its own (cgroup v1 mode: v1's freezer, or
+        a hybrid machine's cgroup2 hierarchy): every sleeping process there is woken to be frozen and again to
+        be thawed, on every decision, and these never run bot code. Each stays in the bot's other cgroups (its
+        limits and the kill at the end still reach it). In cgroup v2 the freezer is the bot's one cgroup, and
+        nothing is moved."""
+        if self.freezer is None or not self.freezer_apart:
             return
         parent_procs = self.freezer[0].parent.parent / "cgroup.procs"
         for pid in pids:

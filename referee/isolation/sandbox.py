@@ -865,7 +865,7 @@ def report(found: SandboxProbe | None = None) -> list[Check]:
         Check(
             "bots frozen while not on move",
             found.cgroups.freezer,
-            f"{found.cgroups.mode.value} freezer (a league's ponder = true, or --ponder, turns it off)"
+            f"{found.cgroups.freezer_kind} (a league's ponder = true, or --ponder, turns it off)"
             if found.cgroups.freezer
             else "no cgroup freezer: bots run while others are on move (they may take CPU from the bot on move, "
             "time it, or think on its time)",

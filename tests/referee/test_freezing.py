@@ -25,7 +25,7 @@ from sandbox_checks import require_sandbox
 from referee import replay
 from referee.games import load_game
 from referee.isolation import sandbox
-from referee.isolation.cgroups import CgroupMode
+from referee.isolation.cgroups import BotCgroup, CgroupMode
 from referee.isolation.process import BotProcess
 from referee.match import run_match
 from referee.records import MatchRecord
@@ -82,8 +82,9 @@ SLEEPER = "import time\nprint('up', flush=True)\ntime.sleep(600)\n"
 
 def test_freezing_takes_the_bot_and_its_children_not_the_sandbox_in_front_of_it(tmp_path: Path) -> None:
     """A frozen bot's program is in its frozen freezer cgroup; bwrap and the init of its PID namespace, which
-    run no bot code, are not (cgroup v1, whose freezer is a hierarchy of its own: freezing wakes every sleeping
-    process it holds, on every decision). Every process of the bot is scheduled as SCHED_BATCH."""
+    run no bot code, are not (cgroup v1 mode, whose freezer is a hierarchy of its own, v1's or a hybrid
+    machine's cgroup2 one: freezing wakes every sleeping process it holds, on every decision). Every process of
+    the bot is scheduled as SCHED_BATCH."""
     require_sandbox()
     support = sandbox.probe().cgroups
     if support.mode is not CgroupMode.V1 or not support.freezer:
@@ -105,25 +106,47 @@ def test_freezing_takes_the_bot_and_its_children_not_the_sandbox_in_front_of_it(
         assert "up" in log.read_text(), log.read_text()
         process.hold(True)
         assert process.jail is not None and process.jail.cgroup is not None
-        frozen = {pid: _freezer_cgroup(pid) for pid in process.jail.cgroup.pids()}
-        sandbox_pids = {process.pid, *(pid for pid, group in frozen.items() if _parent(pid) == process.pid)}
-        assert len(frozen) == 3 and len(sandbox_pids) == 2, frozen
-        (bot_pid,) = set(frozen) - sandbox_pids
-        assert frozen[bot_pid] != "/" and all(frozen[pid] != frozen[bot_pid] for pid in sandbox_pids), frozen
-        state = Path("/sys/fs/cgroup/freezer", frozen[bot_pid].lstrip("/"), "freezer.state")
-        while state.read_text().strip() != "FROZEN" and time.monotonic() < deadline:
+        pids = process.jail.cgroup.pids()
+        sandbox_pids = {process.pid, *(pid for pid in pids if _parent(pid) == process.pid)}
+        assert len(pids) == 3 and len(sandbox_pids) == 2, pids
+        (bot_pid,) = pids - sandbox_pids
+        assert process.jail.cgroup.freezer is not None
+        freezer_file = process.jail.cgroup.freezer[0]
+        in_freezer = {int(pid) for pid in (freezer_file.parent / "cgroup.procs").read_text().split()}
+        assert in_freezer == {bot_pid}, (in_freezer, pids)
+        while not _frozen(freezer_file) and time.monotonic() < deadline:
             time.sleep(0.02)
-        assert state.read_text().strip() == "FROZEN"
-        assert {os.sched_getscheduler(pid) for pid in frozen} == {os.SCHED_BATCH}
+        assert _frozen(freezer_file)
+        assert {os.sched_getscheduler(pid) for pid in pids} == {os.SCHED_BATCH}
     finally:
         process.kill()
         listener.close()
     assert not process.jail or not process.jail.cgroup or not process.jail.cgroup.pids()
 
 
-def _freezer_cgroup(pid: int) -> str:
-    lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
-    return next(line.split(":", 2)[2] for line in lines if line.split(":")[1] == "freezer")
+def test_a_hybrid_machine_freezes_bots_through_its_cgroup2_hierarchy() -> None:
+    """Where cgroup v1 holds the limits and a cgroup2 hierarchy is mounted beside it (systemd's hybrid layout),
+    bots are frozen through cgroup2's cgroup.freeze, not v1's freezer.state (`bench protocol` prints what
+    freezing costs)."""
+    support = sandbox.probe().cgroups
+    cgroup2 = any(line.split()[2] == "cgroup2" for line in Path("/proc/self/mounts").read_text().splitlines())
+    if support.mode is not CgroupMode.V1 or not cgroup2 or os.geteuid() != 0:
+        pytest.skip(f"not a hybrid cgroup machine run as root: {sandbox.probe().whole_bot_limits}")
+    group = BotCgroup.create(support, f"hybrid-{os.getpid()}", None, 8, ())
+    try:
+        assert group.freezer is not None and group.freezer[0].name == "cgroup.freeze", group
+        folder = group.freezer[0].parent
+        assert support.freezer_kind.startswith("cgroup v2 freezer")
+    finally:
+        group.remove()
+    assert not folder.exists()
+
+
+def _frozen(freezer_file: Path) -> bool:
+    """Whether the freezer of `freezer_file` (v1's freezer.state, or cgroup.freeze) has stopped every task."""
+    if freezer_file.name == "freezer.state":
+        return freezer_file.read_text().strip() == "FROZEN"
+    return "frozen 1" in (freezer_file.parent / "cgroup.events").read_text().splitlines()
 
 
 def _parent(pid: int) -> int:
