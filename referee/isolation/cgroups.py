@@ -128,15 +128,23 @@ def _folder(mount_root: str, mount_point: Path, path: str) -> Path:
     return mount_point / relative.lstrip("/")
 
 
-def _can_create_in(folder: Path) -> bool:
+def _can_create_in(folder: Path, offering: str | None = None) -> bool:
+    """Whether the referee may create a cgroup in `folder` (and the new cgroup has the file `offering`)."""
     probe = folder / f"{_PREFIX}probe-{os.getpid()}"
     try:
         probe.mkdir()
     except OSError:
         return False
-    with contextlib.suppress(OSError):
-        probe.rmdir()
-    return True
+    try:
+        return offering is None or (probe / offering).exists()
+    finally:
+        with contextlib.suppress(OSError):
+            probe.rmdir()
+
+
+def _cgroup2_mount() -> tuple[str, Path] | None:
+    """(root in the filesystem, mount point) of this process's cgroup2 hierarchy, if one is mounted."""
+    return next(((root, point) for root, point, kind, _ in _mounts() if kind == "cgroup2"), None)
 
 
 def _v2_parent(own: dict[str, str]) -> tuple[Hierarchy | None, str]:
@@ -144,7 +152,7 @@ def _v2_parent(own: dict[str, str]) -> tuple[Hierarchy | None, str]:
     a cgroup that hands controllers to sub-cgroups, so the bots' cgroups are its siblings), or under the root
     when the referee is in the root cgroup."""
     path = own.get("")
-    mount = next(((root, point) for root, point, kind, _ in _mounts() if kind == "cgroup2"), None)
+    mount = _cgroup2_mount()
     if path is None or mount is None:
         return None, "no cgroup v2 hierarchy is mounted"
     folder = _folder(mount[0], mount[1], path)
@@ -234,21 +242,11 @@ def _unified_freezer(own: dict[str, str]) -> Hierarchy | None:
     cgroup2 hierarchy (without controllers, it may hold processes and sub-cgroups both), if cgroup.freeze is
     there (Linux 5.2 and later) and the referee may create cgroups in it."""
     path = own.get("")
-    mount = next(((root, point) for root, point, kind, _ in _mounts() if kind == "cgroup2"), None)
+    mount = _cgroup2_mount()
     if path is None or mount is None:
         return None
     folder = _folder(mount[0], mount[1], path)
-    probe = folder / f"{_PREFIX}probe-{os.getpid()}"
-    try:
-        probe.mkdir()
-    except OSError:
-        return None
-    try:
-        freezes = (probe / "cgroup.freeze").exists()
-    finally:
-        with contextlib.suppress(OSError):
-            probe.rmdir()
-    return Hierarchy(folder, frozenset({"freezer"}), unified=True) if freezes else None
+    return Hierarchy(folder, frozenset({"freezer"}), unified=True) if _can_create_in(folder, "cgroup.freeze") else None
 
 
 @functools.cache
