@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 LOWER = {"protocol", "referee.games", "referee.isolation", "referee.wire", "referee"}
 JOINED = LOWER | {"tournaments.league", "tournaments.ratings", "tournaments"}
-ALLOWED: dict[str, set[str]] = {
+_ROOMS: dict[str, set[str]] = {
     "protocol": set(),
     "referee.games": set(),
     "referee.games.rl": {"referee.games"},
@@ -30,7 +30,10 @@ ALLOWED: dict[str, set[str]] = {
     "tournaments.bench": JOINED | {"referee.games.rl"},
     "tournaments.cli": JOINED | {"tournaments.classroom", "tournaments.pages", "tournaments.bench", "bots"},
 }
-"""Each room and the rooms it may import besides itself."""
+ALLOWED: dict[str, set[str]] = {"referee.errors": set()} | {
+    room: rooms | {"referee.errors"} for room, rooms in _ROOMS.items()
+}
+"""Each room and the rooms it may import besides itself: the errors' root is below them all."""
 
 PROJECT = ("protocol", "referee", "bots", "tournaments")
 
