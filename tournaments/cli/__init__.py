@@ -1,7 +1,7 @@
 """The `referee` command line. Commands only parse options and format output; the work is in the library.
 
-Library errors are turned into click.ClickException (a one-line message, exit status 1) at this edge; Ctrl-C
-and SIGTERM stop a command the one way signals.py describes.
+Library errors (referee.errors.RefereeError and its kinds) are turned into click.ClickException (a one-line
+message, exit status 1) once, at this edge; Ctrl-C and SIGTERM stop a command the one way signals.py describes.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from referee import __version__
+from referee.errors import RefereeError
 from referee.wire.open_files import raise_open_files_limit
 
 from .bench import bench
@@ -27,12 +28,15 @@ from .tournament import tournament
 
 class _CommandGroup(click.Group):
     """Runs every command within stops_cleanly(), so that Ctrl-C and SIGTERM stop any of them the same way, and
-    shows the controls of any error message escaped (a message may quote a bot's name or a folder's)."""
+    translates the library's errors into one-line messages, and shows the controls of any error message escaped
+    (a message may quote a bot's name or a folder's)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         with stops_cleanly():
             try:
                 return super().invoke(ctx)
+            except RefereeError as error:
+                raise safe_exception(click.ClickException(str(error))) from error
             except click.ClickException as error:
                 safe = safe_exception(error)
                 if safe is error:
