@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from referee.errors import BadInput
 from referee.games import list_games
 
 TEMPLATE_SUFFIX = ".tmpl"
@@ -65,7 +66,7 @@ _COMMENT = {Language.PYTHON: "# ", Language.C: " * ", Language.JS: "// "}
 _PROGRAMS = {Language.PYTHON: ("bot.py",), Language.C: (), Language.JS: ()}
 
 
-class ScaffoldError(ValueError):
+class ScaffoldError(BadInput, ValueError):
     """A bot that cannot be made there or so (a folder in use, an unknown game, a name unfit for a bot)."""
 
 
