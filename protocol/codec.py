@@ -16,6 +16,8 @@ from typing import Any
 import msgpack
 import msgspec
 
+from referee.errors import BotFault
+
 from . import limits
 from .logs import LOG_FROM
 
@@ -32,7 +34,7 @@ BYE = "bye"
 REFUSED = "refused"
 
 
-class ProtocolViolation(ValueError):
+class ProtocolViolation(BotFault, ValueError):
     """A bot message that breaks protocol v1."""
 
 

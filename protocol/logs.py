@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from referee.errors import BadInput
+
 LOG_FROM = "log_from"
 """The request key that marks the observation's logs as deltas."""
 
@@ -26,7 +28,7 @@ ROUND = "round"
 """The observation key that identifies the round a log belongs to."""
 
 
-class LogGap(ValueError):
+class LogGap(BadInput, ValueError):
     """A delta that does not continue the log the receiver holds (a request was lost or skipped)."""
 
 

@@ -22,6 +22,8 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 
+from referee.errors import BadInput
+
 _ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 """Controls (C0, DEL, C1), format characters (bidirectional controls, zero-width marks), lone surrogates and
 the Unicode line and paragraph separators."""
@@ -80,7 +82,7 @@ def csv_row(values: Iterable[object]) -> list[object]:
     return [csv_cell(value) for value in values]
 
 
-class UnsafeName(ValueError):
+class UnsafeName(BadInput, ValueError):
     """A name with an invisible or bidirectional control character in it."""
 
 

@@ -37,11 +37,12 @@ import msgspec
 from protocol import codec, limits
 from protocol.logs import ROUND, LogSender
 from protocol.sdk import Bot, DecisionFunction, SessionEnd, run_session
+from referee.errors import BadInput, BotFault
 
 _decode_sent = msgspec.msgpack.Decoder().decode
 
 
-class ContractBreach(AssertionError):
+class ContractBreach(BotFault, AssertionError):
     """The bot broke protocol v1. An AssertionError, so that a test reports it as a failure, and so that it
     crosses the SDK's message loop, which ignores a ValueError from the transport as an undecodable frame."""
 
@@ -68,7 +69,7 @@ class MissingReply(ContractBreach):
     """The bot read the next message, or ended its session, without answering the open request."""
 
 
-class ScriptError(ValueError):
+class ScriptError(BadInput, ValueError):
     """A script the scripted referee cannot play (raised when it is built, before the bot runs)."""
 
 

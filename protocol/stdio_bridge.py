@@ -29,6 +29,7 @@ import zmq
 
 from protocol import limits
 from protocol.sdk import LINGER_MS, MIN_SILENCE_S, SILENCE_PER_DECISION, TICK_MS
+from referee.errors import BotFault
 
 MAX_LINE_BYTES = 4 * limits.MAX_MESSAGE_BYTES
 """The longest line of the bot's stdout the bridge converts (JSON is wordier than msgpack); past it, the line
@@ -44,7 +45,7 @@ _msgpack_encode = msgspec.msgpack.Encoder().encode
 _msgpack_decode = msgspec.msgpack.Decoder().decode
 
 
-class LineRejected(ValueError):
+class LineRejected(BotFault, ValueError):
     """A line of the bot's stdout that cannot become a msgpack message (the reason is the message)."""
 
 

@@ -41,6 +41,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from protocol.safe_text import invisible_characters, skeleton
+from referee.errors import BadInput
 from referee.records import BotSpec
 
 BUILT_IN_MODULES = {
@@ -64,7 +65,7 @@ _INTERPRETER = re.compile(
 )
 
 
-class UnknownBot(ValueError):
+class UnknownBot(BadInput, ValueError):
     """A BOT argument that names no built-in bot, no program and no runnable command."""
 
 

@@ -34,6 +34,7 @@ from typing import Any
 from protocol import codec, limits
 from protocol.logs import LogSender
 from referee import replay
+from referee.errors import BadInput
 from referee.faults import FaultBook, SeatStatus, forfeit_ranks, forfeit_scores, sent_text
 from referee.games import Game, GameState, IllegalAction, load_game
 from referee.games.base import Config
@@ -42,7 +43,7 @@ from referee.session import Participant, Session
 from referee.wire.connection import Incoming, Transport
 
 
-class MatchSpecError(ValueError):
+class MatchSpecError(BadInput, ValueError):
     """A MatchSpec that cannot be played (seating that does not fit the game or the bots)."""
 
 

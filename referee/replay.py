@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee.errors import BadInput, EnvironmentProblem
 from referee.faults import forfeit_ranks, forfeit_scores
 from referee.games import GameError, GameState, load_game
 from referee.records import Fault
@@ -44,11 +45,11 @@ READABLE_VERSIONS = frozenset({2, VERSION})
 """The versions this referee reads: 3 only added keys to 2."""
 
 
-class ReplayError(ValueError):
+class ReplayError(BadInput, ValueError):
     """A file that is not a readable replay of this format."""
 
 
-class ReplayMismatch(ValueError):
+class ReplayMismatch(BadInput, ValueError):
     """A replay whose actions, result or ranks do not re-simulate as recorded."""
 
 
@@ -56,7 +57,7 @@ DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
 """The errnos of a write that found no room: the disk (or the user's quota) is full."""
 
 
-class ReplayWriteError(OSError):
+class ReplayWriteError(EnvironmentProblem, OSError):
     """A replay that could not be written (its directory cannot be made, or the disk is full); the message says
     where and what to do. `errno` is that of the failed write."""
 

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from protocol.safe_text import csv_cell
+from referee.errors import EnvironmentProblem
 
 from .league.store import SeatRow
 
@@ -30,11 +31,28 @@ class ExportFormat(enum.StrEnum):
     JSONL = "jsonl"
 
 
+class ExportWriteError(EnvironmentProblem, OSError):
+    """An export file that could not be written (no such folder, no permission, a full disk)."""
+
+    def __init__(self, path: str, error: OSError) -> None:
+        super().__init__(f"cannot write {path!r}: {error.strerror}")
+        self.errno = error.errno
+
+
 def write_rows(rows: Iterable[SeatRow], export_format: ExportFormat, out: TextIO) -> int:
     """Write `rows` to `out` in `export_format` (CSV with a header line); returns the number of rows written."""
     if export_format is ExportFormat.JSONL:
         return _write_jsonl(rows, out)
     return _write_csv(rows, out)
+
+
+def write_rows_to(path: str, rows: Iterable[SeatRow], export_format: ExportFormat) -> int:
+    """Write `rows` into the file at `path` as write_rows does; ExportWriteError if it cannot be written."""
+    try:
+        with open(path, "w", newline="", encoding="utf-8") as out:
+            return write_rows(rows, export_format, out)
+    except OSError as error:
+        raise ExportWriteError(path, error) from error
 
 
 def _write_csv(rows: Iterable[SeatRow], out: TextIO) -> int:

@@ -40,6 +40,7 @@ from typing import Any
 from bots.python import ismcts, scauver_heuristic, scauver_policy
 from bots.python.scauver_policy import values
 from protocol.sdk import run_bot
+from referee.errors import BadInput
 from referee.games import GameState, load_game
 from referee.games._scauver_links import FACE_DECK, NUMERIC_DECK
 from referee.games.base import GameError
@@ -70,7 +71,7 @@ BETTING_PHASES = ("bet", "answer", "final_bet")
 SIMULTANEOUS_PHASES = ("setup", "showdown")
 
 
-class InconsistentObservation(ValueError):
+class InconsistentObservation(BadInput, ValueError):
     """The observation describes no position the engine reaches from the round's public history."""
 
 

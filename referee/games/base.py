@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from referee.errors import BadInput, BotFault, RefereeError
+
 Action = dict[str, Any]
 Observation = dict[str, Any]
 Config = dict[str, Any]
@@ -23,11 +25,12 @@ HistoryEntry = tuple[int, Action]
 MAX_SEED = 2**63 - 1
 
 
-class GameError(Exception):
-    """Base of every error a rules engine raises."""
+class GameError(RefereeError):
+    """Base of every error a rules engine raises. Its kinds differ, so it has none itself: a bad config or game
+    name is BadInput, an illegal action a BotFault (the referee turns it into the seat's fault)."""
 
 
-class IllegalAction(GameError, ValueError):
+class IllegalAction(GameError, BotFault, ValueError):
     """An action that is not legal for this seat now; `reason` says why."""
 
     def __init__(self, reason: str) -> None:
@@ -35,11 +38,11 @@ class IllegalAction(GameError, ValueError):
         self.reason = reason
 
 
-class ConfigError(GameError, ValueError):
+class ConfigError(GameError, BadInput, ValueError):
     """A bad player count, config option or explicit deal."""
 
 
-class UnknownGame(GameError, LookupError):
+class UnknownGame(GameError, BadInput, LookupError):
     """No registered game has that name."""
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from protocol import limits
+from referee.errors import EnvironmentProblem
 
 _REMOVE_SECONDS = 2.0
 _V1_OPTIONAL = ("cpuset", "cpu", "freezer")
@@ -50,7 +51,7 @@ class CgroupMode(enum.StrEnum):
     NONE = "none"
 
 
-class CgroupError(OSError):
+class CgroupError(EnvironmentProblem, OSError):
     """A bot's cgroup could not be created or limited."""
 
 

@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
+from referee.errors import BotFault
 from referee.isolation import sandbox as sandboxing
 from referee.isolation.bot_limits import BotLimits, open_files_cap
 from referee.isolation.containment import Containment, Wrapper, containment
@@ -44,7 +45,7 @@ _PR_SET_PDEATHSIG = 1
 _log = logging.getLogger(__name__)
 
 
-class BotStartError(OSError):
+class BotStartError(BotFault, OSError):
     """The bot's program could not be started at all (missing file, not executable, ...)."""
 
 
@@ -239,7 +240,7 @@ class BotProcess:
                 jail = sandboxing.confine(
                     [_resolve_program(command[0], env, cwd), *command[1:]], cwd, sandbox, memory_bytes
                 )
-            except sandboxing.ProgramUnreadable as error:
+            except sandboxing.ProgramHiddenFromBot as error:
                 raise BotStartError(str(error)) from None
             kept_in, argv = Containment.PID_NAMESPACE, jail.argv
         else:

@@ -60,6 +60,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from protocol import limits
+from referee.errors import BotFault, EnvironmentProblem
 from referee.isolation import seccomp, uids
 from referee.isolation.bot_limits import BotLimits
 from referee.isolation.cgroups import BotCgroup, CgroupError, CgroupMode, CgroupSupport, cgroup_support
@@ -107,14 +108,15 @@ _SETPRIV_CAPABILITIES = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
 _log = logging.getLogger(__name__)
 
 
-class SandboxError(RuntimeError):
+class SandboxError(EnvironmentProblem, RuntimeError):
     """A bot cannot be sandboxed although the machine allows it (no free uid, a cgroup that cannot be made...):
     the referee's trouble, not the bot's."""
 
 
-class ProgramUnreadable(SandboxError):
+class ProgramHiddenFromBot(BotFault, RuntimeError):
     """A bot's program (or a file its command names) that the bot's own uid may not read: the folder shown to
-    it, or one below, lets no other user in. The bot's fault, told with what to do."""
+    it, or one below, lets no other user in. The bot's fault (its start fails), told with what to do; not a
+    SandboxError, which is the referee's trouble."""
 
 
 class Isolation(enum.StrEnum):
@@ -513,7 +515,7 @@ def _through_parents(word: str, base: str) -> str:
 
 
 def check_readable(command: Sequence[str], cwd: str | None, folders: Sequence[str]) -> None:
-    """ProgramUnreadable if a bot under a uid of its own (no group, so only the permissions of "other" users
+    """ProgramHiddenFromBot if a bot under a uid of its own (no group, so only the permissions of "other" users
     count) could not run `command`: its program executable, each file its arguments name readable, each folder
     from the one shown (`folders`) down to them enterable. Folders above a shown one are made 0755 in the
     sandbox, so only those below count."""
@@ -528,7 +530,7 @@ def check_readable(command: Sequence[str], cwd: str | None, folders: Sequence[st
             continue
         blocked = _unenterable(shown, os.path.dirname(os.path.abspath(path)))
         if blocked is not None:
-            raise ProgramUnreadable(
+            raise ProgramHiddenFromBot(
                 f"the bot runs under a uid of its own, which cannot enter {blocked} (mode "
                 f"{stat.filemode(os.stat(blocked).st_mode)}: only its owner may), so it cannot reach "
                 f"{path}: run `chmod o+rx {blocked}` (and o+r on the bot's files), or move the bot to a folder "
@@ -537,7 +539,7 @@ def check_readable(command: Sequence[str], cwd: str | None, folders: Sequence[st
         with contextlib.suppress(OSError):
             if not os.stat(path).st_mode & bit:
                 what, mode = ("run", "o+rx") if bit == stat.S_IXOTH else ("read", "o+r")
-                raise ProgramUnreadable(
+                raise ProgramHiddenFromBot(
                     f"the bot runs under a uid of its own, which may not {what} {path} (mode "
                     f"{stat.filemode(os.stat(path).st_mode)}): run `chmod {mode} {path}`"
                 )

@@ -16,6 +16,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee.errors import BadInput, EnvironmentProblem
+
 DEFAULT_UID_RANGE = range(2_000_000_000, 2_000_001_024)
 """Far above the uids that distributions give to users (< 60000), systemd's dynamic users (61184-65519) and
 the subordinate ranges of container tools (100000 and up, 65536 each)."""
@@ -23,11 +25,11 @@ UID_RANGE_VARIABLE = "REFEREE_SANDBOX_UIDS"
 UIDS_DIR = Path("/run/card-referee/uids")
 
 
-class NoFreeUid(RuntimeError):
+class NoFreeUid(EnvironmentProblem, RuntimeError):
     """Every uid of the range is leased by a running bot (or the lock folder cannot be used)."""
 
 
-class BadUidRange(ValueError):
+class BadUidRange(BadInput, ValueError):
     """REFEREE_SANDBOX_UIDS is not FIRST-LAST with 0 < FIRST <= LAST < 2**32 - 1."""
 
 

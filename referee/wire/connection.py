@@ -39,6 +39,7 @@ from typing import cast
 import zmq
 
 from protocol import limits
+from referee.errors import BotFault, EnvironmentProblem
 from referee.wire import peers
 from referee.wire.connection_cap import BotSockets, ConnectionCap, Flood, OwnerOfPid, read_ipc_client, read_tcp_client
 
@@ -71,7 +72,7 @@ class Transport(enum.StrEnum):
     TCP = "tcp"
 
 
-class HandshakeRefused(ValueError):
+class HandshakeRefused(BotFault, ValueError):
     """A hello that cannot bind its connection; the reason is sent back in `refused`."""
 
 
@@ -113,7 +114,7 @@ def new_token() -> str:
     return secrets.token_hex(16)
 
 
-class LookupBudgetSpent(RuntimeError):
+class LookupBudgetSpent(EnvironmentProblem, RuntimeError):
     """No time is left for finding the sender of a message."""
 
 

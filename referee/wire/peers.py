@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from referee.errors import EnvironmentProblem
 from referee.wire import sock_diag
 
 _UCRED = struct.Struct("3i")
@@ -64,11 +65,11 @@ class SocketRow:
     inode: int
 
 
-class SocketTableError(ValueError):
+class SocketTableError(EnvironmentProblem, ValueError):
     """A line of /proc/net/tcp that does not read as a socket."""
 
 
-class LookupExpired(TimeoutError):
+class LookupExpired(EnvironmentProblem, TimeoutError):
     """The search for the process behind a connection reached its deadline."""
 
 

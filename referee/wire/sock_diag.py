@@ -23,6 +23,8 @@ import socket
 import struct
 from dataclasses import dataclass
 
+from referee.errors import EnvironmentProblem
+
 NETLINK_SOCK_DIAG = 4
 SOCK_DIAG_BY_FAMILY = 20
 """The message type of a sock_diag request for one address family (linux/sock_diag.h)."""
@@ -75,7 +77,7 @@ Address = tuple[IPAddress, int]
 _sequence = itertools.count(1)
 
 
-class SockDiagUnavailable(OSError):
+class SockDiagUnavailable(EnvironmentProblem, OSError):
     """The kernel does not answer this sock_diag query (no NETLINK_SOCK_DIAG, no tcp_diag, not permitted, or
     an answer that does not read as one)."""
 

@@ -52,6 +52,20 @@ def test_replay_html_refuses_a_bad_replay_in_one_line(scout_replay: dict[str, An
     assert "is not a replay page" in invoke("replay", "show", str(page)).output
 
 
+def test_replay_html_that_cannot_be_written_says_where_in_one_line(
+    scout_replay: dict[str, Any], tmp_path: Path
+) -> None:
+    source = tmp_path / "game.json"
+    replays.write(source, scout_replay)
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    target = a_file / "page.html"
+    result = invoke("replay", "html", str(source), "-o", str(target))
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    (line,) = result.stderr.splitlines()
+    assert line == f"Error: cannot write {target}: File exists"  # its folder is a file
+
+
 def test_play_writes_pages_beside_or_instead_of_the_replays(tmp_path: Path) -> None:
     both = invoke("play", "scout", "random", "random", "--seed", "1", "--games", "1", "--replay-dir",
                   str(tmp_path / "both"), "--replay-format", "both", *FAST)  # fmt: skip

@@ -21,6 +21,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
+from referee.errors import EnvironmentProblem
 from referee.games import load_game
 
 from .engine import play_random_game
@@ -29,7 +30,7 @@ VALGRIND = "valgrind"
 _INSTRUCTIONS_LINE = re.compile(r"I\s+refs:\s+([\d,]+)")
 
 
-class InstructionCountError(RuntimeError):
+class InstructionCountError(EnvironmentProblem, RuntimeError):
     """valgrind is missing, or its run failed or printed no instruction count."""
 
 

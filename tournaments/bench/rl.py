@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from referee.errors import EnvironmentProblem
 from referee.games import load_game
 
 from .engine import play_random_game
@@ -31,7 +32,7 @@ class ApiSpeed:
         return self.steps / self.seconds
 
 
-class MissingExtra(RuntimeError):
+class MissingExtra(EnvironmentProblem, RuntimeError):
     """The `rl` extra (pettingzoo, gymnasium, open_spiel) is not installed."""
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from referee.errors import BadInput
+
 from ..ratings.tallies import pair_points
 
 DEFAULT_STRENGTH_GAMES = 10
@@ -29,7 +31,7 @@ class Visibility(enum.StrEnum):
     VISIBLE = "visible"
 
 
-class StrengthSpecError(ValueError):
+class StrengthSpecError(BadInput, ValueError):
     """An --against that does not say BASELINE:SHARE[:weight=W][:visibility=V]."""
 
 

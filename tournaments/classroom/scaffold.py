@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from referee.errors import BadInput, EnvironmentProblem
 from referee.games import list_games
 
 TEMPLATE_SUFFIX = ".tmpl"
@@ -65,8 +66,13 @@ _COMMENT = {Language.PYTHON: "# ", Language.C: " * ", Language.JS: "// "}
 _PROGRAMS = {Language.PYTHON: ("bot.py",), Language.C: (), Language.JS: ()}
 
 
-class ScaffoldError(ValueError):
+class ScaffoldError(BadInput, ValueError):
     """A bot that cannot be made there or so (a folder in use, an unknown game, a name unfit for a bot)."""
+
+
+class ScaffoldWriteError(EnvironmentProblem, OSError):
+    """The bot's folder could not be listed, made or written (no permission, a full disk); the message is the
+    system's, naming the path."""
 
 
 @dataclass(frozen=True)
@@ -121,7 +127,15 @@ def _run_command(language: Language, directory: Path) -> tuple[str, tuple[str, .
 
 
 def new_bot(directory: Path, language: Language, game: str = "", name: str | None = None) -> Scaffold:
-    """Write a new bot into `directory` (made if missing; it must be empty), for `game` or, with "", any game."""
+    """Write a new bot into `directory` (made if missing; it must be empty), for `game` or, with "", any game.
+    ScaffoldError if it cannot be made there or so, ScaffoldWriteError if the folder cannot be written."""
+    try:
+        return _write_bot(directory, language, game, name)
+    except OSError as error:
+        raise ScaffoldWriteError(str(error)) from error
+
+
+def _write_bot(directory: Path, language: Language, game: str, name: str | None) -> Scaffold:
     _check(directory, game)
     bot = bot_name(directory, name)
     values = {

@@ -5,12 +5,12 @@ from __future__ import annotations
 import click
 from tabulate import tabulate
 
-from referee.games import GameError, list_games
+from referee.games import list_games
 
 from ..bench.engine import bench_engine, bench_search
-from ..bench.instructions import InstructionCountError, count_instructions
+from ..bench.instructions import count_instructions
 from ..bench.protocol import bench_protocol, bench_reuse, reuse_tables
-from ..bench.rl import MissingExtra, bench_rl
+from ..bench.rl import bench_rl
 from ..league.placement import CpuSet, kept_on, usable_cpus
 from .bench_league import league_bench
 from .bench_ratings import ratings_bench
@@ -72,11 +72,8 @@ def engine(game: str, players: int, seconds: float, instructions: bool, games: i
     if instructions:
         _engine_instructions(game, players, games, seed, as_json)
         return
-    try:
-        result = bench_engine(game, players, seconds, seed)
-        search = bench_search(game, players, seconds / 3, seed)
-    except GameError as error:
-        raise click.ClickException(str(error)) from error
+    result = bench_engine(game, players, seconds, seed)
+    search = bench_search(game, players, seconds / 3, seed)
     figures = {
         "game": result.game,
         "players": result.players,
@@ -105,10 +102,7 @@ def engine(game: str, players: int, seconds: float, instructions: bool, games: i
 
 
 def _engine_instructions(game: str, players: int, games: int, seed: int, as_json: bool) -> None:
-    try:
-        result = count_instructions(game, players, games, seed)
-    except (GameError, InstructionCountError) as error:
-        raise click.ClickException(str(error)) from error
+    result = count_instructions(game, players, games, seed)
     played = result.played
     figures = {
         "game": game,
@@ -336,10 +330,7 @@ def rl(game: str, players: int, seconds: float, seed: int, as_json: bool) -> Non
     built at every step) and the OpenSpiel game (chance nodes not counted), each for --seconds, and prints
     each one's steps/s and how many times slower than the engine it is.
     """
-    try:
-        speeds = bench_rl(game, players, seconds, seed)
-    except (GameError, ValueError, MissingExtra) as error:
-        raise click.ClickException(str(error)) from error
+    speeds = bench_rl(game, players, seconds, seed)
     engine_speed = speeds[0].steps_per_second
     rows = [
         {

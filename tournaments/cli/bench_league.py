@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from ..bench.league import BENCH_LEAGUE, bench_league
-from ..league.league_file import LeagueFileError
 from .options import echo_json, json_option, pin_option, sandbox_option
 from .output import echo
 
@@ -32,10 +31,7 @@ def league_bench(
     target: with --concurrency 2 on 2 idle cores, at least 1.7 times the games/s of --concurrency 1. "cores
     busy" (CPU time of the run and its processes over wall time) shows how many cores the run really got.
     """
-    try:
-        result = bench_league(league or BENCH_LEAGUE, concurrencies or (1, 2), pinned=pinned, sandbox=sandbox)
-    except LeagueFileError as error:
-        raise click.ClickException(str(error)) from error
+    result = bench_league(league or BENCH_LEAGUE, concurrencies or (1, 2), pinned=pinned, sandbox=sandbox)
     runs = [
         {
             "concurrency": run.concurrency,

@@ -8,7 +8,7 @@ import click
 from tabulate import tabulate
 
 from ..bench.ratings import RatingsTiming, bench_ratings, fill_store, synthetic_games
-from ..league.store import LeagueStore, StoreError
+from ..league.store import LeagueStore
 from ..ratings.elo import DEFAULT_BOOTSTRAP
 from .options import echo_json, json_option, tablefmt_option
 from .output import echo
@@ -60,16 +60,13 @@ def ratings_bench(
     if players > bots:
         raise click.UsageError(f"--players {players} needs at least as many --bots, got {bots}")
     rows = []
-    try:
-        with LeagueStore(Path(db) if db else Path(_MEMORY)) as store:
-            for size in sorted(set(sizes or _TARGETS_S)):
-                held = store.game_count()
-                if held < size:
-                    fill_store(store, synthetic_games(size - held, bots, players, seed + held))
-                timing = bench_ratings(store, bootstrap, seed, Path(db).parent if db else None)
-                rows.append(_row(timing))
-    except StoreError as error:
-        raise click.ClickException(str(error)) from error
+    with LeagueStore(Path(db) if db else Path(_MEMORY)) as store:
+        for size in sorted(set(sizes or _TARGETS_S)):
+            held = store.game_count()
+            if held < size:
+                fill_store(store, synthetic_games(size - held, bots, players, seed + held))
+            timing = bench_ratings(store, bootstrap, seed, Path(db).parent if db else None)
+            rows.append(_row(timing))
     if as_json:
         echo_json({"store": db or "memory", "runs": rows})
         return

@@ -10,7 +10,7 @@ import click
 
 from referee.games import list_games
 
-from ..classroom.scaffold import DEFAULT_GAME, Language, ScaffoldError, new_bot
+from ..classroom.scaffold import DEFAULT_GAME, Language, new_bot
 from .output import echo
 
 
@@ -36,10 +36,7 @@ def new_bot_command(directory: Path, language: str, game: str | None, name: str 
     The bot plays a random legal action, with comments on where to make it smarter; as written it passes
     `referee check-bot`. Prints how to build, play and check it.
     """
-    try:
-        scaffold = new_bot(directory, Language(language), game or "", name)
-    except (ScaffoldError, OSError) as error:
-        raise click.ClickException(str(error)) from error
+    scaffold = new_bot(directory, Language(language), game or "", name)
     echo(f"wrote {scaffold.name} ({scaffold.language.value}) in {scaffold.directory}:")
     for path in scaffold.files:
         echo(f"  {path.name}")

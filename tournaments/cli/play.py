@@ -13,13 +13,11 @@ import click
 from tabulate import tabulate
 
 from protocol.safe_text import one_line
-from referee.botspec import HUMAN, UnknownBot, resolve_bot, unique_names
+from referee.botspec import HUMAN, resolve_bot, unique_names
 from referee.deals import DealKey
-from referee.games import GameError, list_games, load_game
+from referee.games import list_games, load_game
 from referee.games.base import MAX_SEED
-from referee.isolation.process import BotStartError
-from referee.isolation.sandbox import SandboxError
-from referee.match import MatchSpecError, run_match
+from referee.match import run_match
 from referee.records import BotRun, GameRecord, Limits, MatchRecord, MatchSpec
 from referee.replay import ReplayWriteError
 from referee.seating import design_games, first_games
@@ -236,10 +234,7 @@ def play(
     if replay_format is not ReplayFormat.JSON and replay_dir is None:
         raise click.UsageError(f"--replay-format {replay_format} writes into --replay-dir: give one")
     terminal = _human_terminal(bots)
-    try:
-        specs = unique_names([resolve_bot(bot, game, named_by_hello=True, terminal=terminal) for bot in bots])
-    except UnknownBot as error:
-        raise click.ClickException(str(error)) from error
+    specs = unique_names([resolve_bot(bot, game, named_by_hello=True, terminal=terminal) for bot in bots])
     logs = Path(log_dir) if log_dir else new_run_dir("play", game)
     count = design_games(len(specs)) if game_count is None else game_count
     key = DealKey.fresh() if seed is None else DealKey.from_seed(seed)
@@ -275,9 +270,7 @@ def play(
     runner = run_match if replay_format is ReplayFormat.JSON else PagesRunner(replay_format)
     try:
         record = runner(spec, on_game, transport=transport)
-    except (GameError, MatchSpecError, BotStartError, SandboxError) as error:
-        raise click.ClickException(str(error)) from error
-    except ReplayWriteError as error:
+    except ReplayWriteError as error:  # kept: the message adds how far the match got, which only this command knows
         raise click.ClickException(f"{error} (stopped after {len(played)} of {count} game(s))") from error
     except KeyboardInterrupt:
         echo(f"Stopped after {len(played)} of {count} game(s); the bots are stopped.", err=True)

@@ -9,7 +9,6 @@ import click
 
 from referee import replay as replays
 
-from ..pages.html import AssetError
 from ..pages.replay_source import load_replay
 from ..pages.text import render_text
 from ..pages.writer import page_path, write_replay_page
@@ -29,12 +28,9 @@ def replay() -> None:
 def show(file: str) -> None:
     """Print the game in FILE round by round: hands, every action with its cards and time, faults, each round's
     end with its scores (SCOUT) or pot, showdown and chips (Scauver), and the result."""
-    try:
-        data = load_replay(file)
-        replays.verify(data)
-        echo(render_text(data))
-    except (replays.ReplayError, replays.ReplayMismatch) as error:
-        raise click.ClickException(str(error)) from error
+    data = load_replay(file)
+    replays.verify(data)
+    echo(render_text(data))
 
 
 @replay.command()
@@ -52,14 +48,9 @@ def html(file: str, output: str | None) -> None:
     target = Path(output) if output else page_path(file)
     if target.resolve() == Path(file).resolve():
         raise click.UsageError(f"{file} is the replay itself: give another --output")
-    try:
-        data = load_replay(file)
-        replays.verify(data)
-        write_replay_page(data, target)
-    except (replays.ReplayError, replays.ReplayMismatch, AssetError) as error:
-        raise click.ClickException(str(error)) from error
-    except OSError as error:
-        raise click.ClickException(f"cannot write {target}: {error.strerror or error}") from error
+    data = load_replay(file)
+    replays.verify(data)
+    write_replay_page(data, target)
     echo(str(target))
 
 

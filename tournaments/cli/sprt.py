@@ -7,16 +7,13 @@ from typing import Any
 
 import click
 
-from referee.botspec import UnknownBot, resolve_bot, unique_names
-from referee.games import GameError, list_games, load_game
-from referee.isolation.process import BotStartError
-from referee.isolation.sandbox import SandboxError
-from referee.match import MatchSpecError
+from referee.botspec import resolve_bot, unique_names
+from referee.games import list_games, load_game
 from referee.records import Limits
 from referee.wire.connection import Transport
 
-from ..league.executors import ExecutorError, LocalExecutor, default_concurrency
-from ..ratings.sprt import Decision, SprtConfigError, SprtState, SprtTest
+from ..league.executors import LocalExecutor, default_concurrency
+from ..ratings.sprt import Decision, SprtState, SprtTest
 from ..sprt_match import DEFAULT_BATCH_PAIRS, SprtPlan, SprtResult, play_sprt
 from .options import echo_json, json_option, limits_options, pin_option, sandbox_option, seed_option, transport_option
 from .output import echo
@@ -90,23 +87,20 @@ def sprt_command(
     info = load_game(game).info
     if not info.min_players <= 2 <= info.max_players:
         raise click.UsageError(f"{game} is not played by two seats ({info.min_players} to {info.max_players})")
-    try:
-        new, base = unique_names([resolve_bot(new_bot, game), resolve_bot(base_bot, game)])
-        plan = SprtPlan(
-            game=game,
-            new=new,
-            base=base,
-            test=SprtTest(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta),
-            max_pairs=max_pairs,
-            seed=seed,
-            batch_pairs=batch_pairs,
-            limits=limits,
-            transport=transport,
-            concurrency=concurrency or default_concurrency(),
-            sandbox=sandbox,
-        )
-    except (UnknownBot, SprtConfigError) as error:
-        raise click.ClickException(str(error)) from error
+    new, base = unique_names([resolve_bot(new_bot, game), resolve_bot(base_bot, game)])
+    plan = SprtPlan(
+        game=game,
+        new=new,
+        base=base,
+        test=SprtTest(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta),
+        max_pairs=max_pairs,
+        seed=seed,
+        batch_pairs=batch_pairs,
+        limits=limits,
+        transport=transport,
+        concurrency=concurrency or default_concurrency(),
+        sandbox=sandbox,
+    )
     if plan.concurrency > default_concurrency():
         echo(
             f"warning: --concurrency {plan.concurrency} is more than the {default_concurrency()} cores here; bots may "
@@ -128,8 +122,6 @@ def sprt_command(
 
     try:
         result = play_sprt(plan, executor, on_batch)
-    except (GameError, MatchSpecError, BotStartError, ExecutorError, SandboxError) as error:
-        raise click.ClickException(str(error)) from error
     except KeyboardInterrupt:
         counted = progress[0].state.pentanomial.pairs if progress else 0
         echo(f"Interrupted before a decision; {counted} pairs counted (see the last LLR line).", err=True)

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from referee.botspec import POLICY_MODULE
+from referee.errors import BadInput
 
 INTERPRETERS = re.compile(
     r"(python|pypy|node|nodejs|deno|bun|ruby|perl|php|lua|luajit|bash|sh|dash|zsh|ksh|java|Rscript|julia|"
@@ -35,7 +36,7 @@ INTERPRETERS = re.compile(
 """Names (without a version suffix such as 3.11) of programs that run another file: the bot is that file."""
 
 
-class ProgramUnreadable(OSError):
+class ProgramUnreadable(BadInput, OSError):
     """The file that identifies a bot's program cannot be found or read."""
 
 

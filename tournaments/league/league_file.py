@@ -99,6 +99,7 @@ from typing import Any
 from protocol import limits as protocol_limits
 from protocol.safe_text import UnsafeName, checked_name, skeleton
 from referee.botspec import UnknownBot, resolve_bot
+from referee.errors import BadInput
 from referee.games import GameError, load_game
 from referee.games.base import MAX_SEED
 from referee.records import BotSpec, FaultPolicy, Limits
@@ -108,7 +109,7 @@ from .identity import ProgramUnreadable, program_digest
 from .submissions import Submission, anchored, cannot_run, folder_digest, normalised, submission_spec, submissions
 
 
-class LeagueFileError(ValueError):
+class LeagueFileError(BadInput, ValueError):
     """A league file that cannot be read or does not describe a league."""
 
     def __init__(self, path: Path | str, key: str | None, problem: str, fix: str = "") -> None:

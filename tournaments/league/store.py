@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from referee.deals import DealKey
+from referee.errors import BadInput, RefereeError
 from referee.isolation.sandbox import Isolation
 from referee.records import GameRecord, Limits
 
@@ -135,11 +136,11 @@ CREATE TABLE IF NOT EXISTS timings (
 """
 
 
-class StoreError(Exception):
+class StoreError(RefereeError):
     """A store that cannot be opened or read."""
 
 
-class StoreMismatch(StoreError, ValueError):
+class StoreMismatch(StoreError, BadInput, ValueError):
     """The league file describes games that are not comparable with the ones in the store."""
 
 
@@ -151,7 +152,7 @@ class BotChanged(StoreMismatch):
         self.bots = tuple(bots)
 
 
-class UnknownStoredBot(StoreError, LookupError):
+class UnknownStoredBot(StoreError, BadInput, LookupError):
     """A bot name the store does not hold."""
 
 

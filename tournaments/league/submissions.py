@@ -59,6 +59,7 @@ from referee.botspec import (
     policy_target,
     resolve_bot,
 )
+from referee.errors import BadInput
 from referee.records import BotSpec
 
 MANIFEST = "bot.toml"
@@ -76,7 +77,7 @@ class Transport(enum.StrEnum):
     STDIO = "stdio"
 
 
-class ManifestError(ValueError):
+class ManifestError(BadInput, ValueError):
     """A bot.toml that cannot be read or says something this referee does not understand."""
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from referee import replay as replays
+from referee.errors import EnvironmentProblem
 from referee.match import run_match
 from referee.records import GameRecord, MatchRecord, MatchSpec
 
@@ -34,16 +35,28 @@ class PageWarning(UserWarning):
     """A replay page could not be written; the JSON replay is kept."""
 
 
+class PageWriteError(EnvironmentProblem, OSError):
+    """A replay page that could not be written (its folder cannot be made, no permission, a full disk)."""
+
+    def __init__(self, path: Path, error: OSError) -> None:
+        super().__init__(f"cannot write {path}: {error.strerror or error}")
+        self.errno = error.errno
+
+
 def page_path(replay_path: Path | str) -> Path:
     return Path(replay_path).with_suffix(".html")
 
 
 def write_replay_page(replay: dict[str, Any], path: Path) -> Path:
-    """Render `replay` into `path` (through a temporary file, so no half-written page is ever seen)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".html.tmp")
-    temporary.write_text(render_replay_page(replay), encoding="utf-8")
-    temporary.replace(path)
+    """Render `replay` into `path` (through a temporary file, so no half-written page is ever seen); PageWriteError
+    if it cannot be written."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(".html.tmp")
+        temporary.write_text(render_replay_page(replay), encoding="utf-8")
+        temporary.replace(path)
+    except OSError as error:
+        raise PageWriteError(path, error) from error
     return path
 
 

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from referee.errors import BadInput
+
 ELO_PER_NAT = 400 / math.log(10)
 DEFAULT_TOLERANCE = 1e-10
 _MAX_ITERATIONS = 100
@@ -29,7 +31,7 @@ _ROUNDING = 1e-12
 FloatArray = NDArray[np.float64]
 
 
-class NoMaximumError(ArithmeticError):
+class NoMaximumError(BadInput, ArithmeticError):
     """The likelihood has no finite maximum (the pool is not strongly connected)."""
 
 

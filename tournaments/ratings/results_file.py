@@ -14,10 +14,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from referee.errors import BadInput
 from referee.games.base import shared_ranks
 
 
-class ResultsFileError(ValueError):
+class ResultsFileError(BadInput, ValueError):
     """A line that is not a game result; the message names the line and what is wrong."""
 
 

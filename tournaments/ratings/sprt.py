@@ -28,6 +28,8 @@ import enum
 import math
 from dataclasses import dataclass
 
+from referee.errors import BadInput
+
 PAIR_OUTCOMES = 5
 """New bot's points in a pair: 0, 1/2, 1, 3/2, 2 (the pentanomial cells)."""
 EMPTY_CELL = 1e-3
@@ -39,7 +41,7 @@ ELO_CAP = 1000.0
 _Z95 = 1.959963984540054
 
 
-class SprtConfigError(ValueError):
+class SprtConfigError(BadInput, ValueError):
     """Bounds or error rates that make no test (elo0 >= elo1, alpha or beta outside (0, 1), alpha + beta >= 1,
     Elo beyond +-ELO_CAP, or a test that one pair of games would decide)."""
 

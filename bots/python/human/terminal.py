@@ -7,12 +7,13 @@ import shutil
 from collections.abc import Sequence
 
 from protocol.safe_text import one_line
+from referee.errors import EnvironmentProblem
 
 CLEAR = "\x1b[H\x1b[2J"
 """ANSI: cursor home, erase the screen (every request starts on a clean screen)."""
 
 
-class TerminalUnavailable(OSError):
+class TerminalUnavailable(EnvironmentProblem, OSError):
     """The path names no terminal this program can open."""
 
 

@@ -30,7 +30,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .. import Game, GameState, load_game
-from ..base import MAX_SEED
+from ..base import MAX_SEED, ConfigError
 from .codec import codec_for, legal_index
 from .features import feature_size, features
 from .rewards import rank_rewards, score_rewards
@@ -59,7 +59,7 @@ class CardGameEnv(AECEnv):
         self.game: Game = load_game(game)
         info = self.game.info
         if type(players) is not int or not info.min_players <= players <= info.max_players:
-            raise ValueError(f"{game} is for {info.min_players} to {info.max_players} players, not {players!r}")
+            raise ConfigError(f"{game} is for {info.min_players} to {info.max_players} players, not {players!r}")
         self.players = players
         self.config = self.game.resolve_config(options)
         self.render_mode = render_mode
