@@ -37,7 +37,7 @@ INCLUDED = {
 
 
 def key_table(entries: Iterable[keys.Key]) -> str:
-    rows = [f"| `{key.name}` | {key.type} | {key.default or '(required)'} | {key.meaning} |" for key in entries]
+    rows = [f"| `{key.name}` | {key.type} | {key.default or '-'} | {key.meaning} |" for key in entries]
     return "\n".join(["| key | type | default | meaning |", "| --- | --- | --- | --- |", *rows])
 
 
@@ -117,3 +117,12 @@ def expand(markdown: str, page_uri: str) -> str:
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     return expand(markdown, page.file.src_uri)
+
+
+UNSET_DEFAULT = "<code>Sentinel.UNSET</code>"
+"""What mkdocs-click (0.9) prints as the default of an option without one under click 8.3, which marks those with
+a sentinel: the table then shows a dash, as for any option without a default."""
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    return html.replace(UNSET_DEFAULT, "-")

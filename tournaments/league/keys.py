@@ -11,8 +11,8 @@ from protocol import limits
 
 @dataclass(frozen=True)
 class Key:
-    """One key: its name, its TOML type, its default (as a reader would write it, "" when it must be given
-    or has none), and what it means."""
+    """One key: its name, its TOML type, its default (as a reader would write it; "" when the key must be
+    given, which its meaning then says), and what it means."""
 
     name: str
     type: str
@@ -37,8 +37,13 @@ LEAGUE_KEYS: tuple[Key, ...] = (
         '"round-robin"',
         '"round-robin", "gauntlet" (with challenger) or "baselines" (every other bot meets the baselines).',
     ),
-    Key("challenger", "string", "", "The gauntlet's bot: it sits at every table."),
-    Key("baselines", "array of strings", "bots with baseline = true", "The baselines schedule's baselines."),
+    Key("challenger", "string", "", "The gauntlet's bot: it sits at every table. Required with the gauntlet."),
+    Key(
+        "baselines",
+        "array of strings",
+        "bots with baseline = true",
+        "The baselines schedule's baselines. Required with that schedule unless bots are marked baseline.",
+    ),
     Key("max_tables", "integer", "every table", "Above this many tables, a balanced sample of them."),
     Key(
         "peers",
@@ -69,7 +74,7 @@ LEAGUE_KEYS: tuple[Key, ...] = (
     Key("resolution", "number", "100", "Elo: adjacent bots known within +/- this are close enough."),
     Key("min_games", "integer", "20", "A pair is decided only when both bots have this many games."),
     Key("anchor", "table", "none", "One bot's fixed Elo in the tables: `[anchor]` then `random = 0`."),
-    Key("limits", "table", "", "Clocks and memory: the keys below."),
+    Key("limits", "table", "the defaults below", "Clocks and memory: the keys below."),
     Key("config", "table", "the game's defaults", "Game options; `referee games` lists them."),
     Key("marks", "table", "none", "Per baseline, [[score share, mark], ...]: a mark from the shares reached."),
     Key("pseudonyms", "table", '"student N"', "What a published leaderboard calls each bot."),
@@ -92,7 +97,12 @@ LIMIT_KEYS: tuple[Key, ...] = (
 
 BOT_KEYS: tuple[Key, ...] = (
     Key("name", "string", "", "The bot's name in the league. Required."),
-    Key("command", "string", "", "A BOT as for `referee play`: built-in name, path, command line, stdio:BOT."),
+    Key(
+        "command",
+        "string, or array of words",
+        "",
+        "A BOT as for `referee play`: built-in name, path, command line, stdio:BOT. Required.",
+    ),
     Key("cwd", "path", "where referee runs", "The bot's working folder, relative to the league file."),
     Key("version", "string", "the program's digest", "Identifies the program instead of its file's digest."),
     Key("env", "table of strings", "none", "Environment variables for this bot."),
@@ -102,7 +112,7 @@ BOT_KEYS: tuple[Key, ...] = (
 
 EACH_KEYS: tuple[Key, ...] = (
     Key("each", "string", "", "A glob of folders relative to the league file: one bot per folder, named after it."),
-    Key("command", "string", "bot.toml's, else found", "What runs each bot, in its folder."),
+    Key("command", "string, or array of words", "bot.toml's, else found", "What runs each bot, in its folder."),
 )
 """A `[[bots]]` entry that names a folder of submissions."""
 
