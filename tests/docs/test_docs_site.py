@@ -133,3 +133,11 @@ def test_every_relative_link_of_the_readme_exists() -> None:
     for target in targets:
         if not re.match(r"^[a-z]+:", target):
             assert (ROOT / target).exists(), target
+
+
+def test_the_exit_statuses_page_has_every_status_the_help_names() -> None:
+    said = (main.help or "").split("Exit status:")[1]
+    statuses = set(re.findall(r"\b\d+\b", said))
+    assert {"0", "1", "2", "130", "143"} <= statuses
+    rows = set(re.findall(r"^\| (\d+) \|", (ROOT / "docs" / "reference" / "faults.md").read_text(), re.MULTILINE))
+    assert rows == statuses
