@@ -98,6 +98,8 @@ def included(path: str, page_uri: str) -> str:
         if resolved in INCLUDED:
             relative = posixpath.relpath(INCLUDED[resolved], page_dir or ".")
             return f"[{label}]({relative}{'#' + anchor if anchor else ''})"
+        if label.strip("`") in (resolved, file, posixpath.basename(resolved)):
+            return f"`{resolved}`"
         return f"{label} (`{resolved}`)"
 
     return LINK.sub(relink, text)
