@@ -51,7 +51,8 @@ MEMORY_LIMIT_MEANING = (
     "Memory limit of each bot, in MiB: of the bot as a whole (all its processes, its /tmp and HOME files "
     "included) where the machine has cgroups for bots, else of each of its processes (RLIMIT_DATA)."
 )
-"""What --memory and a league file's memory_mb limit: the CLI's help and the README say it in these words."""
+"""What --memory and a league file's memory_mb limit: the CLI's help and the docs' league-file reference say it
+in these words."""
 DEFAULT_LOG_CAP_BYTES = 1024 * 1024
 DEFAULT_STALE_REPLY_LIMIT = 1000
 """Stale or unsolicited messages a seat may send in one game before it is faulted for flooding."""

@@ -8,7 +8,7 @@ path/to/bot.py                              -> sys.executable path/to/bot.py
 path/to/bot (executable)                    -> path/to/bot
 "node bots/js/random.js --fast"             -> the shell words, whose program must exist
 policy:FILE.npz                             -> sys.executable -m bots.python.policy_bot --policy FILE.npz: a
-                                               trained policy (docs/training.md)
+                                               trained policy (docs/tutorials/train-a-policy.md)
 policy:FILE.py[:FUNCTION]                   -> the same with --choose FILE.py [--function FUNCTION]: any
                                                choose(observation, legal_actions) function as a bot
 stdio:BOT                                   -> BOT (any of the above) behind the stdio bridge

@@ -1,4 +1,5 @@
-"""docs/training.md stays true: its commands run in a fresh folder, in the order written, on a tiny budget.
+"""docs/tutorials/train-a-policy.md stays true: its commands run in a fresh folder, in the order written, on a
+tiny budget.
 
 Blocks by info string, as in tests/test_tutorial.py: `sh` lines are commands (bash, must exit 0), `sh once`
 is the installation (this environment already is it), `LANGUAGE FILE` is the content of FILE. The one
@@ -18,7 +19,7 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-TUTORIAL = Path(__file__).resolve().parents[1] / "docs" / "training.md"
+TUTORIAL = Path(__file__).resolve().parents[1] / "docs" / "tutorials" / "train-a-policy.md"
 BIN = Path(sys.executable).parent
 FULL_BUDGET = "--minutes 10"
 TINY_BUDGET = "--minutes 0.02"

@@ -1,4 +1,4 @@
-"""docs/tutorial.md stays true: its commands are run in a fresh folder, in the order written.
+"""docs/tutorials/first-bot.md stays true: its commands are run in a fresh folder, in the order written.
 
 The tutorial's fenced blocks say what the test does with them, by their info string:
 - `sh`: each line is a command, run with bash in the folder; it must exit with status 0;
@@ -27,7 +27,7 @@ import pytest
 from tmux_screen import EXITED, TMUX, TmuxScreen
 
 CHECKOUT = Path(__file__).resolve().parents[1]
-TUTORIAL = CHECKOUT / "docs" / "tutorial.md"
+TUTORIAL = CHECKOUT / "docs" / "tutorials" / "first-bot.md"
 COMMAND_TIMEOUT_S = 600
 NOT_COPIED = shutil.ignore_patterns(".git", ".venv", "__pycache__", "node_modules", "*.sqlite", "*.egg-info")
 PROMPT = re.compile(r"your decision (\d+)\)[\s\S]*Your move, 1 to \d+ \(Ctrl-C stops the match\):$")

@@ -2,8 +2,8 @@
 
 The policy scores every legal action a of an observation by w . phi(observation, a) and picks a with
 probability proportional to exp(score): small enough to train with numpy in minutes (bots/python/
-train_policy.py, docs/training.md) and to play inside the referee's clock. phi reads only the observation
-and the action, what the referee sends the seat.
+train_policy.py, docs/tutorials/train-a-policy.md) and to play inside the referee's clock. phi reads only the
+observation and the action, what the referee sends the seat.
 
 A policy file is a numpy .npz with `game` (the game's name) and `weights` (one float per feature).
 """

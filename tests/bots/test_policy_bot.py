@@ -2,7 +2,8 @@
 
 `policy:FILE` resolves to bots/python/policy_bot with that file, relative to a league file's folder in a
 league; the league's store identifies such a bot by its policy file (a retrained policy is noticed); the
-policy plays a legal action of either game. docs/training.md runs the whole way (tests/test_training.py).
+policy plays a legal action of either game. docs/tutorials/train-a-policy.md runs the whole way
+(tests/test_training.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """check-bot: the verdict and its reason for every built-in bot (they conform) and for the hostile fixture
 bots (each fails for its own reason, or conforms where the referee tolerates it), the report's forms (text,
-the project's JSON as docs/check-bot.md documents it, Gradescope's results.json checked against its
+the project's JSON as docs/how-to/check-a-bot.md documents it, Gradescope's results.json checked against its
 documented format), and the exit status."""
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ def test_the_schema_check_catches_what_gradescope_would_refuse() -> None:
 
 
 def _documented_example() -> dict:
-    doc = (ROOT / "docs" / "check-bot.md").read_text()
+    doc = (ROOT / "docs" / "how-to" / "check-a-bot.md").read_text()
     [block] = re.findall(r"```json\n(.*?)```", doc, flags=re.DOTALL)
     return json.loads(block)
 

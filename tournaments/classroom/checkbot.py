@@ -205,7 +205,7 @@ def isolation_refusal(sandbox: bool, allow_partial: bool) -> str | None:
     return (
         f"check-bot needs the full sandbox and this machine gives {found.isolation.value} isolation (missing: "
         f"{missing}); {accept}--no-sandbox runs the bot unsandboxed, as this user, able to read and change its "
-        "files (docs/check-bot.md: running it in an autograder's container)"
+        "files (docs/how-to/autograde.md: running check-bot in an autograder's container)"
     )
 
 

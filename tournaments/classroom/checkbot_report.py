@@ -1,4 +1,4 @@
-"""A check-bot report in its three forms: text for a person, the project's JSON (docs/check-bot.md), and
+"""A check-bot report in its three forms: text for a person, the project's JSON (docs/how-to/check-a-bot.md), and
 Gradescope's results.json (tournaments/classroom/gradescope.py).
 
 Gradescope tests, one point each: the handshake; one per player count ("every game without a fault"); the

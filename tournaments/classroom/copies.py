@@ -24,7 +24,7 @@ Three measures, each over pairs of students (bots that are not baselines):
   compared, at least AGREE_SHARE agreed, and the agreements exceed chance by Z_FLAG standard deviations
   (binomial, each position its own chance). Two deterministic programs that decide alike are flagged even if
   their code differs: the flag says how often they agreed and how often chance would have. It needs the
-  games' replays (the league's replay_dir) and replays every game once: about 1 ms a game (README, Copies).
+  games' replays (the league's replay_dir) and replays every game once: about 1 ms a game (docs/results.md, Grading).
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ BENCH_RESOLUTION = 20.0
     show_default=True,
     help=f"As on `tournament run` (Elo), whose default is {DEFAULT_RESOLUTION:g}. The bench's is finer: at "
     f"+/-{DEFAULT_RESOLUTION:g} both schedules order every pair that far apart early, and what tau measures "
-    "beyond is near ties, a coin flip to both (README: Benchmarks).",
+    "beyond is near ties, a coin flip to both (docs/explanation/ratings.md, or the docs site's 'Ratings' page).",
 )
 @click.option("--top", type=click.IntRange(min=1), default=3, show_default=True, help="Top-k checked as a set.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the leagues and their games.")

@@ -144,7 +144,7 @@ def _baseline_names(game: str, tests: tuple[StrengthTest, ...]) -> tuple[tuple[S
     type=click.Choice([f.value for f in ReportFormat]),
     default=ReportFormat.TEXT.value,
     show_default=True,
-    help="text; json (the project's schema, docs/check-bot.md); gradescope (an autograder's results.json, "
+    help="text; json (the project's schema, docs/how-to/check-a-bot.md); gradescope (an autograder's results.json, "
     "written even when the bot cannot run; no path of this machine in it).",
 )
 @click.option(

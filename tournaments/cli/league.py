@@ -117,7 +117,8 @@ crosstable_option = click.option(
     is_flag=True,
     help="After the schedule, keep playing rounds of matches where the table's order is undecided, until every "
     "adjacent pair is separated (--settle-los) or known within --resolution, or --max-games is spent "
-    "(README: Settled tables). [default: the league file's until_settled]",
+    "(docs/how-to/settle-a-table.md, or the docs site's 'Settle a table' page). [default: the league file's "
+    "until_settled]",
 )
 @click.option(
     "--max-games",
@@ -125,7 +126,7 @@ crosstable_option = click.option(
     default=None,
     help="The settling budget: stop before the stored games (all of them) would pass N. [default: the league "
     "file's max_games, else the schedule's games plus, for every adjacent pair, twice the games two equal bots need "
-    "to be known within --resolution: 186 at 100 Elo (README: Settled tables)]",
+    "to be known within --resolution: 186 at 100 Elo (docs/explanation/ratings.md, or the docs site's 'Ratings')]",
 )
 @settle_rule_options
 @anchor_option

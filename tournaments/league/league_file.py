@@ -1,62 +1,7 @@
 """League files: a TOML description of a tournament, parsed and checked into a frozen `League`.
 
-    name = "scout-4"               # optional; default: the file's stem
-    game = "scout"
-    players = 4                    # seats per table
-    seed = 1                       # the schedule (tables) derives from it; the deals do not (see below)
-    deals_per_match = 6            # a multiple of the balanced design's deals; games = deals x players
-    schedule = "round-robin"       # or "gauntlet" (then: challenger = "bot name"), or "baselines" (then:
-                                   # baselines = ["random", "heuristic"]: every other bot meets those)
-    max_tables = 40                # optional: a balanced sample when there are more tables than this
-    peers = 1                      # optional, baselines schedule only: each student also meets students at
-                                   # 2 x peers tables (so that copies show in their actions); default 0
-    fault_policy = "forfeit"       # or "substitute" (then fault_budget faults before a forfeit)
-    max_timeouts = 3               # optional: after 3 timeouts in a match a bot is stopped and forfeits the
-                                   # match's remaining games (each fault says why); default: never
-    replay_dir = "replays"         # optional, relative to this file: one replay per game
-    log_dir = "logs"               # optional, relative to this file: the bots' output, MATCH/BOT.log
-                                   # (default: LEAGUE.logs/ beside this file)
-    ponder = false                 # optional: true lets bots run while not on move (see README, "Pondering")
-    until_settled = true           # optional: after the schedule, play until the table is settled
-                                   # (tournaments/settle.py), as `tournament run --until-settled`
-    max_games = 2000               # optional: the settling budget, every stored game counted
-    settle_los = 0.95              # optional: the LOS that separates two adjacent bots (0.5 < it < 1)
-    resolution = 20                # optional: Elo; adjacent bots whose difference is known within +/- this
-                                   # are close enough (tournaments/ratings/settling.py)
-    min_games = 20                 # optional: a pair is decided only when both bots have this many games
-
-    [anchor]                       # optional: fix one bot's Elo in the tables (as --anchor random=0)
-    random = 0
-
-    [limits]                       # optional; defaults from protocol/limits.py
-    move_time_ms = 1000
-    startup_time_s = 10
-    time_bank_ms = 0
-
-    [config]                       # optional game options (`referee games` lists them)
-
-    [pseudonyms]                   # optional: what a published leaderboard calls each bot (else "student N")
-    ann = "Blue Heron"
-
-    [marks]                        # optional: marks from the score share against each baseline (the highest
-    heuristic = [[0.5, 60], [0.6, 80]]   # mark any reached threshold gives; tournaments/classroom/marks.py)
-    random = [[0.5, 40]]
-
-    [[bots]]
-    name = "heuristic"
-    command = "heuristic"          # a BOT as on `referee play`: built-in name, path, command line, stdio:BOT
-    cwd = "bots/mine"              # optional working directory, relative to this file
-    version = "2.1"                # optional: identifies the program instead of its file's digest
-    env = { LEVEL = "3" }          # optional environment variables for this bot (see BotSpec.env)
-    baseline = true                # optional: a bot students are measured against (reported apart)
-
-    [[bots]]
-    each = "submissions/*"         # one bot per folder that matches (relative to this file), named after it
-    command = "python3 bot.py"     # optional, run in the folder; default: bot.toml's, or bot.py, ./bot or
-                                   # bot.js found there (tournaments/league/submissions.py); a folder named
-                                   # like another bot is skipped (League.skipped says why)
-    build_dir = "builds"           # optional (top level), relative to this file: where folders with a build
-                                   # are copied and built (default: LEAGUE.builds/; tournaments/league/builds.py)
+Every key, with its type, default and meaning, is in tournaments/league/keys.py: the parser refuses any other,
+and the docs site's league-file reference (docs/reference/league-file.md) is built from the same list.
 
 A relative program path in a bot's command (its first word) is relative to its cwd if it has one, else to the
 league file's folder. The bot runs in its cwd, else in the folder the referee was started from, so a relative
@@ -105,6 +50,7 @@ from referee.games.base import MAX_SEED
 from referee.records import BotSpec, FaultPolicy, Limits
 from referee.seating import design_deals
 
+from . import keys
 from .identity import ProgramUnreadable, program_digest
 from .submissions import Submission, anchored, cannot_run, folder_digest, normalised, submission_spec, submissions
 
@@ -201,41 +147,10 @@ class League:
         return self.path.with_suffix(".sqlite")
 
 
-_TOP_KEYS = frozenset(
-    {
-        "name",
-        "game",
-        "players",
-        "seed",
-        "deals_per_match",
-        "schedule",
-        "challenger",
-        "baselines",
-        "max_tables",
-        "peers",
-        "fault_policy",
-        "fault_budget",
-        "max_timeouts",
-        "replay_dir",
-        "log_dir",
-        "build_dir",
-        "ponder",
-        "until_settled",
-        "max_games",
-        "settle_los",
-        "resolution",
-        "min_games",
-        "anchor",
-        "limits",
-        "config",
-        "marks",
-        "pseudonyms",
-        "bots",
-    }
-)
-_LIMIT_KEYS = ("move_time_ms", "startup_time_s", "time_bank_ms", "memory_mb")
-_BOT_KEYS = frozenset({"name", "command", "cwd", "version", "env", "baseline"})
-_EACH_KEYS = frozenset({"each", "command"})
+_TOP_KEYS = frozenset(keys.names(keys.LEAGUE_KEYS))
+_LIMIT_KEYS = keys.names(keys.LIMIT_KEYS)
+_BOT_KEYS = frozenset(keys.names(keys.BOT_KEYS))
+_EACH_KEYS = frozenset(keys.names(keys.EACH_KEYS))
 
 
 def load_league(path: Path | str) -> League:

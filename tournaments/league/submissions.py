@@ -4,13 +4,8 @@
     each = "submissions/*"          # a glob relative to the league file: every folder it matches is a bot
     command = "python3 bot.py"      # optional: run in each folder (cwd = the folder); default: found there
 
-A folder may describe itself in a `bot.toml` (MANIFEST), every key optional:
-
-    command = "./bot"               # what runs the bot in its folder (after the build)
-    transport = "stdio"             # "zmq" (default) or "stdio": JSON lines on stdin/stdout (PROTOCOL.md)
-    build = "make"                  # run once, in the sandbox, before the bot's matches (tournaments.league.builds)
-    language = "c"                  # for the teacher's report only
-    version = "1.2"                 # for the teacher's report only (the folder's digest notices every change)
+A folder may describe itself in a `bot.toml` (MANIFEST), every key optional; the keys are
+tournaments/league/keys.py's MANIFEST_KEYS, which the docs site's bot.toml reference is built from.
 
 The manifest's command wins over the `each` entry's, which wins over the one found. Found in a folder, in
 this order: `bot.py` (run by the referee's Python, which has the SDK), an executable `bot` (a compiled bot),
@@ -62,6 +57,8 @@ from referee.botspec import (
 from referee.errors import BadInput
 from referee.records import BotSpec
 
+from .keys import MANIFEST_KEYS, names
+
 MANIFEST = "bot.toml"
 FOUND_IN_ORDER = (("bot.py", "bot.py"), ("bot", "./bot"), ("bot.js", "node bot.js"))
 """(file in the folder, the command that runs it there)."""
@@ -69,7 +66,7 @@ BUILD_FILES = ("Makefile", "makefile", "GNUmakefile", "CMakeLists.txt", "build.s
 IGNORED_NAMES = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache", ".DS_Store"})
 IGNORED_SUFFIXES = (".pyc", ".pyo", ".log")
 MAX_MANIFEST_BYTES = 65536
-_MANIFEST_KEYS = ("command", "transport", "build", "language", "version")
+_MANIFEST_KEYS = names(MANIFEST_KEYS)
 
 
 class Transport(enum.StrEnum):

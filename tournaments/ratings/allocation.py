@@ -33,7 +33,7 @@ the results gives every contrast, the scale above all, information that grows wi
 results (a condition under which the estimates of an adaptive design are normal with the usual variance, Lai and Wei
 1982), and the adaptive share then moves them less. With a quarter as many uniform tables the Elo intervals
 held the true Elo 86% of the time at 20 bots x 4 seats (6 leagues) and 88% at 50 x 2 (3 leagues), 57-84%
-with none; the figures with as many again are in the README (Benchmarks).
+with none; the figures with as many again are in docs/results.md (Settling against a round robin).
 
 Pairs already separated, or known to be close enough, get one table a round and no growth: a
 guard against the bias of stopping, as a pair frozen at the round it looked separated keeps the overestimate

@@ -68,7 +68,8 @@ __all__ = [
 DEFAULT_LEVEL = 0.95
 DEFAULT_RESOLUTION = 100.0
 """Elo. Two equal bots are known within +/-100 of each other after about 190 games between them
-(tie_games), which a league of a few bots plays in minutes; +/-20 takes about 4,600 (README, Settled tables)."""
+(tie_games), which a league of a few bots plays in minutes; +/-20 takes about 4,600 (docs/explanation/ratings.md,
+Settling)."""
 DEFAULT_MIN_GAMES = 20
 DECISIVE_SHARE = 0.01
 """The decisive level leaves this share of the stated level's error: 1 - (1 - level) * share."""

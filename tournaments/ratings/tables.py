@@ -90,7 +90,7 @@ def table_notes(ratings: Ratings, unsandboxed: int = 0) -> list[str]:
     if unsandboxed:
         notes.append(
             f"{unsandboxed} game(s) were played without the sandbox: their bots could see and change what the "
-            "sandbox hides (see the README's security model)."
+            "sandbox hides (see docs/explanation/security.md, the docs site's 'Security model')."
         )
     if ratings.pools > 1:
         notes.append(
