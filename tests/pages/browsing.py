@@ -33,6 +33,16 @@ at_phone_size = pytest.mark.browser_context_args(viewport=PHONE, is_mobile=True)
 """The test's `page` (and every context it makes) is a phone's screen, 390 x 844, laid out as a phone would."""
 
 READY = "['1', 'error'].includes(document.documentElement?.dataset.ready)"
+WAIT = """(ms) => new Promise((resolve) => {
+  const until = performance.now() + ms;
+  const check = () => {
+    let holds = false;
+    try { holds = Boolean(EXPRESSION); } catch (error) { holds = false; }
+    if (holds || performance.now() > until) resolve(holds); else setTimeout(check, 20);
+  };
+  check();
+})"""
+"""Resolves to whether EXPRESSION (spliced into the source) came to hold within `ms`, checking every 20 ms."""
 
 
 class PageLog:
@@ -66,23 +76,19 @@ def open_page(page: Page, path: Path, fragment: str = "") -> float:
 
 
 def wait_until(page: Page, expression: str, timeout_ms: float = TIMEOUT_MS) -> None:
-    """Wait until the JavaScript `expression` holds on the page (or on the page a click has navigated to).
+    """Wait until the JavaScript `expression` holds on the page (or on the page a click navigates to).
 
     Not `page.wait_for_function`: it runs the expression through eval(), which the pages' Content-Security-Policy
-    refuses; `page.evaluate` reaches the page through DevTools, past the policy."""
+    refuses. `page.evaluate` reaches the page through DevTools, past the policy; the expression is checked in the
+    page every 20 ms, and again on the next document when a navigation replaces this one."""
     deadline = time.monotonic() + timeout_ms / 1000
-    while not _holds(page, expression):
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"the page never made {expression!r} true")
-        page.wait_for_timeout(20)
-
-
-def _holds(page: Page, expression: str) -> bool:
-    """Whether `expression` is true now; false while a navigation replaces the document under it."""
-    try:
-        return bool(page.evaluate(f"Boolean({expression})"))
-    except PlaywrightError:
-        return False
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            if page.evaluate(WAIT.replace("EXPRESSION", expression), left * 1000):
+                return
+        except PlaywrightError:
+            page.wait_for_timeout(20)
+    raise TimeoutError(f"the page never made {expression!r} true")
 
 
 def opened(page: Page, path: Path, label: str) -> Page:
