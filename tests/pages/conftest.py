@@ -1,21 +1,24 @@
-"""Fixtures of the page tests: the replays they render, one headless Chromium for every browser test, and the
-folder of the screenshots, printed at the end of the run (with the measured page sizes and load times).
+"""Fixtures of the page tests: the replays they render, the browser (pytest-playwright's `browser`, `context`
+and `page`, set up here) and the folder of the screenshots, printed at the end of the run (with the measured page
+sizes and load times).
 
-The browser is Debian's /usr/bin/chromium (installed by .ci/run); without it the browser tests skip, except in CI
-(CI=true), where they fail. Screenshots go to $REFEREE_SCREENSHOT_DIR if set, else to a temporary folder.
+The browser is Debian's /usr/bin/chromium (installed by .ci/run), driven by Playwright; without it the browser
+tests skip, except in CI (CI=true), where they fail. A test's `page` is a desktop screen (1280 x 1000) in a fresh
+context (its own cookies and storage), or a phone's under `browsing.at_phone_size`; `page_log` collects its
+console errors and requests. Screenshots go to $REFEREE_SCREENSHOT_DIR if set, else to a temporary folder.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import Chromium, find_chromium
+from browsing import CHROMIUM, CHROMIUM_ARGS, DESKTOP, TIMEOUT_MS, PageLog
 from click.testing import CliRunner
 from page_figures import FIGURES
+from playwright.sync_api import BrowserContext
 from replays import self_play
 
 from tournaments.cli import main
@@ -79,17 +82,38 @@ def played_league(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Chromium]:
-    executable = find_chromium()
-    if executable is None:
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any], browser_name: str) -> dict[str, Any]:
+    """pytest-playwright's launch options (--headed, --slowmo) with Debian's chromium and its flags."""
+    if browser_name != "chromium":
+        pytest.skip(f"the page tests drive Debian's chromium, not {browser_name}")
+    if not CHROMIUM.exists():
         if os.environ.get("CI") == "true":
-            pytest.fail("chromium is not installed (.ci/run installs Debian's chromium package)")
-        pytest.skip("chromium is not installed (apt-get install chromium)")
-    chromium = Chromium(executable)
-    try:
-        yield chromium
-    finally:
-        chromium.close()
+            pytest.fail(f"{CHROMIUM} is not installed (.ci/run installs Debian's chromium package)")
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    return {**browser_type_launch_args, "executable_path": str(CHROMIUM), "args": list(CHROMIUM_ARGS)}
+
+
+@pytest.fixture(scope="session")
+def base_url() -> None:
+    """The pages under test are files, opened by their file:// address (a test of a served page gives its
+    context the server's address)."""
+    return None
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]:
+    return {**browser_context_args, "viewport": DESKTOP, "device_scale_factor": 1}
+
+
+@pytest.fixture
+def context(context: BrowserContext) -> BrowserContext:
+    context.set_default_timeout(TIMEOUT_MS)
+    return context
+
+
+@pytest.fixture
+def page_log(context: BrowserContext) -> PageLog:
+    return PageLog(context)
 
 
 @pytest.fixture(scope="session")

@@ -5,8 +5,8 @@ Run from the worktree:
     .venv/bin/python tests/pages/measure_pages.py OUT_FOLDER
 
 It prints one line per page: its size and the milliseconds from navigation to drawn (the page's own
-`data-ready-at`), the median of three loads in headless Chromium. Written only against the public API that
-main's pages already had, so the same script measures before and after."""
+`data-ready-at`), the median of three loads in headless Chromium (Debian's, driven by Playwright). Written only
+against the public API that main's pages already had, so the same script measures before and after."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from chromium import Chromium, find_chromium  # noqa: E402
+from browsing import CHROMIUM, CHROMIUM_ARGS, DESKTOP, open_page  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
 from replays import self_play  # noqa: E402
 
 from tournaments.league.store import BotTiming, StoredFault  # noqa: E402
@@ -62,19 +63,18 @@ def main(folder: Path) -> None:
         f"Scauver, 4 seats, {len(scauver['actions'])} decisions": write_replay_page(scauver, folder / "scauver.html"),
         "report, 30 bots, 500 games": big_report(folder),
     }
-    executable = find_chromium()
-    if executable is None:
-        raise SystemExit("chromium is not installed")
-    browser = Chromium(executable)
-    try:
+    if not CHROMIUM.exists():
+        raise SystemExit(f"{CHROMIUM} is not installed")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_ARGS))
         for label, path in pages.items():
             times = []
             for _ in range(3):
-                page = browser.new_page()
-                page.open(path)
+                page = browser.new_page(viewport=DESKTOP, device_scale_factor=1)
+                open_page(page, path)
                 times.append(float(page.evaluate("document.documentElement.dataset.readyAt")))
+                page.close()
             print(f"{label}: {path.stat().st_size / 1000:.0f} kB, drawn in {statistics.median(times):.0f} ms")
-    finally:
         browser.close()
 
 

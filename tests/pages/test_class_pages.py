@@ -9,9 +9,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from chromium import Chromium
+from browsing import PageLog, assert_clean, opened, wait_until
 from click.testing import CliRunner
-from test_in_browser import assert_clean, opened
+from playwright.sync_api import Page
 
 from tournaments.cli import main
 
@@ -75,12 +75,14 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "pages"
 
 
-def _texts(page, selector: str) -> list[str]:
+def _texts(page: Page, selector: str) -> list[str]:
     return page.evaluate(f"[...document.querySelectorAll({selector!r})].map((cell) => cell.textContent)")
 
 
-def test_the_leaderboard_shows_pseudonyms_and_no_names(browser: Chromium, pages: Path, screenshot_dir: Path) -> None:
-    page = opened(browser, pages / "leaderboard.html", "class leaderboard")
+def test_the_leaderboard_shows_pseudonyms_and_no_names(
+    page: Page, page_log: PageLog, pages: Path, screenshot_dir: Path
+) -> None:
+    opened(page, pages / "leaderboard.html", "class leaderboard")
     names = _texts(page, "table.leaderboard td.bot")
     assert "Blue Heron" in names and "Red Fox" in names and len(names) == len(STUDENTS)
     assert {name for name in names if name.startswith("student ")} and len(set(names)) == len(names)
@@ -89,14 +91,14 @@ def test_the_leaderboard_shows_pseudonyms_and_no_names(browser: Chromium, pages:
     assert sorted(_texts(page, "table.baselines td.bot")) == ["heuristic", "random"]
     assert page.evaluate("[...document.querySelectorAll('table.leaderboard tr[data-place]')].length") == 4
     assert len(_texts(page, "table.leaderboard td.mark")) == 4
-    page.screenshot(screenshot_dir / "class-leaderboard.png")
-    assert_clean(page)
+    page.screenshot(path=screenshot_dir / "class-leaderboard.png")
+    assert_clean(page, page_log)
 
 
 def test_a_student_page_leads_to_the_step_that_caused_a_fault(
-    browser: Chromium, pages: Path, screenshot_dir: Path
+    page: Page, page_log: PageLog, pages: Path, screenshot_dir: Path
 ) -> None:
-    page = opened(browser, pages / "students" / "crash_mid_game.html", "student page")
+    opened(page, pages / "students" / "crash_mid_game.html", "student page")
     kinds = _texts(page, "table.faults tr.fault td:first-child")
     counts = _texts(page, "table.faults tr.fault td:nth-child(2)")
     assert kinds == ["crash"] and counts == ["4×"]
@@ -105,21 +107,21 @@ def test_a_student_page_leads_to_the_step_that_caused_a_fault(
     assert str(pages.parent) not in page.evaluate("document.body.innerText"), "a machine path reached the student"
     assert sorted(_texts(page, "table.against td.bot")) == ["heuristic", "random"]
     assert len(_texts(page, "#logs li a")) == 2 and len(_texts(page, "table.games tbody tr")) == 4
-    page.screenshot(screenshot_dir / "class-student.png")
-    assert_clean(page)
+    page.screenshot(path=screenshot_dir / "class-student.png")
+    assert_clean(page, page_log)
     link = page.evaluate("document.querySelector('table.faults a').getAttribute('href')")
     step = int(link.split("#step=")[1].split("&")[0])
     page.click("table.faults a")
-    page.wait_for("document.documentElement?.dataset.ready === '1' && location.pathname.includes('replays')")
-    page.wait_for(f"document.documentElement.dataset.step === '{step}'")
+    wait_until(page, "document.documentElement?.dataset.ready === '1' && location.pathname.includes('replays')")
+    wait_until(page, f"document.documentElement.dataset.step === '{step}'")
 
 
-def test_the_teacher_sees_names_and_copies(browser: Chromium, pages: Path, screenshot_dir: Path) -> None:
-    page = opened(browser, pages / "teacher.html", "teacher page")
+def test_the_teacher_sees_names_and_copies(page: Page, page_log: PageLog, pages: Path, screenshot_dir: Path) -> None:
+    opened(page, pages / "teacher.html", "teacher page")
     assert sorted(_texts(page, "table.teacher td.bot")) == sorted(STUDENTS)
     copies = _texts(page, "table.copies td.bot")
     assert "greedy and greedy_renamed" in copies
-    page.screenshot(screenshot_dir / "class-teacher.png")
-    assert_clean(page)
+    page.screenshot(path=screenshot_dir / "class-teacher.png")
+    assert_clean(page, page_log)
     page.click("table.teacher td.bot a")
-    page.wait_for("location.pathname.includes('/students/') && document.documentElement?.dataset.ready === '1'")
+    wait_until(page, "location.pathname.includes('/students/') && document.documentElement?.dataset.ready === '1'")

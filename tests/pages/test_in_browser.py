@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import Chromium, Page
-from page_figures import FIGURES
+from browsing import PageLog, assert_clean, opened, wait_until
+from playwright.sync_api import Page
 
 from tournaments.pages.scout import card_text
 from tournaments.pages.timeline import replay_steps
@@ -41,26 +41,10 @@ def step_of(page: Page) -> int:
 
 def go(page: Page, step: int, view: str) -> None:
     page.evaluate(f"location.hash = 'step={step}&view={view}'")
-    page.wait_for(
-        f"document.documentElement.dataset.step === '{step}' && document.documentElement.dataset.view === '{view}'"
+    wait_until(
+        page,
+        f"document.documentElement.dataset.step === '{step}' && document.documentElement.dataset.view === '{view}'",
     )
-
-
-def opened(browser: Chromium, path: Path, label: str) -> Page:
-    page = browser.new_page()
-    seconds = page.open(path)
-    ready_at = page.evaluate("document.documentElement.dataset.readyAt")
-    FIGURES.append(
-        f"{label}: {path.stat().st_size / 1000:.0f} kB, drawn {ready_at} ms after navigation started "
-        f"({seconds * 1000:.0f} ms as the test saw it)"
-    )
-    assert page.evaluate("document.documentElement.dataset.ready") == "1"
-    return page
-
-
-def assert_clean(page: Page) -> None:
-    assert page.errors() == []
-    assert {url.split(":", 1)[0] for url in page.requests()} <= {"file", "data"}
 
 
 def assert_same_observations(page: Page, replay: dict[str, Any], steps: list[int]) -> None:
@@ -72,20 +56,22 @@ def assert_same_observations(page: Page, replay: dict[str, Any], steps: list[int
             assert json.loads(shown) == json.loads(json.dumps(by_step[step][seat])), (step, seat)
 
 
-def test_scout_page(browser: Chromium, scout_replay: dict[str, Any], scout_page: Path, screenshot_dir: Path) -> None:
-    page = opened(browser, scout_page, "SCOUT page, 5 seats")
+def test_scout_page(
+    page: Page, page_log: PageLog, scout_replay: dict[str, Any], scout_page: Path, screenshot_dir: Path
+) -> None:
+    opened(page, scout_page, "SCOUT page, 5 seats")
     steps = list(replay_steps(scout_replay))
     first_hand = [card_text(card) for card in steps[0].observations[0]["hand"]]
     assert faces(page, '[data-hand="0"]') == first_hand
     before = board(page)
-    page.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
     assert step_of(page) == 1 and board(page) != before
     page.click("#forward")
     assert step_of(page) == 2
-    page.wait_for("location.hash === '#step=2&view=full'", timeout=10)
-    page.press("PageDown")
+    wait_until(page, "location.hash === '#step=2&view=full'", timeout_ms=10_000)
+    page.keyboard.press("PageDown")
     assert step_of(page) == next(step.index for step in steps if step.observations[0]["round"] == 2)
-    page.press("Home")
+    page.keyboard.press("Home")
     assert step_of(page) == 0
 
     middle = len(steps) // 2
@@ -103,14 +89,14 @@ def test_scout_page(browser: Chromium, scout_replay: dict[str, Any], scout_page:
     assert_same_observations(page, scout_replay, [0, middle, len(steps) - 1])
 
     go(page, middle, "full")
-    page.screenshot(screenshot_dir / "replay-scout.png")
-    assert_clean(page)
+    page.screenshot(path=screenshot_dir / "replay-scout.png")
+    assert_clean(page, page_log)
 
 
 def test_scauver_page(
-    browser: Chromium, scauver_replay: dict[str, Any], scauver_page: Path, screenshot_dir: Path
+    page: Page, page_log: PageLog, scauver_replay: dict[str, Any], scauver_page: Path, screenshot_dir: Path
 ) -> None:
-    page = opened(browser, scauver_page, "Scauver page, 4 seats, 200 rounds")
+    opened(page, scauver_page, "Scauver page, 4 seats, 200 rounds")
     steps = list(replay_steps(scauver_replay))
     assert faces(page, '[data-hand="0"]') == steps[0].observations[0]["hand"]
 
@@ -122,10 +108,10 @@ def test_scauver_page(
 
     page.evaluate("(() => { const speed = document.getElementById('speed'); speed.value = '100'; })()")
     page.click("#play")
-    page.wait_for(f"Number(document.documentElement.dataset.step) >= {marks[0] + 20}")
-    page.press(" ")
+    wait_until(page, f"Number(document.documentElement.dataset.step) >= {marks[0] + 20}")
+    page.keyboard.press("Space")
     stopped = step_of(page)
-    page.browser.pump(0.1)
+    page.wait_for_timeout(100)
     assert step_of(page) == stopped
 
     middle = next(
@@ -143,12 +129,12 @@ def test_scauver_page(
     assert_same_observations(page, scauver_replay, [0, middle, len(steps) - 1])
 
     go(page, middle, "full")
-    page.screenshot(screenshot_dir / "replay-scauver.png")
-    assert_clean(page)
+    page.screenshot(path=screenshot_dir / "replay-scauver.png")
+    assert_clean(page, page_log)
 
 
 def test_report_page_shows_every_bot_and_opens_the_replays(
-    browser: Chromium, played_league: Path, screenshot_dir: Path, tmp_path: Path
+    page: Page, page_log: PageLog, played_league: Path, screenshot_dir: Path, tmp_path: Path
 ) -> None:
     from click.testing import CliRunner
 
@@ -159,7 +145,7 @@ def test_report_page_shows_every_bot_and_opens_the_replays(
         main, ["tournament", "report", str(played_league), "-o", str(report), "--bootstrap", "50"]
     )
     assert result.exit_code == 0, result.output
-    page = opened(browser, report, "league report")
+    opened(page, report, "league report")
     bots = page.evaluate("[...document.querySelectorAll('table.elo tbody tr')].map((row) => row.dataset.bot)")
     assert sorted(bots) == ["heuristic", "illegal", "random"]
     assert page.evaluate("document.querySelectorAll('svg.interval-bar circle.rating').length") == 3
@@ -169,11 +155,11 @@ def test_report_page_shows_every_bot_and_opens_the_replays(
         ".map((cell) => cell.getBoundingClientRect().width > 0 && cell.textContent)"
     )
     assert sorted(names) == ["heuristic", "illegal", "random"]
-    page.screenshot(screenshot_dir / "report.png")
-    assert_clean(page)
+    page.screenshot(path=screenshot_dir / "report.png")
+    assert_clean(page, page_log)
 
     page.click("table.games a")
     replay_opened = "location.pathname.endsWith('.html') && !location.pathname.endsWith('report.html')"
-    page.wait_for(f"{replay_opened} && document.documentElement?.dataset.ready === '1'")
+    wait_until(page, f"{replay_opened} && document.documentElement?.dataset.ready === '1'")
     assert page.evaluate("document.querySelectorAll('[data-hand] [data-card]').length") > 0
-    assert page.errors() == []
+    assert_clean(page, page_log)

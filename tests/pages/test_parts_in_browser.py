@@ -7,13 +7,13 @@ sideways, a hand stays a row of cards, the sticky controls cover at most a fifth
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import Chromium, Page
+from browsing import PHONE, PageLog, assert_clean, at_phone_size, open_page, wait_until
 from page_figures import FIGURES
+from playwright.sync_api import Page
 from replays import forfeited, self_play
 
 from tournaments.pages.timeline import replay_steps
@@ -22,7 +22,6 @@ from tournaments.pages.writer import write_replay_page
 pytestmark = pytest.mark.timeout(240)
 
 SENT = '{"kind":"show","start":9,"length":3}'
-PHONE = (390, 844)
 
 
 @pytest.fixture(scope="module")
@@ -41,9 +40,8 @@ def scout_game(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any]
     return replay, write_replay_page(replay, folder / "scout.html")
 
 
-def opened(browser: Chromium, path: Path, fragment: str = "", size: tuple[int, int] = (1280, 1000)) -> Page:
-    page = browser.new_page(*size)
-    page.open(path, fragment)
+def opened(page: Page, path: Path, fragment: str = "") -> Page:
+    open_page(page, path, fragment)
     assert page.evaluate("document.documentElement.dataset.ready") == "1"
     return page
 
@@ -60,14 +58,14 @@ def step_of(page: Page) -> int:
 
 def go(page: Page, step: int, view: str = "full") -> None:
     page.evaluate(f"location.hash = 'step={step}&view={view}'")
-    page.wait_for(f"document.documentElement.dataset.step === '{step}'")
+    wait_until(page, f"document.documentElement.dataset.step === '{step}'")
 
 
 def test_the_move_list_lists_every_move_by_round_and_follows_the_step(
-    browser: Chromium, scout_game: tuple[dict[str, Any], Path]
+    page: Page, page_log: PageLog, scout_game: tuple[dict[str, Any], Path]
 ) -> None:
     replay, path = scout_game
-    page = opened(browser, path)
+    opened(page, path)
     steps = page.evaluate("[...document.querySelectorAll('#moves .ml-move')].map((row) => Number(row.dataset.step))")
     assert steps == list(range(len(replay["actions"]) + 1))
     assert page.evaluate("document.querySelectorAll('#moves .ml-round').length") == replay["players"]
@@ -85,7 +83,7 @@ def test_the_move_list_lists_every_move_by_round_and_follows_the_step(
     click_shown(page, '#moves .ml-move[data-step="40"]')
     assert step_of(page) == 40
     assert page.evaluate("document.querySelector('#moves .ml-move.current').dataset.step") == "40"
-    page.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
     assert page.evaluate("document.querySelector('#moves .ml-move.current').dataset.step") == "41"
     go(page, 150)
     visible = page.evaluate(
@@ -94,30 +92,30 @@ def test_the_move_list_lists_every_move_by_round_and_follows_the_step(
         " return row.top >= box.top && row.bottom <= box.bottom; })()"
     )
     assert visible, "the list scrolls to the current move"
-    assert page.errors() == []
+    assert_clean(page, page_log)
 
 
 def test_a_round_end_is_drawn_and_the_game_over_panel_ranks_the_seats(
-    browser: Chromium, scout_game: tuple[dict[str, Any], Path], screenshot_dir: Path
+    page: Page, page_log: PageLog, scout_game: tuple[dict[str, Any], Path], screenshot_dir: Path
 ) -> None:
     replay, path = scout_game
     steps = list(replay_steps(replay))
     ended = next(step for step in steps if step.index and len(step.observations[0]["finished_rounds"]) == 1)
     finished = ended.observations[0]["finished_rounds"][0]
-    page = opened(browser, path, f"#step={ended.index}&view=full")
+    opened(page, path, f"#step={ended.index}&view=full")
     assert page.evaluate("document.querySelector('[data-round-end]').dataset.roundEnd") == "1"
     sizes = page.evaluate(
         "[...document.querySelectorAll('[data-end-hand]')].map((hand) => hand.querySelectorAll('[data-card]').length)"
     )
     assert sizes == finished["hand_sizes"]
-    page.screenshot(screenshot_dir / "replay-scout-round-end.png")
+    page.screenshot(path=screenshot_dir / "replay-scout-round-end.png")
     go(page, ended.index, "1")
     hidden = page.evaluate("document.querySelectorAll('[data-end-hand=\"0\"] .back').length")
     assert hidden == finished["hand_sizes"][0]
     go(page, ended.index + 1)
     assert page.evaluate("document.querySelectorAll('[data-round-end]').length") == 0
     assert page.evaluate("document.getElementById('game-over')") is None
-    page.press("End")
+    page.keyboard.press("End")
     order = page.evaluate(
         "[...document.querySelectorAll('#game-over tbody tr')].map((row) => Number(row.dataset.seat))"
     )
@@ -126,59 +124,43 @@ def test_a_round_end_is_drawn_and_the_game_over_panel_ranks_the_seats(
         "[...document.querySelectorAll('#game-over tbody tr')].map((row) => row.cells[2].textContent)"
     )
     assert cells == [str(replay["scores"][seat]) for seat in order]
-    page.screenshot(screenshot_dir / "replay-scout-game-over.png")
-    assert page.errors() == []
-
-
-def _settled_box(page, selector: str) -> list[float]:
-    """The element's box once it stops moving: after a jump the page scrolls the move list to the new step,
-    which can move the chart between reading its box and clicking it."""
-    read = (
-        f"(() => {{ const e = document.querySelector({selector!r}); e.scrollIntoView({{block: 'center'}});"
-        " const r = e.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()"
-    )
-    box = page.evaluate(read)
-    for _ in range(50):
-        time.sleep(0.05)
-        again = page.evaluate(read)
-        if again == box:
-            return box
-        box = again
-    return box
+    page.screenshot(path=screenshot_dir / "replay-scout-game-over.png")
+    assert_clean(page, page_log)
 
 
 def test_a_click_on_the_chart_goes_to_the_step_under_it(
-    browser: Chromium, scout_game: tuple[dict[str, Any], Path]
+    page: Page, page_log: PageLog, scout_game: tuple[dict[str, Any], Path]
 ) -> None:
     replay, path = scout_game
-    page = opened(browser, path)
+    opened(page, path)
     assert page.evaluate("document.querySelectorAll('svg.chart path.chart-line').length") == replay["players"]
     last = len(replay["actions"])
+    chart = page.locator("svg.chart")
     for share in (0.5, 0.9):
-        box = _settled_box(page, "svg.chart")
-        x, y = box[0] + share * box[2], box[1] + box[3] / 2
-        for kind in ("mousePressed", "mouseReleased"):
-            page.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
-        page.wait_for(f"Math.abs(Number(document.documentElement.dataset.step) - {share * last}) <= {0.03 * last}")
+        chart.scroll_into_view_if_needed()
+        box = chart.bounding_box()
+        assert box is not None
+        chart.click(position={"x": share * box["width"], "y": box["height"] / 2})
+        wait_until(page, f"Math.abs(Number(document.documentElement.dataset.step) - {share * last}) <= {0.03 * last}")
     cursor = float(page.evaluate("document.querySelector('.chart-cursor').getAttribute('x1')"))
     assert abs(cursor / 600 - 0.9) < 0.03
-    assert page.errors() == []
+    assert_clean(page, page_log)
 
 
 def test_the_decision_view_shows_the_legal_moves_the_clock_and_the_action_sent(
-    browser: Chromium, scout_game: tuple[dict[str, Any], Path], screenshot_dir: Path
+    page: Page, page_log: PageLog, scout_game: tuple[dict[str, Any], Path], screenshot_dir: Path
 ) -> None:
     replay, path = scout_game
-    page = opened(browser, path, "#step=21&view=full")
-    page.wait_for("document.querySelector('#decision ol.legal')")
+    opened(page, path, "#step=21&view=full")
+    wait_until(page, "document.querySelector('#decision ol.legal')")
     assert page.evaluate("document.querySelector('#decision code.sent').textContent") == SENT
     assert "cards 9..11" in page.evaluate("document.querySelector('#decision .decision-fault').textContent")
     assert "fallback" in page.evaluate("document.querySelector('#decision .clock').textContent")
     assert page.evaluate("document.querySelectorAll('#decision ol.legal li.chosen').length") == 1
-    page.screenshot(screenshot_dir / "replay-scout-decision.png")
+    page.screenshot(path=screenshot_dir / "replay-scout-decision.png")
 
     go(page, 40)
-    page.wait_for("document.querySelector('#decision ol.legal li.chosen')")
+    wait_until(page, "document.querySelector('#decision ol.legal li.chosen')")
     move = replay["actions"][39]
     steps = list(replay_steps(replay))
     legal = list(steps[40].legal)
@@ -191,26 +173,28 @@ def test_the_decision_view_shows_the_legal_moves_the_clock_and_the_action_sent(
     log = page.evaluate("document.querySelector('#decision a.log-link').getAttribute('href')")
     assert log == replay["seats"][move["seat"]]["log"]
     click_shown(page, "#decision details.shown summary")
-    page.wait_for("document.querySelector('#decision details.shown pre').textContent.length > 0")
+    wait_until(page, "document.querySelector('#decision details.shown pre').textContent.length > 0")
     shown = page.evaluate("document.querySelector('#decision details.shown pre').textContent")
     assert shown.count("\n") < 80 and "hand: " in shown, "an observation is a few readable lines, not JSON"
     other = (move["seat"] + 1) % replay["players"]
     go(page, 40, str(other))
-    page.wait_for("document.querySelector('#decision').dataset.view === '" + str(other) + "'")
+    wait_until(page, "document.querySelector('#decision').dataset.view === '" + str(other) + "'")
     assert page.evaluate("document.querySelectorAll('#decision ol.legal').length") == 0
-    assert page.errors() == []
+    assert_clean(page, page_log)
 
 
-def test_keys_still_work_after_a_control_was_used(browser: Chromium, scout_game: tuple[dict[str, Any], Path]) -> None:
+def test_keys_still_work_after_a_control_was_used(
+    page: Page, page_log: PageLog, scout_game: tuple[dict[str, Any], Path]
+) -> None:
     _, path = scout_game
-    page = opened(browser, path)
+    opened(page, path)
     page.click("#forward")
     assert step_of(page) == 1
-    page.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
     assert step_of(page) == 2
-    page.press(" ")
+    page.keyboard.press("Space")
     assert page.evaluate("document.getElementById('play').classList.contains('playing')")
-    page.press(" ")
+    page.keyboard.press("Space")
     assert not page.evaluate("document.getElementById('play').classList.contains('playing')")
     stopped = step_of(page)
     page.click("#view")
@@ -219,20 +203,22 @@ def test_keys_still_work_after_a_control_was_used(browser: Chromium, scout_game:
         " s.dispatchEvent(new Event('change', { bubbles: true })); })()"
     )
     assert page.evaluate("document.activeElement.id") != "view"
-    page.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
     assert step_of(page) == stopped + 1
-    page.press("f")
+    page.keyboard.press("f")
     assert page.evaluate("document.documentElement.dataset.view") == "full"
     page.click("#slider")
     before = step_of(page)
-    page.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
     assert step_of(page) == before - 1, "the slider's own arrow step and the page's do not both happen"
-    assert page.errors() == []
+    assert_clean(page, page_log)
 
 
+@at_phone_size
 @pytest.mark.parametrize("game", ["scout", "scauver"])
 def test_at_phone_size_nothing_scrolls_sideways_and_the_moves_are_listed(
-    browser: Chromium,
+    page: Page,
+    page_log: PageLog,
     game: str,
     scout_game: tuple[dict[str, Any], Path],
     scauver_page: Path,
@@ -240,19 +226,15 @@ def test_at_phone_size_nothing_scrolls_sideways_and_the_moves_are_listed(
     screenshot_dir: Path,
 ) -> None:
     replay, path = scout_game if game == "scout" else (scauver_replay, scauver_page)
-    page = browser.new_page(*PHONE)
-    page.send(
-        "Emulation.setDeviceMetricsOverride",
-        {"width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 1, "mobile": True},
-    )
-    seconds = page.open(path)
+    seconds = open_page(page, path)
+    assert page.evaluate("[innerWidth, innerHeight]") == [PHONE["width"], PHONE["height"]]
     FIGURES.append(f"{game} page at 390 x 844: drawn in {seconds * 1000:.0f} ms")
     fault_step = replay["faults"][-1]["before_action"] + 1
     for step in (0, len(replay["actions"]) // 2, fault_step, len(replay["actions"])):
         go(page, step)
-        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE[0], step
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], step
         height = page.evaluate("document.getElementById('player').getBoundingClientRect().height")
-        assert height <= PHONE[1] / 5, (step, height)
+        assert height <= PHONE["height"] / 5, (step, height)
     assert page.evaluate("document.querySelectorAll('#moves .ml-move').length") == len(replay["actions"]) + 1
     go(page, len(replay["actions"]) // 2)
     tops = page.evaluate(
@@ -260,17 +242,15 @@ def test_at_phone_size_nothing_scrolls_sideways_and_the_moves_are_listed(
     )
     assert len(tops) >= 2 and tops[0] == tops[1], "a hand is a row of cards"
     go(page, fault_step)
-    page.screenshot(screenshot_dir / f"replay-{game}-phone.png")
+    page.screenshot(path=screenshot_dir / f"replay-{game}-phone.png")
     go(page, len(replay["actions"]) // 2)
-    page.screenshot(screenshot_dir / f"replay-{game}-phone-middle.png")
-    assert json.loads(json.dumps(page.errors())) == []
+    page.screenshot(path=screenshot_dir / f"replay-{game}-phone-middle.png")
+    assert_clean(page, page_log)
 
 
-def test_six_and_nine_are_underlined_and_nothing_else_is(
-    browser: Chromium, scout_game: tuple[dict[str, Any], Path]
-) -> None:
+def test_six_and_nine_are_underlined_and_nothing_else_is(page: Page, scout_game: tuple[dict[str, Any], Path]) -> None:
     _, path = scout_game
-    page = opened(browser, path)
+    opened(page, path)
     numbers = page.evaluate(
         "[...document.querySelectorAll('#board .sc-top, #board .sc-bottom')].map((span) =>"
         " [span.textContent, getComputedStyle(span).textDecorationLine])"
@@ -279,24 +259,24 @@ def test_six_and_nine_are_underlined_and_nothing_else_is(
     assert all(line == "none" for text, line in numbers if text not in ("6", "9"))
 
 
-def test_a_forfeited_seat_is_marked_from_its_fault_on(browser: Chromium, tmp_path: Path) -> None:
+def test_a_forfeited_seat_is_marked_from_its_fault_on(page: Page, page_log: PageLog, tmp_path: Path) -> None:
     replay = forfeited(self_play("scout", ["heuristic", "random", "random"], seed=4), 1)
     path = write_replay_page(replay, tmp_path / "forfeit.html")
     at = replay["faults"][0]["before_action"] + 1
-    page = opened(browser, path, f"#step={at - 1}&view=full")
+    opened(page, path, f"#step={at - 1}&view=full")
     badge = "document.querySelectorAll('.seat-row[data-seat=\"1\"] .badge.forfeit').length"
     assert page.evaluate(badge) == 0
     go(page, at)
     assert page.evaluate(badge) == 1
     assert page.evaluate("document.querySelectorAll('table.seats .badge.forfeit').length") == 1
-    page.press("End")
+    page.keyboard.press("End")
     row = page.evaluate("document.querySelector('#game-over tr[data-seat=\"1\"]').textContent")
     assert "forfeited" in row and f"the game counted {replay['result']['scores'][1]}" in row
-    assert page.errors() == []
+    assert_clean(page, page_log)
 
 
 def test_a_showdown_gives_the_chips_when_the_pot_was_paid(
-    browser: Chromium, scauver_replay: dict[str, Any], scauver_page: Path
+    page: Page, page_log: PageLog, scauver_replay: dict[str, Any], scauver_page: Path
 ) -> None:
     steps = list(replay_steps(scauver_replay))
     paid = next(
@@ -305,10 +285,10 @@ def test_a_showdown_gives_the_chips_when_the_pot_was_paid(
         if step.observations[0]["last_round"] != before.observations[0]["last_round"]
         and not step.observations[0]["last_round"]["by_fold"]
     )
-    page = opened(browser, scauver_page, f"#step={paid.index}&view=full")
+    opened(page, scauver_page, f"#step={paid.index}&view=full")
     text = page.evaluate("document.querySelector('[data-paid]').textContent")
     table = paid.observations[0]
     total = sum(table["chips"]) + sum(table["put"])
     assert total == scauver_replay["players"] * scauver_replay["config"]["starting_chips"]
     assert text.startswith("chips when the pot was paid: seat 0 " + str(table["chips"][0] + table["put"][0]))
-    assert page.errors() == []
+    assert_clean(page, page_log)

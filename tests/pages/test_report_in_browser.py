@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import Chromium, Page
+from browsing import PHONE, PageLog, assert_clean, at_phone_size, open_page, wait_until
+from playwright.sync_api import Page
 
 from tournaments.league.store import BotTiming, StoredFault
 from tournaments.league_report import BotActivity, GameEntry, LeagueReport
@@ -19,6 +20,7 @@ from tournaments.pages.report_page import render_report_page
 from tournaments.ratings.elo import rate
 
 pytestmark = pytest.mark.timeout(240)
+at_1280_by_900 = pytest.mark.browser_context_args(viewport={"width": 1280, "height": 900})
 
 BOTS = [f"student{number:02d}" for number in range(30)]
 
@@ -97,12 +99,12 @@ def shown_games(page: Page) -> list[dict[str, Any]]:
     )
 
 
+@at_1280_by_900
 def test_the_crosstable_names_the_bots_and_a_cell_lists_the_pairs_games(
-    browser: Chromium, big_report: tuple[LeagueReport, Path], screenshot_dir: Path
+    page: Page, page_log: PageLog, big_report: tuple[LeagueReport, Path], screenshot_dir: Path
 ) -> None:
     report, path = big_report
-    page = browser.new_page(1280, 900)
-    page.open(path)
+    open_page(page, path)
     columns = page.evaluate(
         "[...document.querySelectorAll('table.crosstable thead th.opponent')].map((th) => th.textContent)"
     )
@@ -117,7 +119,7 @@ def test_the_crosstable_names_the_bots_and_a_cell_lists_the_pairs_games(
         " return th.getBoundingClientRect().left - box.left; })()"
     )
     assert abs(name) < 2, "the names stay in view when the table scrolls sideways"
-    page.screenshot(screenshot_dir / "report-crosstable.png")
+    page.screenshot(path=screenshot_dir / "report-crosstable.png")
     page.evaluate("document.querySelector('.crosstable-box').scrollLeft = 0")
     cell = "table.crosstable tbody tr:nth-child(3) td.heat"
     pair = page.evaluate(
@@ -131,15 +133,15 @@ def test_the_crosstable_names_the_bots_and_a_cell_lists_the_pairs_games(
     expected = [game for game in report.games if set(pair) <= set(game.seats)]
     assert len(games) == len(expected) > 0 and all(set(pair) <= set(game["bots"]) for game in games)
     assert page.evaluate("document.getElementById('games-shown').textContent") == f"{len(expected)} of 500 games shown"
-    assert page.errors() == []
+    assert_clean(page, page_log)
 
 
+@at_1280_by_900
 def test_the_games_sort_by_a_column_and_keys_work_after_a_control_was_used(
-    browser: Chromium, big_report: tuple[LeagueReport, Path]
+    page: Page, page_log: PageLog, big_report: tuple[LeagueReport, Path]
 ) -> None:
     _, path = big_report
-    page = browser.new_page(1280, 900)
-    page.open(path)
+    open_page(page, path)
     page.evaluate("document.querySelector('table.games th[data-kind=\"number\"]:nth-child(4) button').scrollIntoView()")
     page.click("table.games thead th:nth-child(4) button")
     lengths = [game["length"] for game in shown_games(page)]
@@ -148,7 +150,7 @@ def test_the_games_sort_by_a_column_and_keys_work_after_a_control_was_used(
     lengths = [game["length"] for game in shown_games(page)]
     assert lengths == sorted(lengths, reverse=True)
     assert page.evaluate("document.activeElement.tagName") == "BODY"
-    page.press("/")
+    page.keyboard.press("/")
     assert page.evaluate("document.activeElement.id") == "bot-filter"
     page.evaluate(
         "(() => { const s = document.getElementById('bot-filter'); s.value = 'student03';"
@@ -156,36 +158,34 @@ def test_the_games_sort_by_a_column_and_keys_work_after_a_control_was_used(
     )
     assert all("student03" in game["bots"] for game in shown_games(page))
     assert page.evaluate("document.activeElement.id") != "bot-filter"
-    page.send("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Escape", "windowsVirtualKeyCode": 27})
-    page.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": "Escape", "windowsVirtualKeyCode": 27})
+    page.keyboard.press("Escape")
     assert len(shown_games(page)) == 500
-    assert page.errors() == []
+    assert_clean(page, page_log)
 
 
+@at_phone_size
 def test_the_report_fits_a_phone(
-    browser: Chromium, big_report: tuple[LeagueReport, Path], screenshot_dir: Path
+    page: Page, page_log: PageLog, big_report: tuple[LeagueReport, Path], screenshot_dir: Path
 ) -> None:
     _, path = big_report
-    page = browser.new_page(390, 844)
-    page.send(
-        "Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True}
-    )
-    page.open(path)
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    page.screenshot(screenshot_dir / "report-phone.png")
+    open_page(page, path)
+    assert page.evaluate("innerWidth") == PHONE["width"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    page.screenshot(path=screenshot_dir / "report-phone.png")
+    assert_clean(page, page_log)
 
 
+@at_1280_by_900
 def test_every_text_reads_at_4_5_to_1_and_11_px(
-    browser: Chromium, big_report: tuple[LeagueReport, Path], scout_page: Path, scauver_page: Path
+    page: Page, big_report: tuple[LeagueReport, Path], scout_page: Path, scauver_page: Path
 ) -> None:
     _, path = big_report
-    page = browser.new_page(1280, 900)
-    page.open(path)
+    open_page(page, path)
     assert page.evaluate(CONTRAST) == []
     for replay_page, steps in ((scout_page, (0, 21, 40, 172)), (scauver_page, (0, 41, 401, 900))):
-        page.open(replay_page)
+        open_page(page, replay_page)
         for step in steps:
             page.evaluate(f"location.hash = 'step={step}&view=full'")
-            page.wait_for(f"document.documentElement.dataset.step === '{step}'")
+            wait_until(page, f"document.documentElement.dataset.step === '{step}'")
             found = page.evaluate(CONTRAST)
             assert found == [], (replay_page.name, step, json.dumps(found))
