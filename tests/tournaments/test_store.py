@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from referee.isolation.sandbox import Isolation
-from referee.records import Fault, FaultKind, GameRecord, GameSpec, SeatTiming
+from referee.records import Fault, FaultCause, FaultFacts, FaultKind, GameRecord, GameSpec, SeatTiming
 from tournaments.league.league_file import League, load_league
 from tournaments.league.schedule import ScheduledMatch, league_schedule
 from tournaments.league.store import (
@@ -52,7 +52,7 @@ def test_each_game_is_stored_once(write_league, tmp_path: Path) -> None:
     with LeagueStore(tmp_path / "league.sqlite") as store:
         schedule = bound_schedule(store, league)
         match = schedule[0]
-        fault = Fault(seat=1, bot=match.table[match.games[0].seating[1]], kind=FaultKind.TIMEOUT, detail="slow")
+        fault = Fault(seat=1, bot=match.table[match.games[0].seating[1]], cause=FaultCause.DECISION_TIMEOUT)
         assert store.add_game(record_of(match, match.games[0], (fault,)))
         assert not store.add_game(record_of(match, match.games[0], (fault,)))
         assert store.game_count() == 1
@@ -192,8 +192,8 @@ def test_the_illegal_action_sent_is_stored(write_league, tmp_path: Path) -> None
         match = schedule[0]
         bot = match.table[match.games[0].seating[0]]
         faults = (
-            Fault(0, bot, FaultKind.ILLEGAL_ACTION, "not legal", sent='{"kind":"teleport"}', before_action=4),
-            Fault(0, bot, FaultKind.TIMEOUT, "slow"),
+            Fault(0, bot, FaultCause.ILLEGAL_ACTION, FaultFacts(note="not legal"), '{"kind":"teleport"}', 4),
+            Fault(0, bot, FaultCause.DECISION_TIMEOUT, FaultFacts(request_id=3, allowed_ms=1000)),
         )
         store.add_game(record_of(match, match.games[0], faults))
         stored = store.fault_list()
@@ -207,14 +207,14 @@ def test_a_schema_2_store_is_upgraded_keeping_its_games(write_league, tmp_path: 
     with LeagueStore(path) as store:
         schedule = bound_schedule(store, league)
         match = schedule[0]
-        fault = Fault(1, match.table[match.games[0].seating[1]], FaultKind.TIMEOUT, "slow")
+        fault = Fault(1, match.table[match.games[0].seating[1]], FaultCause.DECISION_TIMEOUT)
         store.add_game(record_of(match, match.games[0], (fault,)))
     _as_schema_2(path, [1])
     with LeagueStore(path) as store:
-        assert [(f.detail, f.sent) for f in store.fault_list()] == [("slow", None)]
+        assert [(f.detail, f.sent) for f in store.fault_list()] == [(fault.detail, None)]
         assert store.game_count() == 1
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (4,)
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (5,)
 
 
 def test_a_store_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
@@ -232,15 +232,15 @@ def test_faulted_games_are_dropped_alone_to_be_played_again(write_league, tmp_pa
         schedule = bound_schedule(store, league)
         match = schedule[0]
         bot = match.table[0]
-        startup = Fault(0, bot, FaultKind.TIMEOUT, "not running: no hello within the startup limit of 10.0 s")
-        late = Fault(0, bot, FaultKind.TIMEOUT, "no answer to request 3 within 1000 ms")
+        startup = Fault(0, bot, FaultCause.STARTUP_TIMEOUT, FaultFacts(startup_s=10.0, not_running=True))
+        late = Fault(0, bot, FaultCause.DECISION_TIMEOUT, FaultFacts(request_id=3, allowed_ms=1000))
         faults = [(startup,), (late,), ()]
         for spec, fault in zip(match.games, faults, strict=False):
             store.add_game(record_of(match, spec, fault))
         first, second, third = (match.games[position].index for position in range(3))
-        assert store.faulted_games("timeout", "no hello within the startup limit") == [(match.match_id, first)]
-        assert store.faulted_games("timeout") == [(match.match_id, first), (match.match_id, second)]
-        assert store.drop_games(store.faulted_games("timeout", "no hello within the startup limit")) == 1
+        assert store.faulted_games([FaultCause.STARTUP_TIMEOUT]) == [(match.match_id, first)]
+        assert store.faulted_games([FaultKind.TIMEOUT]) == [(match.match_id, first), (match.match_id, second)]
+        assert store.drop_games(store.faulted_games([FaultCause.STARTUP_TIMEOUT])) == 1
         assert store.played() == {(match.match_id, second), (match.match_id, third)}
         assert store.fault_counts() == {bot: 1}
         (left,) = store.missing([match])
@@ -259,8 +259,17 @@ def test_each_game_keeps_its_isolation_level(write_league, tmp_path: Path) -> No
         assert store.unsandboxed_game_count() == 1
 
 
+def _as_schema_4(path: Path) -> None:
+    """Turn a store into the layout of schema 4: schema 5's, without the faults' cause and facts."""
+    with sqlite3.connect(path) as db:
+        db.execute("ALTER TABLE faults DROP COLUMN cause")
+        db.execute("ALTER TABLE faults DROP COLUMN facts")
+        db.execute("PRAGMA user_version = 4")
+
+
 def _as_schema_3(path: Path, sandboxed: list[int]) -> None:
     """Turn a store into the layout of schema 3: each game's sandboxed flag where schema 4 has its level."""
+    _as_schema_4(path)
     with sqlite3.connect(path) as db:
         db.execute("ALTER TABLE games DROP COLUMN isolation")
         db.execute("ALTER TABLE games ADD COLUMN sandboxed INTEGER NOT NULL DEFAULT 1")
@@ -285,7 +294,7 @@ def test_an_older_store_is_migrated_reading_its_sandboxed_flags(
 ) -> None:
     """Schemas 2 and 3 recorded `sandboxed` even for bots without a uid or cgroup of their own: a sandboxed game
     of such a store counts as partial, the level it is sure of, an unsandboxed one as none; games added later
-    keep their real level. Schema 2 goes to 4 through 3 (faults.sent), schema 3 by the last step alone."""
+    keep their real level. Schema 2 goes through 3 (faults.sent), schema 3 through 4 (its isolation step)."""
     league = load_league(write_league(deals_per_match=2))
     path = tmp_path / "db.sqlite"
     with LeagueStore(path) as store:
