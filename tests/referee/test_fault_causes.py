@@ -3,11 +3,15 @@ words are derived from them, and what a fault means (a late answer, running out 
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from referee_helpers import TIMEOUT_LIMITS, fixture_bot, match_spec, substitute
 
+from referee import replay
 from referee.match import run_match
 from referee.records import (
     Fault,
@@ -19,6 +23,7 @@ from referee.records import (
     crash_cause,
     describe,
 )
+from tournaments.cli import main
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -180,3 +185,19 @@ def test_running_out_of_memory_is_the_memory_limit_cause() -> None:
     assert fault.facts.memory in (MemoryHit.ALLOCATION_FAILED, MemoryHit.KILLED)
     assert fault.facts.memory_mb == limits.memory_mb
     assert f"it hit the memory limit of {limits.memory_mb} MiB" in fault.detail
+
+
+def test_a_replay_records_each_faults_cause_and_facts_and_one_without_them_still_verifies(tmp_path: Path) -> None:
+    spec = match_spec("scout", [fixture_bot("illegal_action"), "random"], limits=substitute(budget=2), sandbox=False)
+    spec = dataclasses.replace(spec, replay_dir=str(tmp_path))
+    (game,) = run_match(spec).games
+    recorded = replay.load(game.replay_path or "")
+    assert [(f["cause"], FaultFacts.from_json(f["facts"]), f["detail"]) for f in recorded["faults"]] == [
+        (fault.cause.value, fault.facts, fault.detail) for fault in game.faults
+    ]
+    assert {fault.cause for fault in game.faults} == {FaultCause.ILLEGAL_ACTION}
+    older = tmp_path / "older.json"
+    faults = [{key: value for key, value in f.items() if key not in ("cause", "facts")} for f in recorded["faults"]]
+    older.write_text(json.dumps({**recorded, "faults": faults}))
+    verified = CliRunner().invoke(main, ["replay", "verify", str(older)])
+    assert verified.exit_code == 0 and "re-simulates exactly" in verified.output, verified.output
