@@ -97,9 +97,9 @@ class GameRunner:
         self.pending: dict[int, Request] = {}
         self.misanswered: dict[int, tuple[int, int]] = {}
         """Open request id -> (replies with another id while it was open, the last such id)."""
-        self.timed_out: dict[int, tuple[int, float, int]] = {}
-        """Timed-out request id -> (its fault's index, when it was sent, the ms it allowed): an answer that comes
-        later in the game says how late it was."""
+        self.timed_out: dict[int, tuple[int, float]] = {}
+        """Timed-out request id -> (its fault's index, when it was sent): an answer that comes later in the game
+        makes that fault a late answer, with how late it was."""
         keys = game.info.log_keys
         self.log_senders = [LogSender(keys) for _ in self.seated] if keys else None
         self.started = 0.0
@@ -181,7 +181,7 @@ class GameRunner:
         other_replies, other_id = self.misanswered.pop(request.id, (None, None))
         facts = FaultFacts(request_id=request.id, allowed_ms=allowed_ms, other_replies=other_replies, other_id=other_id)
         if answered_at is None:
-            self.timed_out[request.id] = (len(self.book.faults), request.sent_at, allowed_ms)
+            self.timed_out[request.id] = (len(self.book.faults), request.sent_at)
             self._fault(request.seat, FaultCause.DECISION_TIMEOUT, facts, request)
         else:
             late = dataclasses.replace(facts, answered_ms=(answered_at - request.sent_at) * 1000)
@@ -205,7 +205,7 @@ class GameRunner:
             self._answered_late(message.id)
 
     def _answered_late(self, request_id: int) -> None:
-        index, sent_at, _ = self.timed_out.pop(request_id)
+        index, sent_at = self.timed_out.pop(request_id)
         fault = self.book.faults[index]
         facts = dataclasses.replace(fault.facts, answered_ms=(time.monotonic() - sent_at) * 1000)
         self.book.faults[index] = dataclasses.replace(fault, cause=FaultCause.LATE_ANSWER, facts=facts)
