@@ -335,7 +335,7 @@ CAUSE_FACTS: dict[FaultCause, FaultFacts] = {
     FaultCause.LATE_ANSWER: FaultFacts(request_id=3, allowed_ms=1000, answered_ms=1500.0),
     FaultCause.TIMEOUT_LIMIT: FaultFacts(count=2, not_running=True),
     FaultCause.START_FAILED: FaultFacts(note="cannot start 'nope': no such executable file"),
-    FaultCause.EXITED: FaultFacts(exit_status=1, stage=Stage.GAME, game=0, output=("boom",)),
+    FaultCause.EXITED: FaultFacts(exit_status=1, stage=Stage.GAME, game=0, output=("the bot was killed by a test",)),
     FaultCause.KILLED_BY_SIGNAL: FaultFacts(signal=11, stage=Stage.HANDSHAKE, not_running=True),
     FaultCause.MEMORY_LIMIT: FaultFacts(
         exit_status=1, memory=MemoryHit.ALLOCATION_FAILED, memory_mb=512, stage=Stage.GAME, game=0
@@ -379,9 +379,9 @@ def test_an_older_stores_faults_get_their_cause_from_their_words_once(
     older: Callable[[Path, int], None], write_league, tmp_path: Path
 ) -> None:
     """The migration to schema 5 reads each stored fault's cause from its words (those the referee wrote then:
-    the words derived now, tests/referee/test_fault_causes.py shows, are the same), and leaves its facts NULL; a
-    fault no rule places keeps a NULL cause. The migrated store then answers by cause and stores new games with
-    their causes and facts."""
+    the words derived now, tests/referee/test_fault_causes.py shows, are the same; a bot's output quoted in them
+    is not read), and leaves its facts NULL; a fault no rule places keeps a NULL cause. The migrated store then
+    answers by cause and stores new games with their causes and facts."""
     league = load_league(write_league(deals_per_match=2))
     path = tmp_path / "db.sqlite"
     with LeagueStore(path) as store:

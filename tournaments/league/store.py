@@ -66,7 +66,8 @@ MIGRATED_CAUSES: tuple[tuple[FaultKind, str | None, FaultCause], ...] = (
     (FaultKind.ILLEGAL_ACTION, None, FaultCause.ILLEGAL_ACTION),
 )
 """How the step to schema 5 gives the faults stored before it their cause: the first rule whose kind is the
-fault's and whose words its detail contains (None: any words). This is the one place a fault's meaning is read
+fault's and whose words the first line of its detail contains (None: any words; the first line is the referee's,
+a bot's output quoted below it is never read). This is the one place a fault's meaning is read
 from its words, once, for the rows written before causes were stored: the words are those the referee wrote then
 (the protocol errors left over are the codec's violations, whose words vary). A fault no rule places keeps a NULL
 cause (a crash whose program could not start for a reason the sandbox gave); its facts are NULL, its detail as it
@@ -79,9 +80,10 @@ def _cause_from_words() -> str:
     def quoted(text: str) -> str:
         return "'" + text.replace("'", "''") + "'"
 
+    first_line = "substr(detail, 1, instr(detail || char(10), char(10)) - 1)"
     rules = " ".join(
         f"WHEN kind = {quoted(kind.value)}"
-        + ("" if words is None else f" AND instr(detail, {quoted(words)}) > 0")
+        + ("" if words is None else f" AND instr({first_line}, {quoted(words)}) > 0")
         + f" THEN {quoted(cause.value)}"
         for kind, words, cause in MIGRATED_CAUSES
     )
@@ -274,7 +276,7 @@ class StoredFault:
     """The index of the game's action the fault came before (its replay page shows it at step before_action + 1);
     None in stores older than schema 3."""
     cause: FaultCause | None = None
-    """None for a fault stored before causes were whose words the migration could not place (MIGRATED_CAUSES)."""
+    """None for a fault stored before schema 5 whose words the migration could not place (MIGRATED_CAUSES)."""
     facts: FaultFacts | None = None
     """What `detail` was made from; None for faults stored before schema 5 (their detail is all there is)."""
 
