@@ -20,7 +20,7 @@ from typing import Any
 
 from protocol import limits
 from referee.games import Action, shared_ranks
-from referee.records import Fault, FaultKind, FaultPolicy
+from referee.records import Fault, FaultCause, FaultFacts, FaultKind, FaultPolicy
 
 
 @dataclass(slots=True)
@@ -49,20 +49,21 @@ class FaultBook:
     def record(
         self,
         seat: int,
-        kind: FaultKind,
-        detail: str,
+        cause: FaultCause,
+        facts: FaultFacts,
         bot_stopped: bool = False,
         sent: str | None = None,
         before_action: int | None = None,
     ) -> None:
-        """Record a fault; `bot_stopped`: the seat's bot is gone for this game (the referee stopped it); `sent`:
-        the illegal action as sent (sent_text); `before_action`: the index of the action it came before."""
+        """Record a fault (its cause and the facts its words are made of); `bot_stopped`: the seat's bot is gone
+        for this game (the referee stopped it); `sent`: the illegal action as sent (sent_text); `before_action`:
+        the index of the action it came before."""
         status = self._seats[seat]
-        self.faults.append(Fault(seat, status.bot, kind, detail, sent, before_action))
+        self.faults.append(Fault(seat, status.bot, cause, facts, sent, before_action))
         status.fault_count += 1
         if (
             bot_stopped
-            or kind is FaultKind.CRASH
+            or cause.kind is FaultKind.CRASH
             or self._policy is FaultPolicy.FORFEIT
             or status.fault_count >= self._budget
         ):

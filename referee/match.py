@@ -38,7 +38,7 @@ from referee.errors import BadInput
 from referee.faults import FaultBook, SeatStatus, forfeit_ranks, forfeit_scores, sent_text
 from referee.games import Game, GameState, IllegalAction, load_game
 from referee.games.base import Config
-from referee.records import FaultKind, GameRecord, GameSpec, MatchRecord, MatchSpec, SeatTiming
+from referee.records import FaultCause, FaultFacts, GameRecord, GameSpec, MatchRecord, MatchSpec, SeatTiming, Stage
 from referee.session import Participant, Session
 from referee.wire.connection import Incoming, Transport
 
@@ -98,9 +98,9 @@ class GameRunner:
         self.pending: dict[int, Request] = {}
         self.misanswered: dict[int, tuple[int, int]] = {}
         """Open request id -> (replies with another id while it was open, the last such id)."""
-        self.timed_out: dict[int, tuple[int, float, int]] = {}
-        """Timed-out request id -> (its fault's index, when it was sent, the ms it allowed): an answer that comes
-        later in the game says how late it was."""
+        self.timed_out: dict[int, tuple[int, float]] = {}
+        """Timed-out request id -> (its fault's index, when it was sent): an answer that comes later in the game
+        makes that fault a late answer, with how late it was."""
         keys = game.info.log_keys
         self.log_senders = [LogSender(keys) for _ in self.seated] if keys else None
         self.started = 0.0
@@ -123,7 +123,8 @@ class GameRunner:
     def _start(self) -> None:
         for seat, participant in enumerate(self.seated):
             if participant.down is not None:
-                self._fault(seat, participant.down.kind, f"not running: {participant.down.detail}")
+                down = participant.down
+                self._fault(seat, down.cause, dataclasses.replace(down.facts, not_running=True))
                 continue
             self._charge_thefts(participant)
             message = codec.game_start(
@@ -178,15 +179,14 @@ class GameRunner:
         allowed_ms = self.match.limits.move_time_ms + status.bank_left_ms
         status.bank_left_ms = 0
         request.state = RequestState.TIMED_OUT
+        other_replies, other_id = self.misanswered.pop(request.id, (None, None))
+        facts = FaultFacts(request_id=request.id, allowed_ms=allowed_ms, other_replies=other_replies, other_id=other_id)
         if answered_at is None:
-            detail = f"no answer to request {request.id} within {allowed_ms} ms"
-            self.timed_out[request.id] = (len(self.book.faults), request.sent_at, allowed_ms)
+            self.timed_out[request.id] = (len(self.book.faults), request.sent_at)
+            self._fault(request.seat, FaultCause.DECISION_TIMEOUT, facts, request)
         else:
-            detail = _late(request.id, (answered_at - request.sent_at) * 1000, allowed_ms)
-        misanswered = self.misanswered.pop(request.id, None)
-        if misanswered is not None:
-            detail += _misanswered(request.id, *misanswered)
-        self._fault(request.seat, FaultKind.TIMEOUT, detail, request)
+            late = dataclasses.replace(facts, answered_ms=(answered_at - request.sent_at) * 1000)
+            self._fault(request.seat, FaultCause.LATE_ANSWER, late, request)
         participant = self.seated[request.seat]
         participant.timeouts += 1
         most = self.match.limits.max_timeouts
@@ -206,17 +206,15 @@ class GameRunner:
             self._answered_late(message.id)
 
     def _answered_late(self, request_id: int) -> None:
-        index, sent_at, allowed_ms = self.timed_out.pop(request_id)
+        index, sent_at = self.timed_out.pop(request_id)
         fault = self.book.faults[index]
-        late = _late(request_id, (time.monotonic() - sent_at) * 1000, allowed_ms)
-        detail = fault.detail.replace(f"no answer to request {request_id} within {allowed_ms} ms", late, 1)
-        self.book.faults[index] = dataclasses.replace(fault, detail=detail)
+        facts = dataclasses.replace(fault.facts, answered_ms=(time.monotonic() - sent_at) * 1000)
+        self.book.faults[index] = dataclasses.replace(fault, cause=FaultCause.LATE_ANSWER, facts=facts)
 
     # Events.
 
     def _on_exit(self, participant: Participant) -> None:
-        status = participant.process.describe_exit() if participant.process else "exited"
-        self.session.mark_crashed(participant, f"the bot {status} during game {self.spec.index}")
+        self.session.mark_crashed(participant, Stage.GAME, self.spec.index)
         self._on_down(participant, RequestState.ABANDONED)
 
     def _on_down(self, participant: Participant, open_request: RequestState) -> None:
@@ -230,7 +228,7 @@ class GameRunner:
         request = self.pending.get(participant.index)
         if request is not None:
             request.state = open_request
-        self._fault(seat, down.kind, down.detail, request, bot_stopped=True)
+        self._fault(seat, down.cause, down.facts, request, bot_stopped=True)
 
     def _on_message(self, incoming: Incoming) -> None:
         participant = self.session.owner(incoming.identity)
@@ -248,15 +246,15 @@ class GameRunner:
             return
         request = self.pending.get(participant.index)
         if len(incoming.frames) != 1:
-            self._reject(seat, request, f"a message is one frame, not {len(incoming.frames)}")
+            self._reject(seat, request, FaultCause.MULTIPART_MESSAGE, FaultFacts(count=len(incoming.frames)))
             return
         try:
             message = codec.decode_bot_message(incoming.frames[0])
         except codec.ProtocolViolation as error:
-            self._reject(seat, request, str(error))
+            self._reject(seat, request, FaultCause.PROTOCOL_VIOLATION, FaultFacts(note=str(error)))
             return
         if type(message) is not codec.ActionReply:
-            self._reject(seat, request, "hello after the handshake")
+            self._reject(seat, request, FaultCause.HELLO_AFTER_HANDSHAKE, FaultFacts())
         elif request is None or message.id != request.id:
             self._on_stale(seat, status, request, message.id)
         else:
@@ -272,8 +270,8 @@ class GameRunner:
             self.state.apply(seat, action)
         except IllegalAction as error:
             request.state = RequestState.ILLEGAL
-            detail = f"request {request.id}: {error.reason}"
-            self._fault(seat, FaultKind.ILLEGAL_ACTION, detail, request, sent=sent_text(action))
+            facts = FaultFacts(request_id=request.id, note=error.reason)
+            self._fault(seat, FaultCause.ILLEGAL_ACTION, facts, request, sent=sent_text(action))
             return
         request.state = RequestState.ANSWERED
         self._close(seat)
@@ -291,32 +289,33 @@ class GameRunner:
             count, _ = self.misanswered.get(request.id, (0, 0))
             self.misanswered[request.id] = (count + 1, reply_id)
         if status.stale_messages > limits.DEFAULT_STALE_REPLY_LIMIT:
-            self._reject(seat, request, f"a flood of {status.stale_messages} stale or unsolicited messages")
+            self._reject(seat, request, FaultCause.STALE_FLOOD, FaultFacts(count=status.stale_messages))
 
     def _charge_thefts(self, participant: Participant) -> None:
         """Record the hellos with another bot's token the participant sent since its last game as protocol
         errors of its seat (a decision open at the time is rejected); a forfeited seat is not charged again."""
         seat = self.seat_of[participant.index]
         status = self.seats[seat]
-        for detail in participant.thefts:
+        for victim in participant.thefts:
             if status.forfeited:
                 status.stale_messages += 1
             else:
-                self._reject(seat, self.pending.get(participant.index), detail)
+                theft = FaultFacts(victim=victim)
+                self._reject(seat, self.pending.get(participant.index), FaultCause.STOLEN_TOKEN, theft)
         participant.thefts.clear()
 
-    def _reject(self, seat: int, request: Request | None, detail: str) -> None:
+    def _reject(self, seat: int, request: Request | None, cause: FaultCause, facts: FaultFacts) -> None:
         if request is not None:
             request.state = RequestState.REJECTED
-        self._fault(seat, FaultKind.PROTOCOL_ERROR, detail, request)
+        self._fault(seat, cause, facts, request)
 
     # Faults and fallbacks.
 
     def _fault(
         self,
         seat: int,
-        kind: FaultKind,
-        detail: str,
+        cause: FaultCause,
+        facts: FaultFacts,
         request: Request | None = None,
         bot_stopped: bool = False,
         sent: str | None = None,
@@ -324,7 +323,7 @@ class GameRunner:
         """Record the fault (`sent`: the illegal action as sent); a decision left open by it is played by the
         fallback."""
         self.fault_at.append(len(self.moves))
-        self.book.record(seat, kind, detail, bot_stopped, sent, len(self.moves))
+        self.book.record(seat, cause, facts, bot_stopped, sent, len(self.moves))
         if self.log_senders:
             self.log_senders[seat].resend()
         if request is not None:
@@ -435,18 +434,6 @@ class GameRunner:
         if not self.session.keeps_logs or self.match.replay_dir is None:
             return None
         return os.path.relpath(participant.log_path, self.match.replay_dir)
-
-
-def _late(request_id: int, answered_ms: float, allowed_ms: int) -> str:
-    return f"request {request_id} answered after {answered_ms:,.0f} ms of a {allowed_ms:,} ms limit"
-
-
-def _misanswered(request_id: int, count: int, last_id: int) -> str:
-    """What a timeout's detail adds about the replies that named another request while it was open: a stale id
-    is lower than the open request's (ids increase, so it names an older one), a wrong id is higher."""
-    which = "stale" if last_id < request_id else "wrong"
-    times = "once" if count == 1 else f"{count} times, the last"
-    return f"; it replied {times} with the {which} id {last_id} instead (ids name requests: answer with {request_id})"
 
 
 def _timing(decision_ms: list[float]) -> SeatTiming:

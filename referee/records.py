@@ -7,11 +7,12 @@ Faults are data here: a seat's misbehaviour never leaves the referee as an excep
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from protocol import limits
+from referee.isolation.process import Ending, describe_ending
 from referee.isolation.sandbox import Isolation
 
 
@@ -22,6 +23,222 @@ class FaultKind(enum.StrEnum):
     ILLEGAL_ACTION = "illegal_action"
     PROTOCOL_ERROR = "protocol_error"
     """Undecodable bytes, a message over a limit, a schema error, a wrong token, a flood."""
+
+
+class FaultCause(enum.StrEnum):
+    """Why a seat faulted: each cause belongs to one FaultKind (`kind`) and says in a phrase what happened
+    (`meaning`). What a fault means is read from its cause (and FaultFacts), never from its words: those are
+    derived from both (describe), so rewording one changes no decision. The values are what --retry-faulted and
+    the store's `faults.cause` column say."""
+
+    STARTUP_TIMEOUT = "startup-timeout"
+    DECISION_TIMEOUT = "decision-timeout"
+    LATE_ANSWER = "late-answer"
+    TIMEOUT_LIMIT = "timeout-limit"
+    START_FAILED = "start-failed"
+    EXITED = "exited"
+    KILLED_BY_SIGNAL = "signal"
+    MEMORY_LIMIT = "memory-limit"
+    HELLO_REFUSED = "hello-refused"
+    STOLEN_TOKEN = "stolen-token"
+    PROTOCOL_VIOLATION = "protocol-violation"
+    MULTIPART_MESSAGE = "multipart-message"
+    HELLO_AFTER_HANDSHAKE = "hello-after-handshake"
+    STALE_FLOOD = "stale-flood"
+    CONNECTION_FLOOD = "connection-flood"
+    ILLEGAL_ACTION = "illegal-action"
+
+    @property
+    def kind(self) -> FaultKind:
+        return _CAUSES[self][0]
+
+    @property
+    def meaning(self) -> str:
+        """What the cause is, in a short phrase (for people and the documentation; nothing reads it back)."""
+        return _CAUSES[self][1]
+
+
+_CAUSES: dict[FaultCause, tuple[FaultKind, str]] = {
+    FaultCause.STARTUP_TIMEOUT: (FaultKind.TIMEOUT, "no hello within the startup limit"),
+    FaultCause.DECISION_TIMEOUT: (FaultKind.TIMEOUT, "no answer within the decision's time (move time and bank)"),
+    FaultCause.LATE_ANSWER: (FaultKind.TIMEOUT, "an answer that came after the decision's time was up"),
+    FaultCause.TIMEOUT_LIMIT: (FaultKind.TIMEOUT, "stopped for reaching the match's max_timeouts"),
+    FaultCause.START_FAILED: (FaultKind.CRASH, "the program could not be started"),
+    FaultCause.EXITED: (FaultKind.CRASH, "the bot's process exited"),
+    FaultCause.KILLED_BY_SIGNAL: (FaultKind.CRASH, "the bot's process was killed by a signal"),
+    FaultCause.MEMORY_LIMIT: (FaultKind.CRASH, "the bot ran out of its memory limit"),
+    FaultCause.HELLO_REFUSED: (FaultKind.PROTOCOL_ERROR, "its hello was refused and it never joined"),
+    FaultCause.STOLEN_TOKEN: (FaultKind.PROTOCOL_ERROR, "a hello with another bot's token"),
+    FaultCause.PROTOCOL_VIOLATION: (
+        FaultKind.PROTOCOL_ERROR,
+        "a message that breaks the protocol (undecodable, over a limit, against the schema)",
+    ),
+    FaultCause.MULTIPART_MESSAGE: (FaultKind.PROTOCOL_ERROR, "a message of more than one frame"),
+    FaultCause.HELLO_AFTER_HANDSHAKE: (FaultKind.PROTOCOL_ERROR, "a hello after the handshake"),
+    FaultCause.STALE_FLOOD: (FaultKind.PROTOCOL_ERROR, "a flood of stale or unsolicited messages"),
+    FaultCause.CONNECTION_FLOOD: (FaultKind.PROTOCOL_ERROR, "too many connections to the referee at once"),
+    FaultCause.ILLEGAL_ACTION: (FaultKind.ILLEGAL_ACTION, "an action that is not one of the legal ones"),
+}
+
+
+class Stage(enum.StrEnum):
+    """When a bot's process ended."""
+
+    HANDSHAKE = "handshake"
+    GAME = "game"
+    BETWEEN_GAMES = "between_games"
+
+
+class MemoryHit(enum.StrEnum):
+    """How a bot was found at its memory limit."""
+
+    KILLED = "killed"
+    """The kernel killed it (its cgroup counted an oom kill)."""
+    ALLOCATION_FAILED = "allocation_failed"
+    """An allocation failed and the bot said so (the runtime's own words in its last output)."""
+
+
+@dataclass(frozen=True)
+class FaultFacts:
+    """What a fault's words are made of, beside its cause; a cause uses the facts it needs, the rest stay unset.
+
+    `note` and `output` are words from elsewhere, kept to show and never read: `note` another part's reason (the
+    engine's for an illegal action, the codec's for a protocol violation, the refusal of a hello, the system's
+    for a program that could not start), `output` the bot's last lines of output."""
+
+    request_id: int | None = None
+    allowed_ms: int | None = None
+    """The time the request allowed (move time and the bank left)."""
+    answered_ms: float | None = None
+    """When a late answer came, from the request."""
+    other_replies: int | None = None
+    """Replies that named another request while this one was open, and `other_id`, the last id they named."""
+    other_id: int | None = None
+    startup_s: float | None = None
+    count: int | None = None
+    """Timeouts (TIMEOUT_LIMIT), frames (MULTIPART_MESSAGE), messages (STALE_FLOOD), connections held
+    (CONNECTION_FLOOD)."""
+    most: int | None = None
+    """The connections a bot may hold (CONNECTION_FLOOD)."""
+    exit_status: int | None = None
+    signal: int | None = None
+    memory: MemoryHit | None = None
+    memory_mb: int | None = None
+    stage: Stage | None = None
+    game: int | None = None
+    """The game a process ended during (Stage.GAME)."""
+    victim: str | None = None
+    """The bot whose token was presented (STOLEN_TOKEN)."""
+    not_running: bool = False
+    """The bot was already down when the game began: the fault is the one that put it down."""
+    note: str | None = None
+    output: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The facts that are set, as JSON-safe data (what the store's `faults.facts` and replays hold)."""
+        return {
+            item.name: list(value) if isinstance(value, tuple) else value
+            for item in fields(self)
+            if (value := getattr(self, item.name)) != item.default
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> FaultFacts:
+        """The facts `to_json` wrote (keys this version does not know are left out)."""
+        known = {item.name for item in fields(cls)}
+        values = {name: value for name, value in data.items() if name in known}
+        if "output" in values:
+            values["output"] = tuple(values["output"])
+        if values.get("memory") is not None:
+            values["memory"] = MemoryHit(values["memory"])
+        if values.get("stage") is not None:
+            values["stage"] = Stage(values["stage"])
+        return cls(**values)
+
+    @property
+    def ending(self) -> Ending:
+        return Ending(self.exit_status, self.signal)
+
+
+def describe(cause: FaultCause, facts: FaultFacts) -> str:
+    """A fault in words, made from its cause and facts alone: the one place a fault's words are written."""
+    text = _WORDS[cause](facts)
+    if facts.other_replies:
+        text += _misanswered(facts)
+    if facts.output:
+        text += "; its last output:\n" + "\n".join(f"| {line}" for line in facts.output)
+    return f"not running: {text}" if facts.not_running else text
+
+
+def _misanswered(facts: FaultFacts) -> str:
+    """What a timeout adds about the replies that named another request while it was open: a stale id is lower
+    than the open request's (ids increase, so it names an older one), a wrong id is higher."""
+    request_id, last_id, count = facts.request_id or 0, facts.other_id or 0, facts.other_replies
+    which = "stale" if last_id < request_id else "wrong"
+    times = "once" if count == 1 else f"{count} times, the last"
+    return f"; it replied {times} with the {which} id {last_id} instead (ids name requests: answer with {request_id})"
+
+
+def _ended(facts: FaultFacts) -> str:
+    """How the bot's process ended and when (the kernel's memory kill named)."""
+    said = describe_ending(facts.ending)
+    if facts.memory is MemoryHit.KILLED:
+        said += ": it hit the memory limit" + (f" of {facts.memory_mb} MiB" if facts.memory_mb else "")
+    when = {
+        Stage.HANDSHAKE: "during the handshake",
+        Stage.GAME: f"during game {facts.game}",
+        Stage.BETWEEN_GAMES: "between games",
+        None: "",
+    }[facts.stage]
+    return f"the bot {said} {when}".rstrip()
+
+
+def _crashed(facts: FaultFacts) -> str:
+    said = _ended(facts)
+    if facts.memory is MemoryHit.ALLOCATION_FAILED:
+        said += f": it hit the memory limit of {facts.memory_mb} MiB (an allocation failed)"
+    return said
+
+
+def _refused(facts: FaultFacts) -> str:
+    then = _startup(facts) if facts.startup_s is not None else _ended(facts)
+    return f"hello refused ({facts.note}); {then}"
+
+
+def _startup(facts: FaultFacts) -> str:
+    return f"no hello within the startup limit of {facts.startup_s} s"
+
+
+_WORDS: dict[FaultCause, Callable[[FaultFacts], str]] = {
+    FaultCause.STARTUP_TIMEOUT: _startup,
+    FaultCause.DECISION_TIMEOUT: lambda f: f"no answer to request {f.request_id} within {f.allowed_ms} ms",
+    FaultCause.LATE_ANSWER: lambda f: (
+        f"request {f.request_id} answered after {f.answered_ms or 0:,.0f} ms of a {f.allowed_ms or 0:,} ms limit"
+    ),
+    FaultCause.TIMEOUT_LIMIT: lambda f: f"stopped after {f.count} timeouts in this match (max_timeouts = {f.count})",
+    FaultCause.START_FAILED: lambda f: f.note or "",
+    FaultCause.EXITED: _crashed,
+    FaultCause.KILLED_BY_SIGNAL: _crashed,
+    FaultCause.MEMORY_LIMIT: _crashed,
+    FaultCause.HELLO_REFUSED: _refused,
+    FaultCause.STOLEN_TOKEN: lambda f: f"presented another bot's token (that of {f.victim}) in a hello",
+    FaultCause.PROTOCOL_VIOLATION: lambda f: f.note or "",
+    FaultCause.MULTIPART_MESSAGE: lambda f: f"a message is one frame, not {f.count}",
+    FaultCause.HELLO_AFTER_HANDSHAKE: lambda f: "hello after the handshake",
+    FaultCause.STALE_FLOOD: lambda f: f"a flood of {f.count} stale or unsolicited messages",
+    FaultCause.CONNECTION_FLOOD: lambda f: (
+        f"held {f.count} connections to the referee at once (at most {f.most}): a flood of connections"
+    ),
+    FaultCause.ILLEGAL_ACTION: lambda f: f"request {f.request_id}: {f.note}",
+}
+
+
+def crash_cause(facts: FaultFacts) -> FaultCause:
+    """The cause of a bot's process ending, from how it ended: its memory limit (found either way), a signal,
+    or an exit."""
+    if facts.memory is not None:
+        return FaultCause.MEMORY_LIMIT
+    return FaultCause.KILLED_BY_SIGNAL if facts.signal is not None else FaultCause.EXITED
 
 
 class FaultPolicy(enum.StrEnum):
@@ -102,16 +319,27 @@ class MatchSpec:
 
 @dataclass(frozen=True)
 class Fault:
+    """A seat's fault: its cause and the facts that go with it. Its words (`detail`) are derived from them
+    (describe), so what a fault means is read from `cause`, never from its text."""
+
     seat: int
     bot: str
-    kind: FaultKind
-    detail: str
+    cause: FaultCause
+    facts: FaultFacts = FaultFacts()
     sent: str | None = None
     """For an illegal action, the action as the bot sent it: its JSON text (referee.faults.sent_text), never
     interpreted again; None for other faults."""
     before_action: int | None = None
     """The index of the game's action the fault came before (the replay's `before_action`: its page shows the
     fault at step before_action + 1); None where it was not recorded (older stores)."""
+
+    @property
+    def kind(self) -> FaultKind:
+        return self.cause.kind
+
+    @property
+    def detail(self) -> str:
+        return describe(self.cause, self.facts)
 
 
 @dataclass(frozen=True)

@@ -3,14 +3,16 @@
     {"format": "card-referee-replay", "version": 3, "match_id", "game_index", "game", "players", "seed",
      "config", "deal", "seats": [{"seat", "bot", "command", "log"}], "limits": {...},
      "actions": [{"seat", "action", "ms", "by": "bot"|"fallback", "at_ms"}],
-     "faults": [{"seat", "bot", "kind", "detail", "before_action", "sent"}],
+     "faults": [{"seat", "bot", "kind", "cause", "facts", "detail", "before_action", "sent"}],
      "result": {"scores", "ranks"}  (as the game counted them), "forfeited": [bool],
      "ranks": [final ranks], "scores": [final scores]}
 
 `ms` is the bot's decision time on the referee's clock (null for fallback actions); `at_ms` is when the
 action was applied, in milliseconds from the start of the game. `before_action` is the index in `actions` the
 fault came before; `sent` is an illegal action as the bot sent it (its JSON text, cut to
-protocol.limits.MAX_RECORDED_ACTION_CHARS: data to show, never parsed), null for other faults. A seat's `log` is
+protocol.limits.MAX_RECORDED_ACTION_CHARS: data to show, never parsed), null for other faults. A fault's `cause` is
+its referee.records.FaultCause and `facts` the FaultFacts its `detail` was made from (FaultFacts.to_json): what the
+fault means is read from them, never from `detail`. A seat's `log` is
 its bot's log file as a path relative to the replay's folder, null when the match kept no logs.
 `deal` holds the cards dealt, in the game's explicit-deal format (`state.dealt`):
 `new_game(players, seed, config, deal=replay["deal"])` deals them again. Final ranks and scores are the game's
@@ -22,7 +24,9 @@ Showing a replay to a person (as text or as a page) is tournaments.pages' work.
 
 Version 2 added the dealt cards (version 1 recorded null there) and the final scores; version 3 added the
 faults' `sent` and the seats' `log`. Versions 2 and 3 are read (and verified) alike: a version 2 replay's faults
-and seats simply lack those keys, so readers use `.get`.
+and seats simply lack those keys, so readers use `.get`. The faults' `cause` and `facts` were added within version 3
+(keys a reader may ignore, so a referee of before them still reads newer replays): a fault written before them
+has no recorded cause, and reads as its kind and detail alone.
 """
 
 from __future__ import annotations
@@ -93,6 +97,8 @@ def fault_entry(fault: Fault, before_action: int) -> dict[str, Any]:
         "seat": fault.seat,
         "bot": fault.bot,
         "kind": fault.kind.value,
+        "cause": fault.cause.value,
+        "facts": fault.facts.to_json(),
         "detail": fault.detail,
         "before_action": before_action,
         "sent": fault.sent,

@@ -24,6 +24,7 @@ until then, and renamed). A crash's fault detail quotes the bot's last lines of 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 import time
@@ -36,7 +37,17 @@ from referee.botspec import log_file_names, match_names
 from referee.isolation import sandbox
 from referee.isolation.process import BotProcess, BotStartError, last_output_lines
 from referee.isolation.proctable import Namespace, ProcessEntry, live_processes, pid_namespaces, read_process
-from referee.records import BotRun, BotSpec, FaultKind, Handshake, MatchSpec
+from referee.records import (
+    BotRun,
+    BotSpec,
+    FaultCause,
+    FaultFacts,
+    Handshake,
+    MatchSpec,
+    MemoryHit,
+    Stage,
+    crash_cause,
+)
 from referee.wire import peers
 from referee.wire.connection import (
     Bindings,
@@ -58,10 +69,10 @@ _STRENGTH = (sandbox.Isolation.NONE, sandbox.Isolation.PARTIAL, sandbox.Isolatio
 
 @dataclass(frozen=True, slots=True)
 class Downtime:
-    """Why a bot cannot play: the fault kind charged to its seat in each game it misses."""
+    """Why a bot cannot play: the fault charged to its seat in each game it misses."""
 
-    kind: FaultKind
-    detail: str
+    cause: FaultCause
+    facts: FaultFacts
 
 
 @dataclass(eq=False, slots=True)
@@ -84,7 +95,8 @@ class Participant:
     refusal: str | None = None
     """Why the last hello from this bot's processes was refused (only where the sender is known)."""
     thefts: list[str] = field(default_factory=list)
-    """Hellos with another bot's token, not yet recorded as faults of this bot's seat."""
+    """Hellos with another bot's token (the name of the bot whose token each carried), not yet recorded as faults
+    of this bot's seat."""
     timeouts: int = 0
     """Its timeouts so far in this match (Limits.max_timeouts)."""
 
@@ -210,7 +222,7 @@ class Session:
         for participant in self.ready():
             process = participant.process
             if process is not None and process.exited():
-                self.mark_crashed(participant, f"the bot {process.describe_exit()} between games")
+                self.mark_crashed(participant, Stage.BETWEEN_GAMES)
         crashed = [p for p in self.participants if p.down is not None and p.restartable]
         if crashed:
             self._start_and_handshake(crashed)
@@ -255,7 +267,7 @@ class Session:
                 sandbox=jail,
             )
         except BotStartError as error:
-            participant.down = Downtime(FaultKind.CRASH, str(error))
+            participant.down = Downtime(FaultCause.START_FAILED, FaultFacts(note=str(error)))
             return
         participant.process = process
         if process.jail is not None and process.jail.isolation is not sandbox.Isolation.FULL:
@@ -275,16 +287,13 @@ class Session:
                 participant = self.process_exited(fd)
                 if participant.index in waiting:
                     del waiting[participant.index]
-                    exit_status = participant.process.describe_exit() if participant.process else "exited"
-                    self._fail_handshake(participant, refusals, f"the bot {exit_status} during the handshake")
+                    self._fail_handshake(participant, refusals)
             for flood in floods:
                 waiting.pop(self.stop_flooder(flood).index, None)
             if message_ready:
                 self._handle_hellos(waiting, refusals)
         for participant in waiting.values():
-            self._fail_handshake(
-                participant, refusals, f"no hello within the startup limit of {self.spec.limits.startup_time_s} s"
-            )
+            self._fail_handshake(participant, refusals)
         for participant in group:
             participant.restartable = participant.down is None
             self.hold(participant, True)
@@ -399,39 +408,45 @@ class Session:
         """Stop a bot found holding too many connections (which closes them), down for the rest of the match."""
         participant = self.participants[flood.owner]
         self.stop(participant)
-        participant.down = Downtime(FaultKind.PROTOCOL_ERROR, flood.detail)
+        participant.down = Downtime(
+            FaultCause.CONNECTION_FLOOD, FaultFacts(count=flood.held, most=limits.MAX_CONNECTIONS_PER_BOT)
+        )
         participant.restartable = False
         return participant
 
     def stop_timed_out(self, participant: Participant, count: int) -> Participant:
         """Stop a bot that reached the match's max_timeouts, down (a timeout) for the rest of the match."""
         self.stop(participant)
-        participant.down = Downtime(
-            FaultKind.TIMEOUT, f"stopped after {count} timeouts in this match (max_timeouts = {count})"
-        )
+        participant.down = Downtime(FaultCause.TIMEOUT_LIMIT, FaultFacts(count=count))
         participant.restartable = False
         return participant
 
     def _charge_theft(self, thief: Participant, victim: Participant) -> Participant:
         """Queue the fault for the thief's seat; a flood of attempts queues no more than the fault budget."""
         if len(thief.thefts) < self.spec.limits.fault_budget:
-            thief.thefts.append(f"presented another bot's token (that of {victim.name}) in a hello")
+            thief.thefts.append(victim.name)
         return thief
 
-    def _fail_handshake(self, participant: Participant, refusals: list[str], detail: str) -> None:
+    def _fail_handshake(self, participant: Participant, refusals: list[str]) -> None:
         """A bot that never bound: a refused hello is the likeliest cause when there was one. Where the sender of
         a hello is known the refusal is the bot's own; elsewhere connections carry no seat before their token is
         accepted, so a refusal is charged to a bot that never bound."""
         crashed = participant.process is not None and participant.process.exited()
         memory_mb = participant.process.memory_mb if participant.process is not None else None
+        facts = (
+            self._ending(participant, Stage.HANDSHAKE)
+            if crashed
+            else FaultFacts(startup_s=self.spec.limits.startup_time_s)
+        )
         self.stop(participant)
         refusal = participant.refusal or (refusals.pop(0) if refusals else None)
         if refusal is not None:
-            participant.down = Downtime(FaultKind.PROTOCOL_ERROR, f"hello refused ({refusal}); {detail}")
+            participant.down = Downtime(FaultCause.HELLO_REFUSED, dataclasses.replace(facts, note=refusal))
         elif crashed:
-            participant.down = Downtime(FaultKind.CRASH, self._with_last_output(participant, detail, memory_mb))
+            facts = self._with_last_output(participant, facts, memory_mb)
+            participant.down = Downtime(crash_cause(facts), facts)
         else:
-            participant.down = Downtime(FaultKind.TIMEOUT, detail)
+            participant.down = Downtime(FaultCause.STARTUP_TIMEOUT, facts)
 
     # Running.
 
@@ -461,22 +476,38 @@ class Session:
         index = self.bindings.owner(identity)
         return None if index is None else self.participants[index]
 
-    def mark_crashed(self, participant: Participant, detail: str) -> str:
-        """Stop a bot whose process exited; returns `detail` with the last line the bot printed."""
+    def mark_crashed(self, participant: Participant, stage: Stage, game: int | None = None) -> None:
+        """Stop a bot whose process exited (during `game`, or between games), down with how it ended and the
+        last lines it printed."""
+        facts = self._ending(participant, stage, game)
         memory_mb = participant.process.memory_mb if participant.process is not None else None
         self.stop(participant)
-        detail = self._with_last_output(participant, detail, memory_mb)
-        participant.down = Downtime(FaultKind.CRASH, detail)
-        return detail
+        facts = self._with_last_output(participant, facts, memory_mb)
+        participant.down = Downtime(crash_cause(facts), facts)
 
     @staticmethod
-    def _with_last_output(participant: Participant, detail: str, memory_mb: int | None = None) -> str:
-        """`detail` with the bot's last lines of output, and its memory limit named when they say it ran out
-        of memory (a runtime's own words: with RLIMIT_DATA an allocation fails, and the bot reports it)."""
-        lines = last_output_lines(participant.log_path, participant.log_start)
-        if memory_mb and "memory limit" not in detail and any(out_of_memory(line) for line in lines):
-            detail += f": it hit the memory limit of {memory_mb} MiB (an allocation failed)"
-        return detail if not lines else f"{detail}; its last output:\n" + "\n".join(f"| {line}" for line in lines)
+    def _ending(participant: Participant, stage: Stage, game: int | None = None) -> FaultFacts:
+        """How the bot's process ended (the kernel's kill at its memory limit included), during `stage`."""
+        process = participant.process
+        ending = process.ending() if process is not None else None
+        killed = process is not None and process.oom_killed()
+        return FaultFacts(
+            exit_status=ending.status if ending else None,
+            signal=ending.signal if ending else None,
+            memory=MemoryHit.KILLED if killed else None,
+            memory_mb=process.memory_mb if killed and process is not None else None,
+            stage=stage,
+            game=game,
+        )
+
+    @staticmethod
+    def _with_last_output(participant: Participant, facts: FaultFacts, memory_mb: int | None) -> FaultFacts:
+        """`facts` with the bot's last lines of output, and its memory limit found when they say it ran out of
+        memory (a runtime's own words: with RLIMIT_DATA an allocation fails, and the bot reports it)."""
+        lines = tuple(last_output_lines(participant.log_path, participant.log_start))
+        if memory_mb and facts.memory is None and any(out_of_memory(line) for line in lines):
+            facts = dataclasses.replace(facts, memory=MemoryHit.ALLOCATION_FAILED, memory_mb=memory_mb)
+        return dataclasses.replace(facts, output=lines)
 
     def ready(self) -> list[Participant]:
         return [p for p in self.participants if p.down is None]

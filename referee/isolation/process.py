@@ -27,6 +27,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -160,17 +161,40 @@ def last_output_lines(
     return lines[-count:]
 
 
-def describe_exit_status(code: int, wrapped: bool) -> str:
-    """An exit status in words. A negative one is the signal that killed the process; one above 128, from a
-    program run through a wrapper (bwrap, unshare: they exit with 128 + the signal that killed their child),
-    is that signal too; from a program run directly it is its own status, whose usual meaning is given."""
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """How a process ended: killed by `signal`, or exited with `status` (its own; neither: not known)."""
+
+    status: int | None = None
+    signal: int | None = None
+
+
+def ending_of(code: int, wrapped: bool) -> Ending:
+    """The ending an exit status says. A negative one is the signal that killed the process; one above 128, from
+    a program run through a wrapper (bwrap, unshare: they exit with 128 + the signal that killed their child), is
+    that signal too; from a program run directly it is its own status."""
     number = -code if code < 0 else code - 128 if code > 128 else None
-    name = _signal_name(number) if number is not None else None
+    if number is not None and _signal_name(number) is not None and (code < 0 or wrapped):
+        return Ending(signal=number)
+    return Ending(status=code)
+
+
+def describe_ending(ending: Ending) -> str:
+    """An ending in words: a signal by its name and number; a status above 128 with the usual meaning given."""
+    if ending.signal is not None:
+        return f"was killed by {_signal_name(ending.signal) or 'a signal'} (signal {ending.signal})"
+    code = ending.status
+    if code is None:
+        return "exited"
+    name = _signal_name(code - 128) if code > 128 else None
     if name is None:
         return f"exited with status {code}"
-    if code < 0 or wrapped:
-        return f"was killed by {name} (signal {number})"
-    return f"exited with status {code} (the status a shell gives a program killed by {name}, signal {number})"
+    return f"exited with status {code} (the status a shell gives a program killed by {name}, signal {code - 128})"
+
+
+def describe_exit_status(code: int, wrapped: bool) -> str:
+    """An exit status in words (ending_of, describe_ending)."""
+    return describe_ending(ending_of(code, wrapped))
 
 
 def _signal_name(number: int) -> str | None:
@@ -309,15 +333,26 @@ class BotProcess:
                 self.jail.cgroup.exempt(self._sandbox_pids())
             self.jail.cgroup.hold(frozen)
 
-    def describe_exit(self) -> str:
-        """How the bot ended, in words: a signal by its name and number, and the memory limit when the kernel
-        killed it for going over it (its cgroup counted an oom_kill)."""
+    def ending(self) -> Ending | None:
+        """How the bot's process ended; None while it runs."""
         code = self._popen.poll()
         if code is None:
+            return None
+        return ending_of(code, self.jail is not None or self.containment is not Containment.SESSION)
+
+    def oom_killed(self) -> bool:
+        """The kernel killed a process of the bot for going over its memory limit (its cgroup counted an
+        oom_kill)."""
+        return self.jail is not None and self.jail.cgroup is not None and bool(self.jail.cgroup.oom_kills())
+
+    def describe_exit(self) -> str:
+        """How the bot ended, in words: a signal by its name and number, and the memory limit when the kernel
+        killed it for going over it."""
+        ending = self.ending()
+        if ending is None:
             return "is still running"
-        wrapped = self.jail is not None or self.containment is not Containment.SESSION
-        said = describe_exit_status(code, wrapped)
-        if self.jail is not None and self.jail.cgroup is not None and self.jail.cgroup.oom_kills():
+        said = describe_ending(ending)
+        if self.oom_killed():
             limit = f" of {self.memory_mb} MiB" if self.memory_mb else ""
             said += f": it hit the memory limit{limit}"
         return said

@@ -50,13 +50,6 @@ class Flood:
     owner: int
     held: int
 
-    @property
-    def detail(self) -> str:
-        return (
-            f"held {self.held} connections to the referee at once (at most {limits.MAX_CONNECTIONS_PER_BOT}): "
-            "a flood of connections"
-        )
-
 
 @dataclass(frozen=True, slots=True)
 class Client:

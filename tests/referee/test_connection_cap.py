@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from protocol import limits
+from referee.records import FaultCause, FaultFacts, describe
 from referee.wire import sock_diag
 from referee.wire.connection_cap import CENSUS_BATCH, Client, ConnectionCap, Flood
 
@@ -40,7 +41,8 @@ def test_connections_a_bots_process_made_count_for_it_and_the_bot_over_the_cap_i
     clients[7] = Client(connector=102)
     cap.accepted(7)
     assert cap.settle() == [Flood(0, limits.MAX_CONNECTIONS_PER_BOT + 1)]
-    assert "a flood of connections" in Flood(0, 17).detail
+    flooded = FaultFacts(count=17, most=limits.MAX_CONNECTIONS_PER_BOT)
+    assert "a flood of connections" in describe(FaultCause.CONNECTION_FLOOD, flooded)
     cap.accepted(8)
     clients[8] = Client(connector=101)
     assert cap.settle() == []  # named once

@@ -26,7 +26,7 @@ from referee.isolation.proctable import (
     read_process,
     session_members,
 )
-from referee.records import BotSpec, FaultKind, FaultPolicy
+from referee.records import BotSpec, FaultCause, FaultFacts, FaultKind, FaultPolicy
 from referee.wire.connection import Bindings, HandshakeRefused, Peer, Router, TokenTheft, Transport
 
 
@@ -69,14 +69,14 @@ def test_forfeited_seats_score_the_lowest_score_of_the_table(
 def test_fault_policies() -> None:
     seats = [SeatStatus(0, "a", 0), SeatStatus(1, "b", 0)]
     book = FaultBook(FaultPolicy.SUBSTITUTE, 2, seats, seed=1)
-    book.record(0, FaultKind.TIMEOUT, "slow")
+    book.record(0, FaultCause.DECISION_TIMEOUT, FaultFacts(request_id=1, allowed_ms=5))
     assert book.forfeited() == [False, False]
-    book.record(0, FaultKind.ILLEGAL_ACTION, "wrong")
+    book.record(0, FaultCause.ILLEGAL_ACTION, FaultFacts(request_id=2, note="wrong"))
     assert book.forfeited() == [True, False]
-    book.record(1, FaultKind.CRASH, "gone")
+    book.record(1, FaultCause.EXITED, FaultFacts(exit_status=1))
     assert book.forfeited() == [True, True]
     forfeit = FaultBook(FaultPolicy.FORFEIT, 3, [SeatStatus(0, "a", 0)], seed=1)
-    forfeit.record(0, FaultKind.TIMEOUT, "slow")
+    forfeit.record(0, FaultCause.DECISION_TIMEOUT, FaultFacts(request_id=1, allowed_ms=5))
     assert forfeit.forfeited() == [True]
     assert [fault.kind for fault in book.faults] == [FaultKind.TIMEOUT, FaultKind.ILLEGAL_ACTION, FaultKind.CRASH]
 

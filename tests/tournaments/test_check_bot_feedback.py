@@ -16,12 +16,12 @@ from click.testing import CliRunner
 from protocol.sdk import print_bot_traceback, run_session
 from referee.botspec import resolve_bot
 from referee.isolation.process import describe_exit_status
-from referee.records import FaultKind, FaultPolicy, Limits
+from referee.records import Fault, FaultCause, FaultFacts, FaultKind, FaultPolicy, Limits, Stage, crash_cause
 from tournaments.classroom.checkbot import CheckPlan, CheckReport, check_bot
 from tournaments.classroom.checkbot_report import gradescope_results, report_json, report_text
 from tournaments.classroom.fault_groups import group_faults
 from tournaments.cli import main
-from tournaments.league.store import LeagueStore
+from tournaments.league.store import LeagueStore, StoredFault
 from tournaments.league_report import clock_warning, league_report
 from tournaments.pages.report_page import render_report_page
 
@@ -140,15 +140,39 @@ def test_the_sdks_frames_are_left_out_of_a_bots_traceback() -> None:
 
 
 def test_faults_that_differ_only_in_where_are_grouped() -> None:
+    def timeout(request_id: int, **late: float) -> Fault:
+        cause = FaultCause.LATE_ANSWER if late else FaultCause.DECISION_TIMEOUT
+        return Fault(0, "bot", cause, FaultFacts(request_id=request_id, allowed_ms=1000, **late))
+
+    def crash(game: int, **ending: int) -> Fault:
+        facts = FaultFacts(stage=Stage.GAME, game=game, **ending)
+        return Fault(0, "bot", crash_cause(facts), facts)
+
+    faults = [timeout(3), timeout(9, answered_ms=1234), timeout(12), crash(3, exit_status=1), crash(4, exit_status=1)]
+    groups = group_faults(zip([*faults, crash(5, signal=11)], range(6), strict=True))
+    assert [(group.kind, group.count, group.where) for group in groups] == [
+        (FaultKind.TIMEOUT, 2, (0, 2)),
+        (FaultKind.TIMEOUT, 1, (1,)),
+        (FaultKind.CRASH, 2, (3, 4)),
+        (FaultKind.CRASH, 1, (5,)),
+    ]
+    assert groups[2].detail == "the bot exited with status 1 during game 3"
+
+
+def test_faults_stored_before_causes_are_grouped_by_their_words() -> None:
+    """An older store's faults have no cause or facts: their words, where and how late aside, are all there is."""
     groups = group_faults(
-        [
-            (FaultKind.TIMEOUT, "no answer to request 3 within 1000 ms", 0),
-            (FaultKind.TIMEOUT, "request 9 answered after 1,234 ms of a 1,000 ms limit", 1),
-            (FaultKind.TIMEOUT, "no answer to request 12 within 1000 ms", 2),
-            (FaultKind.CRASH, "the bot exited with status 1 during game 3", 3),
-            (FaultKind.CRASH, "the bot exited with status 1 during game 4", 4),
-            (FaultKind.CRASH, "the bot was killed by SIGSEGV (signal 11) during game 5", 5),
-        ]
+        (StoredFault("m", game, 0, "bot", kind, detail), game)
+        for game, (kind, detail) in enumerate(
+            [
+                ("timeout", "no answer to request 3 within 1000 ms"),
+                ("timeout", "request 9 answered after 1,234 ms of a 1,000 ms limit"),
+                ("timeout", "no answer to request 12 within 1000 ms"),
+                ("crash", "the bot exited with status 1 during game 3"),
+                ("crash", "the bot exited with status 1 during game 4"),
+                ("crash", "the bot was killed by SIGSEGV (signal 11) during game 5"),
+            ]
+        )
     )
     assert [(group.kind, group.count, group.where) for group in groups] == [
         (FaultKind.TIMEOUT, 2, (0, 2)),
@@ -156,6 +180,16 @@ def test_faults_that_differ_only_in_where_are_grouped() -> None:
         (FaultKind.CRASH, 2, (3, 4)),
         (FaultKind.CRASH, 1, (5,)),
     ]
+
+
+def test_crashes_that_printed_other_words_are_told_apart() -> None:
+    def crash(game: int, error: str) -> Fault:
+        facts = FaultFacts(exit_status=1, stage=Stage.GAME, game=game, output=("Traceback", error))
+        return Fault(0, "bot", FaultCause.EXITED, facts)
+
+    faults = [crash(0, "IndexError"), crash(1, "KeyError: 'hand'"), crash(2, "IndexError")]
+    groups = group_faults((fault, index) for index, fault in enumerate(faults))
+    assert [group.where for group in groups] == [(0, 2), (1,)]
 
 
 @pytest.mark.parametrize(

@@ -72,6 +72,7 @@ def test_play_reports_bot_faults_and_still_exits_zero() -> None:
         seat = game["seats"].index("raw")
         assert [(fault["seat"], fault["kind"]) for fault in game["faults"]] == [(seat, "illegal_action")]
         assert game["faults"][0]["sent"] == '{"kind":"teleport","where":"home"}'
+        assert game["faults"][0]["cause"] == "illegal-action"
         assert game["ranks"][seat] == 2 and game["ranks"][1 - seat] == 1
 
 

@@ -8,9 +8,23 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from referee import records
 from referee.isolation.sandbox import Isolation
-from referee.records import Fault, FaultKind, GameRecord, GameSpec, SeatTiming
+from referee.records import (
+    Fault,
+    FaultCause,
+    FaultFacts,
+    FaultKind,
+    GameRecord,
+    GameSpec,
+    MemoryHit,
+    SeatTiming,
+    Stage,
+)
+from tournaments.cli import main
+from tournaments.cli.league import RETRY_FAULTS
 from tournaments.league.league_file import League, load_league
 from tournaments.league.schedule import ScheduledMatch, league_schedule
 from tournaments.league.store import (
@@ -52,7 +66,7 @@ def test_each_game_is_stored_once(write_league, tmp_path: Path) -> None:
     with LeagueStore(tmp_path / "league.sqlite") as store:
         schedule = bound_schedule(store, league)
         match = schedule[0]
-        fault = Fault(seat=1, bot=match.table[match.games[0].seating[1]], kind=FaultKind.TIMEOUT, detail="slow")
+        fault = Fault(seat=1, bot=match.table[match.games[0].seating[1]], cause=FaultCause.DECISION_TIMEOUT)
         assert store.add_game(record_of(match, match.games[0], (fault,)))
         assert not store.add_game(record_of(match, match.games[0], (fault,)))
         assert store.game_count() == 1
@@ -192,8 +206,8 @@ def test_the_illegal_action_sent_is_stored(write_league, tmp_path: Path) -> None
         match = schedule[0]
         bot = match.table[match.games[0].seating[0]]
         faults = (
-            Fault(0, bot, FaultKind.ILLEGAL_ACTION, "not legal", sent='{"kind":"teleport"}', before_action=4),
-            Fault(0, bot, FaultKind.TIMEOUT, "slow"),
+            Fault(0, bot, FaultCause.ILLEGAL_ACTION, FaultFacts(note="not legal"), '{"kind":"teleport"}', 4),
+            Fault(0, bot, FaultCause.DECISION_TIMEOUT, FaultFacts(request_id=3, allowed_ms=1000)),
         )
         store.add_game(record_of(match, match.games[0], faults))
         stored = store.fault_list()
@@ -207,14 +221,14 @@ def test_a_schema_2_store_is_upgraded_keeping_its_games(write_league, tmp_path: 
     with LeagueStore(path) as store:
         schedule = bound_schedule(store, league)
         match = schedule[0]
-        fault = Fault(1, match.table[match.games[0].seating[1]], FaultKind.TIMEOUT, "slow")
+        fault = Fault(1, match.table[match.games[0].seating[1]], FaultCause.DECISION_TIMEOUT)
         store.add_game(record_of(match, match.games[0], (fault,)))
     _as_schema_2(path, [1])
     with LeagueStore(path) as store:
-        assert [(f.detail, f.sent) for f in store.fault_list()] == [("slow", None)]
+        assert [(f.detail, f.sent) for f in store.fault_list()] == [(fault.detail, None)]
         assert store.game_count() == 1
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (4,)
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (5,)
 
 
 def test_a_store_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
@@ -232,15 +246,15 @@ def test_faulted_games_are_dropped_alone_to_be_played_again(write_league, tmp_pa
         schedule = bound_schedule(store, league)
         match = schedule[0]
         bot = match.table[0]
-        startup = Fault(0, bot, FaultKind.TIMEOUT, "not running: no hello within the startup limit of 10.0 s")
-        late = Fault(0, bot, FaultKind.TIMEOUT, "no answer to request 3 within 1000 ms")
+        startup = Fault(0, bot, FaultCause.STARTUP_TIMEOUT, FaultFacts(startup_s=10.0, not_running=True))
+        late = Fault(0, bot, FaultCause.DECISION_TIMEOUT, FaultFacts(request_id=3, allowed_ms=1000))
         faults = [(startup,), (late,), ()]
         for spec, fault in zip(match.games, faults, strict=False):
             store.add_game(record_of(match, spec, fault))
         first, second, third = (match.games[position].index for position in range(3))
-        assert store.faulted_games("timeout", "no hello within the startup limit") == [(match.match_id, first)]
-        assert store.faulted_games("timeout") == [(match.match_id, first), (match.match_id, second)]
-        assert store.drop_games(store.faulted_games("timeout", "no hello within the startup limit")) == 1
+        assert store.faulted_games([FaultCause.STARTUP_TIMEOUT]) == [(match.match_id, first)]
+        assert store.faulted_games([FaultKind.TIMEOUT]) == [(match.match_id, first), (match.match_id, second)]
+        assert store.drop_games(store.faulted_games([FaultCause.STARTUP_TIMEOUT])) == 1
         assert store.played() == {(match.match_id, second), (match.match_id, third)}
         assert store.fault_counts() == {bot: 1}
         (left,) = store.missing([match])
@@ -259,8 +273,17 @@ def test_each_game_keeps_its_isolation_level(write_league, tmp_path: Path) -> No
         assert store.unsandboxed_game_count() == 1
 
 
+def _as_schema_4(path: Path) -> None:
+    """Turn a store into the layout of schema 4: schema 5's, without the faults' cause and facts."""
+    with sqlite3.connect(path) as db:
+        db.execute("ALTER TABLE faults DROP COLUMN cause")
+        db.execute("ALTER TABLE faults DROP COLUMN facts")
+        db.execute("PRAGMA user_version = 4")
+
+
 def _as_schema_3(path: Path, sandboxed: list[int]) -> None:
     """Turn a store into the layout of schema 3: each game's sandboxed flag where schema 4 has its level."""
+    _as_schema_4(path)
     with sqlite3.connect(path) as db:
         db.execute("ALTER TABLE games DROP COLUMN isolation")
         db.execute("ALTER TABLE games ADD COLUMN sandboxed INTEGER NOT NULL DEFAULT 1")
@@ -285,7 +308,7 @@ def test_an_older_store_is_migrated_reading_its_sandboxed_flags(
 ) -> None:
     """Schemas 2 and 3 recorded `sandboxed` even for bots without a uid or cgroup of their own: a sandboxed game
     of such a store counts as partial, the level it is sure of, an unsandboxed one as none; games added later
-    keep their real level. Schema 2 goes to 4 through 3 (faults.sent), schema 3 by the last step alone."""
+    keep their real level. Schema 2 goes through 3 (faults.sent), schema 3 through 4 (its isolation step)."""
     league = load_league(write_league(deals_per_match=2))
     path = tmp_path / "db.sqlite"
     with LeagueStore(path) as store:
@@ -304,3 +327,142 @@ def test_an_older_store_is_migrated_reading_its_sandboxed_flags(
     with LeagueStore(path) as store, sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
         assert store.isolation_counts()[Isolation.PARTIAL] == 2
+
+
+CAUSE_FACTS: dict[FaultCause, FaultFacts] = {
+    FaultCause.STARTUP_TIMEOUT: FaultFacts(startup_s=10.0, not_running=True),
+    FaultCause.DECISION_TIMEOUT: FaultFacts(request_id=3, allowed_ms=1000, other_replies=1, other_id=2),
+    FaultCause.LATE_ANSWER: FaultFacts(request_id=3, allowed_ms=1000, answered_ms=1500.0),
+    FaultCause.TIMEOUT_LIMIT: FaultFacts(count=2, not_running=True),
+    FaultCause.START_FAILED: FaultFacts(note="cannot start 'nope': no such executable file"),
+    FaultCause.EXITED: FaultFacts(exit_status=1, stage=Stage.GAME, game=0, output=("the bot was killed by a test",)),
+    FaultCause.KILLED_BY_SIGNAL: FaultFacts(signal=11, stage=Stage.HANDSHAKE, not_running=True),
+    FaultCause.MEMORY_LIMIT: FaultFacts(
+        exit_status=1, memory=MemoryHit.ALLOCATION_FAILED, memory_mb=512, stage=Stage.GAME, game=0
+    ),
+    FaultCause.HELLO_REFUSED: FaultFacts(startup_s=10.0, note="unknown token"),
+    FaultCause.STOLEN_TOKEN: FaultFacts(victim="beta"),
+    FaultCause.PROTOCOL_VIOLATION: FaultFacts(note="a message of 2000000 bytes, over the limit"),
+    FaultCause.MULTIPART_MESSAGE: FaultFacts(count=2),
+    FaultCause.HELLO_AFTER_HANDSHAKE: FaultFacts(),
+    FaultCause.STALE_FLOOD: FaultFacts(count=65),
+    FaultCause.CONNECTION_FLOOD: FaultFacts(count=17, most=16),
+    FaultCause.ILLEGAL_ACTION: FaultFacts(request_id=4, note="not legal"),
+}
+UNPLACED = Fault(0, "", FaultCause.START_FAILED, FaultFacts(note="bwrap: setting up uid map: Permission denied"))
+"""A fault whose words no rule of the migration places (the sandbox's own reason for a program that did not start)."""
+
+
+def test_every_cause_is_stored_with_its_facts(write_league, tmp_path: Path) -> None:
+    assert set(CAUSE_FACTS) == set(FaultCause)
+    league = load_league(write_league(deals_per_match=2))
+    with LeagueStore(tmp_path / "db.sqlite") as store:
+        match = bound_schedule(store, league)[0]
+        faults = tuple(Fault(0, match.table[0], cause, facts) for cause, facts in CAUSE_FACTS.items())
+        store.add_game(record_of(match, match.games[0], faults))
+        stored = store.fault_list()
+    assert [(f.cause, f.facts, f.detail, f.kind) for f in stored] == [
+        (f.cause, f.facts, f.detail, f.kind.value) for f in faults
+    ]
+
+
+@pytest.mark.parametrize(
+    "older",
+    [
+        lambda path, games: _as_schema_2(path, [1] * games),
+        lambda path, games: _as_schema_3(path, [1] * games),
+        lambda path, games: _as_schema_4(path),
+    ],
+    ids=["schema 2", "schema 3", "schema 4"],
+)
+def test_an_older_stores_faults_get_their_cause_from_their_words_once(
+    older: Callable[[Path, int], None], write_league, tmp_path: Path
+) -> None:
+    """The migration to schema 5 reads each stored fault's cause from its words (those the referee wrote then:
+    the words derived now, tests/referee/test_fault_causes.py shows, are the same; a bot's output quoted in them
+    is not read), and leaves its facts NULL; a fault no rule places keeps a NULL cause. The migrated store then
+    answers by cause and stores new games with their causes and facts."""
+    league = load_league(write_league(deals_per_match=2))
+    path = tmp_path / "db.sqlite"
+    with LeagueStore(path) as store:
+        schedule = bound_schedule(store, league)
+        games = [(match, spec) for match in schedule for spec in match.games]
+        assert len(games) > len(CAUSE_FACTS) + 2
+        written = [Fault(0, "", cause, facts) for cause, facts in CAUSE_FACTS.items()] + [UNPLACED]
+        for (match, spec), fault in zip(games, written, strict=False):
+            store.add_game(record_of(match, spec, (dataclasses.replace(fault, bot=match.table[0]),)))
+    older(path, len(written))
+    with LeagueStore(path) as store:
+        placed = {f.detail: (f.cause, f.facts) for f in store.fault_list()}
+        assert placed == {f.detail: (None if f is written[-1] else f.cause, None) for f in written}
+        keys = [(match.match_id, spec.index) for match, spec in games]
+        startup = keys[list(CAUSE_FACTS).index(FaultCause.STARTUP_TIMEOUT)]
+        assert store.faulted_games([FaultCause.STARTUP_TIMEOUT]) == [startup]
+        crashes = [key for key, fault in zip(keys, written, strict=False) if fault.kind is FaultKind.CRASH]
+        assert store.faulted_games([FaultKind.CRASH]) == sorted(crashes)
+        match, spec = games[len(written)]
+        late = Fault(0, match.table[0], FaultCause.LATE_ANSWER, CAUSE_FACTS[FaultCause.LATE_ANSWER])
+        assert store.add_game(record_of(match, spec, (late,)))
+        added = (match.match_id, spec.index)
+        assert [f.facts for f in store.fault_list() if (f.match_id, f.index) == added] == [late.facts]
+        assert store.faulted_games([FaultCause.LATE_ANSWER]) == sorted(
+            [keys[list(CAUSE_FACTS).index(FaultCause.LATE_ANSWER)], added]
+        )
+        assert len(store.missing(schedule)) == len(schedule) - len({key[0] for key in keys[: len(written) + 1]})
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (5,)
+
+
+def test_retry_selects_by_cause_whatever_the_words(write_league, tmp_path: Path, monkeypatch) -> None:
+    """Rewording every fault and every cause's meaning changes what the store's `detail` says, not which games a
+    retry selects: it reads the cause column."""
+    monkeypatch.setattr(records, "describe", lambda cause, facts: "words that say nothing of the cause")
+    monkeypatch.setattr(FaultCause, "meaning", property(lambda cause: "reworded"))
+    league = load_league(write_league(deals_per_match=2))
+    with LeagueStore(tmp_path / "db.sqlite") as store:
+        match = bound_schedule(store, league)[0]
+        startup = Fault(0, match.table[0], FaultCause.STARTUP_TIMEOUT, CAUSE_FACTS[FaultCause.STARTUP_TIMEOUT])
+        late = Fault(0, match.table[0], FaultCause.LATE_ANSWER, CAUSE_FACTS[FaultCause.LATE_ANSWER])
+        store.add_game(record_of(match, match.games[0], (startup,)))
+        store.add_game(record_of(match, match.games[1], (late,)))
+        assert {f.detail for f in store.fault_list()} == {"words that say nothing of the cause"}
+        assert FaultCause.STARTUP_TIMEOUT.meaning == "reworded"
+        first, second = (match.match_id, match.games[0].index), (match.match_id, match.games[1].index)
+        assert store.faulted_games(RETRY_FAULTS["startup"]) == [first]
+        assert store.faulted_games(RETRY_FAULTS["startup-timeout"]) == [first]
+        assert store.faulted_games(RETRY_FAULTS["late-answer"]) == [second]
+        assert store.faulted_games(RETRY_FAULTS["timeout"]) == sorted([first, second])
+        assert store.faulted_games([*RETRY_FAULTS["crash"], *RETRY_FAULTS["illegal-action"]]) == []
+
+
+def test_a_migrated_store_resumes_its_league_and_retries_by_cause(write_league, tmp_path: Path) -> None:
+    """A schema 2 store holding faults as the referee of then wrote them: the run upgrades it, replays the games
+    of the cause asked for (by the old word, then by a kind) and keeps the others."""
+    path = write_league(bots=("alpha", "beta"), players=2, deals_per_match=2)
+    run = ["tournament", "run", str(path), "--bootstrap", "0", "-j", "1"]
+    first = CliRunner().invoke(main, run)
+    assert first.exit_code == 0, first.output
+    with LeagueStore(path.with_suffix(".sqlite")) as store:
+        keys = sorted(store.played())
+    assert len(keys) == 4
+    _as_schema_2(path.with_suffix(".sqlite"), [1] * len(keys))
+    with sqlite3.connect(path.with_suffix(".sqlite")) as db:
+        db.executemany(
+            "INSERT INTO faults (match_id, game_index, position, seat, bot, kind, detail) VALUES (?, ?, 0, 0, ?, ?, ?)",
+            [
+                (*keys[0], "alpha", "timeout", "not running: no hello within the startup limit of 10.0 s"),
+                (*keys[1], "alpha", "timeout", "no answer to request 3 within 1000 ms"),
+                (*keys[2], "beta", "crash", "the bot exited with status 1 during game 2"),
+            ],
+        )
+    startup = CliRunner().invoke(main, [*run, "--retry-faulted", "startup"])
+    assert startup.exit_code == 0, startup.output
+    assert "retrying 1 game(s) with a startup fault" in startup.stderr and "Played 1 games" in startup.stderr
+    timeouts = CliRunner().invoke(main, [*run, "--retry-faulted", "timeout", "--retry-faulted", "exited"])
+    assert timeouts.exit_code == 0, timeouts.output
+    assert "retrying 1 game(s) with a timeout fault" in timeouts.stderr
+    assert "retrying 1 game(s) with a exited fault" in timeouts.stderr and "Played 2 games" in timeouts.stderr
+    with LeagueStore(path.with_suffix(".sqlite")) as store:
+        assert sorted(store.played()) == keys and store.fault_list() == []
+    with sqlite3.connect(path.with_suffix(".sqlite")) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)

@@ -30,7 +30,7 @@ from referee.isolation import sandbox as sandboxing
 from referee.isolation.process import last_output_lines
 from referee.isolation.sandbox import Isolation
 from referee.match import run_match
-from referee.records import BotSpec, FaultKind, Handshake, Limits, MatchRecord, MatchSpec
+from referee.records import BotSpec, Fault, FaultKind, Handshake, Limits, MatchRecord, MatchSpec
 from referee.seating import first_games
 from referee.wire.connection import Transport
 
@@ -70,8 +70,15 @@ class CheckPlan:
 class SeenFault:
     players: int
     game_index: int
-    kind: FaultKind
-    detail: str
+    fault: Fault
+
+    @property
+    def kind(self) -> FaultKind:
+        return self.fault.kind
+
+    @property
+    def detail(self) -> str:
+        return self.fault.detail
 
 
 @dataclass(frozen=True)
@@ -335,7 +342,7 @@ def _table_check(record: MatchRecord, players: int, replay_dir: Path, times: lis
     for game in record.games:
         seat = record.seat_of(game, 0)
         decisions += game.timings[seat].decisions
-        faults += [SeenFault(players, game.index, f.kind, f.detail) for f in game.faults if f.seat == seat]
+        faults += [SeenFault(players, game.index, f) for f in game.faults if f.seat == seat]
         opponent_faults += sum(f.seat != seat for f in game.faults)
         if game.replay_path is not None:
             moves = replay.load(game.replay_path)["actions"]

@@ -205,7 +205,7 @@ def handshake_line(handshake: Handshake | None) -> str:
 
 
 def _groups(table: TableCheck) -> tuple[FaultGroup[int], ...]:
-    return group_faults((fault.kind, fault.detail, fault.game_index) for fault in table.faults)
+    return group_faults((fault.fault, fault.game_index) for fault in table.faults)
 
 
 def _where(group: FaultGroup[int]) -> str:

@@ -1,23 +1,46 @@
 """Identical faults told once, with a count: a bot that crashes the same way in 30 games gets one line, not 30
 tracebacks.
 
-Two faults are the same when their kind is and their details are, but for the numbers that only say where they
-happened (`game 3`, `request 17`, `id 16`) or how late (`after 1,234 ms`). The first one's detail stands for
-the group.
+Two faults are the same when their cause is and their facts are (referee.records.FaultFacts), but for the facts
+that only say where they happened (the game, the request, the id a reply named) or how late (the time allowed and
+taken): `WHERE`. The words inside the facts that come from elsewhere (another part's reason, the bot's last
+output) are compared with those numbers set aside too. A fault stored before causes were (an older store's) has
+only its words: those are compared the same way. The first fault of a group stands for it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Hashable, Iterable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
-from referee.records import FaultKind
+from referee.records import FaultCause, FaultFacts, FaultKind
 
-_WHERE = re.compile(r"\b(game|request|id|decision) \d+|\b[\d,.]+ ms\b")
+WHERE = ("request_id", "game", "other_id", "allowed_ms", "answered_ms")
+"""The facts that say where a fault happened or how late, not what it was."""
+
+_WHERE_WORDS = re.compile(r"\b(game|request|id|decision) \d+|\b[\d,.]+ ms\b")
 
 W = TypeVar("W")
+
+
+class Told(Protocol):
+    """A fault as a referee record (referee.records.Fault) or a stored row (tournaments.league.store.StoredFault)
+    holds it."""
+
+    @property
+    def kind(self) -> FaultKind | str: ...
+
+    @property
+    def detail(self) -> str: ...
+
+    @property
+    def cause(self) -> FaultCause | None: ...
+
+    @property
+    def facts(self) -> FaultFacts | None: ...
 
 
 @dataclass(frozen=True)
@@ -33,16 +56,35 @@ class FaultGroup(Generic[W]):
         return len(self.where)
 
 
-def same_fault_key(kind: FaultKind, detail: str) -> tuple[FaultKind, str]:
-    return kind, _WHERE.sub(lambda match: match.group(1) or "ms", detail)
+def without_where(words: str) -> str:
+    """Words with the numbers that say where or how late (`game 3`, `request 17`, `id 16`, `1,234 ms`) set aside."""
+    return _WHERE_WORDS.sub(lambda match: match.group(1) or "ms", words)
 
 
-def group_faults(faults: Iterable[tuple[FaultKind, str, W]]) -> tuple[FaultGroup[W], ...]:
-    """(kind, detail, where) triples grouped, the groups in the order of their first fault."""
-    groups: dict[tuple[FaultKind, str], tuple[FaultKind, str, list[W]]] = {}
-    for kind, detail, where in faults:
-        key = same_fault_key(kind, detail)
+def same_fault_key(
+    fault: Told, where: Collection[str] = WHERE, words: Callable[[str], str] = without_where
+) -> Hashable:
+    """What two faults share when they are the same: the cause and the facts but `where`, the words within them
+    passed through `words`; for a fault without a cause or facts (stored before them), its kind and its words."""
+    facts = fault.facts
+    if fault.cause is None or facts is None:
+        return FaultKind(fault.kind), words(fault.detail)
+    unset: dict[str, Any] = dict.fromkeys(where)
+    kept = dataclasses.replace(
+        facts,
+        **unset,
+        note=None if facts.note is None else words(facts.note),
+        output=tuple(words(line) for line in facts.output),
+    )
+    return fault.cause, kept
+
+
+def group_faults(faults: Iterable[tuple[Told, W]]) -> tuple[FaultGroup[W], ...]:
+    """(fault, where) pairs grouped, the groups in the order of their first fault."""
+    groups: dict[Hashable, tuple[FaultKind, str, list[W]]] = {}
+    for fault, where in faults:
+        key = same_fault_key(fault)
         if key not in groups:
-            groups[key] = (kind, detail, [])
+            groups[key] = (FaultKind(fault.kind), fault.detail, [])
         groups[key][2].append(where)
     return tuple(FaultGroup(kind, detail, tuple(where)) for kind, detail, where in groups.values())

@@ -202,7 +202,7 @@ class _Facts:
             mean_ms=timing.mean_ms,
             max_ms=timing.max_ms,
             logs=tuple(self.logs.get(bot, [])),
-            fault_groups=group_faults((FaultKind(f.kind), f.detail, (f.match_id, f.index)) for f in faults),
+            fault_groups=group_faults((f, (f.match_id, f.index)) for f in faults),
             clock_warning=clock_warning(timing.max_ms, self.move_time_ms),
             against=against,
             mark=None if baseline else mark_of(against, self.marks),

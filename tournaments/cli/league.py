@@ -15,7 +15,7 @@ import click
 from protocol.safe_text import one_line
 from referee.isolation.sandbox import Isolation
 from referee.match import run_match
-from referee.records import FaultKind, GameRecord
+from referee.records import FaultCause, FaultKind, GameRecord
 
 from ..classroom.grade_formats import soft_play_json
 from ..league.builds import BuildOutcome, build_plan
@@ -56,12 +56,14 @@ from .options import (
 from .output import echo
 from .progress import Leaderboard, ProgressLine, format_duration
 
-RETRY_KINDS: dict[str, tuple[str, str]] = {
-    "startup": (FaultKind.TIMEOUT.value, "no hello within the startup limit"),
-    **{kind.value: (kind.value, "") for kind in FaultKind},
+RETRY_FAULTS: dict[str, tuple[FaultCause | FaultKind, ...]] = {
+    "startup": (FaultCause.STARTUP_TIMEOUT,),
+    **{kind.value: (kind,) for kind in FaultKind},
+    **{cause.value: (cause,) for cause in FaultCause},
 }
-"""--retry-faulted KIND -> (the fault kind, text its detail contains): `startup` is the handshake's timeout
-(referee/session.py), the one fault a loaded machine causes more than a bot."""
+"""--retry-faulted FAULT -> the causes or kinds of fault it selects (in the store's cause and kind columns): a
+cause, a kind (every cause of it, and faults stored before causes were), or `startup`, the old name of
+startup-timeout: the handshake's timeout, the one fault a loaded machine causes more than a bot."""
 
 crosstable_option = click.option(
     "--crosstable", "with_crosstable", is_flag=True, help="Also print the pairwise points of every pair."
@@ -98,11 +100,13 @@ crosstable_option = click.option(
     "--retry-faulted",
     "retry_kinds",
     multiple=True,
-    type=click.Choice(RETRY_KINDS),
-    metavar="KIND",
-    help="Drop and play again every stored game with a fault of KIND: startup (no hello within the startup "
-    "limit: a slow or loaded machine, not the bot), or a fault kind (timeout, crash, illegal_action, "
-    "protocol_error). Other games are kept. Repeat for several kinds.",
+    type=click.Choice(RETRY_FAULTS),
+    metavar="FAULT",
+    help="Drop and play again every stored game with a fault of FAULT, a cause ("
+    + ", ".join(FaultCause)
+    + "; startup-timeout, also called startup, is no hello within the startup limit: a slow or loaded machine "
+    "rather than the bot) or a kind (timeout, crash, illegal_action, protocol_error: all its causes). Other "
+    "games are kept. Repeat for several.",
 )
 @click.option(
     "--dry-run",
@@ -420,9 +424,8 @@ def _forget_changed(league: League, store: LeagueStore, replay_changed: bool) ->
 
 def _drop_faulted(store: LeagueStore, kinds: tuple[str, ...]) -> None:
     for kind in kinds:
-        fault, says = RETRY_KINDS[kind]
         try:
-            dropped = store.drop_games(store.faulted_games(fault, says))
+            dropped = store.drop_games(store.faulted_games(RETRY_FAULTS[kind]))
         except StoreError as error:
             raise click.ClickException(str(error)) from error
         echo(f"retrying {dropped} game(s) with a {kind} fault", err=True)

@@ -60,7 +60,13 @@ def _game_json(record: GameRecord) -> dict[str, Any]:
         "ranks": list(record.ranks),
         "scores": list(record.scores),
         "faults": [
-            {"seat": f.seat, "kind": f.kind.value, "detail": f.detail, **({"sent": f.sent} if f.sent else {})}
+            {
+                "seat": f.seat,
+                "kind": f.kind.value,
+                "cause": f.cause.value,
+                "detail": f.detail,
+                **({"sent": f.sent} if f.sent else {}),
+            }
             for f in record.faults
         ],
         "timing": [

@@ -33,18 +33,63 @@ from typing import Any, TypedDict
 from referee.deals import DealKey
 from referee.errors import BadInput, RefereeError
 from referee.isolation.sandbox import Isolation
-from referee.records import GameRecord, Limits
+from referee.records import FaultCause, FaultFacts, FaultKind, GameRecord, Limits
 
 from .league_file import League, LeagueBot
 from .schedule import ScheduledMatch
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """The store's layout (PRAGMA user_version): 2 added bot identities, forfeits, sandboxing and the deal key; 3 the
 illegal action a bot sent and the action a fault came before (faults.sent, faults.before_action); 4 each game's
-isolation level (full, partial, none) where 2 and 3 had a sandboxed flag."""
+isolation level (full, partial, none) where 2 and 3 had a sandboxed flag; 5 each fault's cause and facts
+(faults.cause, faults.facts: referee.records.FaultCause and FaultFacts), from which its detail is written."""
 MIGRATED_SANDBOXED = Isolation.PARTIAL
 """The level an older store's sandboxed game gets: schemas 2 and 3 recorded `sandboxed` also for games whose bots
 had no uid or cgroup of their own, so partial is all such a game is known to have had."""
+
+MIGRATED_CAUSES: tuple[tuple[FaultKind, str | None, FaultCause], ...] = (
+    (FaultKind.TIMEOUT, "no hello within the startup limit", FaultCause.STARTUP_TIMEOUT),
+    (FaultKind.TIMEOUT, "answered after", FaultCause.LATE_ANSWER),
+    (FaultKind.TIMEOUT, "no answer to request", FaultCause.DECISION_TIMEOUT),
+    (FaultKind.TIMEOUT, "timeouts in this match (max_timeouts", FaultCause.TIMEOUT_LIMIT),
+    (FaultKind.CRASH, "hit the memory limit", FaultCause.MEMORY_LIMIT),
+    (FaultKind.CRASH, "the bot was killed by", FaultCause.KILLED_BY_SIGNAL),
+    (FaultKind.CRASH, "the bot exited", FaultCause.EXITED),
+    (FaultKind.CRASH, "no hello within the startup limit", FaultCause.EXITED),
+    (FaultKind.CRASH, "cannot start", FaultCause.START_FAILED),
+    (FaultKind.PROTOCOL_ERROR, "hello refused (", FaultCause.HELLO_REFUSED),
+    (FaultKind.PROTOCOL_ERROR, "presented another bot's token", FaultCause.STOLEN_TOKEN),
+    (FaultKind.PROTOCOL_ERROR, "a message is one frame, not", FaultCause.MULTIPART_MESSAGE),
+    (FaultKind.PROTOCOL_ERROR, "hello after the handshake", FaultCause.HELLO_AFTER_HANDSHAKE),
+    (FaultKind.PROTOCOL_ERROR, "stale or unsolicited messages", FaultCause.STALE_FLOOD),
+    (FaultKind.PROTOCOL_ERROR, "a flood of connections", FaultCause.CONNECTION_FLOOD),
+    (FaultKind.PROTOCOL_ERROR, None, FaultCause.PROTOCOL_VIOLATION),
+    (FaultKind.ILLEGAL_ACTION, None, FaultCause.ILLEGAL_ACTION),
+)
+"""How the step to schema 5 gives the faults stored before it their cause: the first rule whose kind is the
+fault's and whose words the first line of its detail contains (None: any words; the first line is the referee's,
+a bot's output quoted below it is never read). This is the one place a fault's meaning is read
+from its words, once, for the rows written before causes were stored: the words are those the referee wrote then
+(the protocol errors left over are the codec's violations, whose words vary). A fault no rule places keeps a NULL
+cause (a crash whose program could not start for a reason the sandbox gave); its facts are NULL, its detail as it
+was."""
+
+
+def _cause_from_words() -> str:
+    """The UPDATE that applies MIGRATED_CAUSES."""
+
+    def quoted(text: str) -> str:
+        return "'" + text.replace("'", "''") + "'"
+
+    first_line = "substr(detail, 1, instr(detail || char(10), char(10)) - 1)"
+    rules = " ".join(
+        f"WHEN kind = {quoted(kind.value)}"
+        + ("" if words is None else f" AND instr({first_line}, {quoted(words)}) > 0")
+        + f" THEN {quoted(cause.value)}"
+        for kind, words, cause in MIGRATED_CAUSES
+    )
+    return f"UPDATE faults SET cause = CASE {rules} END"
+
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     2: ("ALTER TABLE faults ADD COLUMN sent TEXT", "ALTER TABLE faults ADD COLUMN before_action INTEGER"),
@@ -54,6 +99,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         f"UPDATE games SET isolation = CASE WHEN sandboxed THEN '{MIGRATED_SANDBOXED.value}' "
         f"ELSE '{Isolation.NONE.value}' END",
     ),
+    4: ("ALTER TABLE faults ADD COLUMN cause TEXT", "ALTER TABLE faults ADD COLUMN facts TEXT", _cause_from_words()),
 }
 """Schema N -> the statements that make it schema N + 1, run in one transaction when a store of schema N is opened
 (a store older than the first of them cannot be upgraded: its games lack what later schemas record). The step to 4
@@ -111,6 +157,8 @@ CREATE TABLE IF NOT EXISTS faults (
     detail TEXT NOT NULL,
     sent TEXT,
     before_action INTEGER,
+    cause TEXT,
+    facts TEXT,
     PRIMARY KEY (match_id, game_index, position),
     FOREIGN KEY (match_id, game_index) REFERENCES games (match_id, game_index)
 );
@@ -228,6 +276,10 @@ class StoredFault:
     before_action: int | None = None
     """The index of the game's action the fault came before (its replay page shows it at step before_action + 1);
     None in stores older than schema 3."""
+    cause: FaultCause | None = None
+    """None for a fault stored before schema 5 whose words the migration could not place (MIGRATED_CAUSES)."""
+    facts: FaultFacts | None = None
+    """What `detail` was made from; None for faults stored before schema 5 (their detail is all there is)."""
 
 
 class LeagueStore:
@@ -485,9 +537,32 @@ class LeagueStore:
             _insert_rows(
                 db,
                 "faults",
-                ("match_id", "game_index", "position", "seat", "bot", "kind", "detail", "sent", "before_action"),
+                (
+                    "match_id",
+                    "game_index",
+                    "position",
+                    "seat",
+                    "bot",
+                    "kind",
+                    "detail",
+                    "sent",
+                    "before_action",
+                    "cause",
+                    "facts",
+                ),
                 [
-                    (*key, position, f.seat, f.bot, f.kind.value, f.detail, f.sent, f.before_action)
+                    (
+                        *key,
+                        position,
+                        f.seat,
+                        f.bot,
+                        f.kind.value,
+                        f.detail,
+                        f.sent,
+                        f.before_action,
+                        f.cause.value,
+                        json.dumps(f.facts.to_json()),
+                    )
                     for position, f in enumerate(record.faults)
                 ],
             )
@@ -574,12 +649,16 @@ class LeagueStore:
             db.executemany("DELETE FROM bots WHERE name = ?", [(name,) for name in sorted(dropped)])
         return Forgotten(tuple(bots), len(keys), games)
 
-    def faulted_games(self, kind: str, detail_contains: str = "") -> list[tuple[str, int]]:
-        """(match_id, game_index) of every stored game with a fault of `kind` whose detail contains the text."""
+    def faulted_games(self, faults: Collection[FaultCause | FaultKind]) -> list[tuple[str, int]]:
+        """(match_id, game_index) of every stored game with a fault of one of these causes or kinds (selected by
+        the faults' cause and kind columns, never by their words)."""
+        causes = sorted(fault.value for fault in faults if isinstance(fault, FaultCause))
+        kinds = sorted(fault.value for fault in faults if isinstance(fault, FaultKind))
         rows = self._db.execute(
-            "SELECT DISTINCT match_id, game_index FROM faults WHERE kind = ? AND instr(detail, ?) > 0 "
+            "SELECT DISTINCT match_id, game_index FROM faults "
+            f"WHERE cause IN ({', '.join('?' * len(causes))}) OR kind IN ({', '.join('?' * len(kinds))}) "
             "ORDER BY match_id, game_index",
-            (kind, detail_contains),
+            (*causes, *kinds),
         )
         return [(match_id, index) for match_id, index in rows]
 
@@ -678,10 +757,24 @@ class LeagueStore:
     def fault_list(self) -> list[StoredFault]:
         """Every stored fault, in the order of (match_id, game_index, position)."""
         rows = self._db.execute(
-            "SELECT match_id, game_index, seat, bot, kind, detail, sent, before_action FROM faults "
+            "SELECT match_id, game_index, seat, bot, kind, detail, sent, before_action, cause, facts FROM faults "
             "ORDER BY match_id, game_index, position"
         )
-        return [StoredFault(*row) for row in rows]
+        return [
+            StoredFault(
+                match_id,
+                index,
+                seat,
+                bot,
+                kind,
+                detail,
+                sent,
+                before_action,
+                None if cause is None else FaultCause(cause),
+                None if facts is None else FaultFacts.from_json(json.loads(facts)),
+            )
+            for match_id, index, seat, bot, kind, detail, sent, before_action, cause, facts in rows
+        ]
 
     def replay_paths(self) -> dict[tuple[str, int], str]:
         """(match_id, game_index) -> the replay file the game was recorded in, for games that have one."""

@@ -24,7 +24,6 @@ from html import escape
 from pathlib import Path
 from urllib.parse import quote
 
-from referee.records import FaultKind
 from referee.replay import ReplayError, load
 
 from ..classroom.fault_groups import group_faults
@@ -91,7 +90,7 @@ def pseudonym(grade: BotGrade, pseudonyms: Mapping[str, str]) -> str:
 def fault_groups(faults: Sequence[StoredFault], replays: Mapping[tuple[str, int], str]) -> list[FaultGroup]:
     """`faults` collapsed as check-bot and the grading report collapse them (tournaments.classroom.fault_groups:
     the same kind and detail but for where and how late), in order of first occurrence."""
-    grouped = group_faults((FaultKind(fault.kind), fault.detail, fault) for fault in faults)
+    grouped = group_faults((fault, fault) for fault in faults)
     return [
         FaultGroup(
             kind=group.kind.value,

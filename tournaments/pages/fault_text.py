@@ -1,21 +1,24 @@
 """Fault details for people: without the organiser's folders, and identical ones counted once.
 
 A detail may quote a bot's output (a traceback names the files of the machine that ran it): every absolute path
-is shown as its file name. Faults that say the same thing (the same bot, kind and detail, once the game and
-request numbers the referee puts in are set aside) are one group with a count and the list of where they
-happened, so 124 identical crashes take one row, not 124.
+is shown as its file name. Faults that say the same thing (the same bot, cause and facts, once the game and the
+request they name are set aside: tournaments.classroom.fault_groups.same_fault_key) are one group with a count and
+the list of where they happened, so 124 identical crashes take one row, not 124.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 
+from ..classroom.fault_groups import same_fault_key
 from ..league.store import StoredFault
 
 _PATH = re.compile(r"(?<![\w.~])(?:/[^\s/'\"`:,;()\[\]<>|]+){2,}")
 _NUMBERS = re.compile(r"\b(game|request) \d+")
+_WHERE = ("request_id", "game")
+"""The facts a group sets aside: the numbers _NUMBERS hides in words."""
 
 
 def without_paths(detail: str) -> str:
@@ -37,14 +40,20 @@ class FaultGroup:
         return len(self.faults)
 
 
+def _shown(words: str) -> str:
+    """Words as a group shows them when its faults' numbers differ: no paths, game and request numbers as #."""
+    return _NUMBERS.sub(r"\1 #", without_paths(words))
+
+
 def fault_groups(faults: Iterable[StoredFault]) -> list[FaultGroup]:
-    """The faults grouped by bot, kind and detail (game and request numbers aside), largest group first, ties in
-    the order of their first fault."""
-    groups: dict[tuple[str, str, str], FaultGroup] = {}
+    """The faults grouped by bot, cause and facts (the game and request aside), largest group first, ties in the
+    order of their first fault."""
+    groups: dict[tuple[str, Hashable], FaultGroup] = {}
     for fault in faults:
         detail = without_paths(fault.detail)
         pattern = _NUMBERS.sub(r"\1 #", detail)
-        group = groups.setdefault((fault.bot, fault.kind, pattern), FaultGroup(fault.bot, fault.kind, detail))
+        key = same_fault_key(fault, _WHERE, _shown)
+        group = groups.setdefault((fault.bot, key), FaultGroup(fault.bot, fault.kind, detail))
         if detail != group.detail:
             group.detail = pattern
         group.faults.append(fault)
