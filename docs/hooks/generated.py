@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from referee.records import FaultKind, FaultPolicy
+from referee.records import FaultCause, FaultKind, FaultPolicy
 from tournaments.league import keys
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,6 +63,11 @@ FAULT_KIND_MEANINGS = {
 }
 
 
+def fault_causes() -> str:
+    rows = [f"| `{cause.value}` | `{cause.kind.value}` | {cause.meaning} |" for cause in FaultCause]
+    return "\n".join(["| cause | kind | meaning |", "| --- | --- | --- |", *rows])
+
+
 def fault_policies() -> str:
     return enum_table(FaultPolicy, "policy", lambda policy: meaning(policy, FAULT_POLICY_MEANINGS))
 
@@ -79,6 +84,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "each-keys": lambda: key_table(keys.EACH_KEYS),
     "bot-toml-keys": lambda: key_table(keys.MANIFEST_KEYS),
     "fault-kinds": fault_kinds,
+    "fault-causes": fault_causes,
     "fault-policies": fault_policies,
 }
 
