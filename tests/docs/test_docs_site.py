@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 import pytest
 
-from referee.records import FaultKind
+from referee.records import FaultCause, FaultKind
 from tournaments.cli import main
 from tournaments.league import keys
 
@@ -105,10 +105,12 @@ def test_the_bot_toml_reference_lists_every_key(site: Path) -> None:
         assert key.name in text and _words(key.meaning) in text, key
 
 
-def test_the_faults_page_lists_every_fault_kind(site: Path) -> None:
+def test_the_faults_page_lists_every_fault_kind_and_cause(site: Path) -> None:
     text = _page_text(site, "reference/faults")
     for kind in FaultKind:
         assert kind.value in text, kind
+    for cause in FaultCause:
+        assert cause.value in text and cause.meaning in text, cause
 
 
 def test_the_protocol_and_rules_are_included_from_where_they_live(site: Path) -> None:
