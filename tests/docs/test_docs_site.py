@@ -110,7 +110,7 @@ def test_the_faults_page_lists_every_fault_kind_and_cause(site: Path) -> None:
     for kind in FaultKind:
         assert kind.value in text, kind
     for cause in FaultCause:
-        assert cause.value in text and cause.meaning in text, cause
+        assert _words(cause.value) in text and _words(cause.meaning) in text, cause
 
 
 def test_the_protocol_and_rules_are_included_from_where_they_live(site: Path) -> None:
