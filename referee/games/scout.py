@@ -947,27 +947,39 @@ def _seen_places(hands: Sequence[Hand], moves: Sequence[HistoryEntry], seat: int
 
 def _redealt(table: Table, dealt: Deal, kept: Sequence[frozenset[Place]], rng: random.Random) -> Deal:
     """`dealt` with every card but those at the `kept` places of each round drawn again, with a random turn,
-    from the cards of its deal that are not kept (two players: one deal for both rounds)."""
-    orientations = _ORIENTATIONS[table.players]
-    groups = [range(len(dealt))] if table.two_players else [[number] for number in range(len(dealt))]
-    rounds = [[list(hand) for hand in hands] for hands in dealt]
-    for group in groups:
-        seen = {
-            ROTATED[code] if code >> 4 > code & 15 else code
-            for number in group
-            for who, at in kept[number]
-            for code in (dealt[number][who][at],)
-        }
-        pool = [codes[rng.getrandbits(1)] for codes in orientations if codes[1] not in seen]
-        rng.shuffle(pool)
-        cards = iter(pool)
-        for number in group:
-            hands, places = rounds[number], kept[number]
-            for who, hand in enumerate(hands):
-                for at in range(len(hand)):
-                    if (who, at) not in places:
-                        hand[at] = next(cards)
-    return tuple(tuple(tuple(hand) for hand in hands) for hands in rounds)
+    from the cards of its deal that are not kept: per round at 3 to 5 seats (a round not started yet is
+    shuffled whole, as a seeded deal is), over both rounds at 2."""
+    if table.two_players:
+        return _refilled(table, dealt, kept, rng)
+    size = table.hand_size
+    rounds: list[tuple[Hand, ...]] = []
+    for hands, places in zip(dealt, kept, strict=True):
+        if places:
+            rounds += _refilled(table, (hands,), (places,), rng)
+        else:
+            cards = _shuffled(table, rng)
+            rounds.append(tuple(tuple(cards[seat * size : (seat + 1) * size]) for seat in range(table.players)))
+    return tuple(rounds)
 
+
+def _refilled(
+    table: Table, rounds: Sequence[Sequence[Hand]], kept: Sequence[frozenset[Place]], rng: random.Random
+) -> Deal:
+    """`rounds` (one deck dealt over them) with the cards at all but the `kept` places drawn again."""
+    seen = {_LOW_ON_TOP[hands[who][at]] for hands, places in zip(rounds, kept, strict=True) for who, at in places}
+    pool = [codes[rng.getrandbits(1)] for codes in _ORIENTATIONS[table.players] if codes[1] not in seen]
+    rng.shuffle(pool)
+    cards = iter(pool)
+    return tuple(
+        tuple(
+            tuple(code if (who, at) in places else next(cards) for at, code in enumerate(hand))
+            for who, hand in enumerate(hands)
+        )
+        for hands, places in zip(rounds, kept, strict=True)
+    )
+
+
+_LOW_ON_TOP = tuple(ROTATED[code] if code >> 4 > code & 15 else code for code in range(256))
+"""Each card code as the card's one name: its code with the lower number on top."""
 
 GAME = ScoutGame()

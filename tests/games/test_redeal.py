@@ -224,3 +224,29 @@ def test_editing_a_scauver_setup_action_changes_nothing_the_state_offers() -> No
     again = state.legal_actions(0)
     assert again[0]["kind"] == "setup" and "KS" not in again[0]["left"]
     assert again == load_game("scauver").new_game(2, seed=1).legal_actions(0)
+
+
+def test_a_scauver_redeal_draws_again_the_showdown_choices_the_seat_has_not_been_shown() -> None:
+    """At a showdown, a seat that has chosen among several links is seen by no one until all have chosen:
+    redeals for a seat still choosing draw its choice again, and the showdown ends by the rules."""
+    game = load_game("scauver")
+    found = 0
+    for seed in range(40):
+        state, chooser = game.new_game(2, seed=seed, config={"round_cap": 1}), random.Random(seed)
+        while not state.is_over() and state.observation(0)["phase"] != "showdown":
+            seat = chooser.choice(state.to_move())
+            actions = [action for action in state.legal_actions(seat) if action["kind"] != "fold"]
+            state.apply(seat, chooser.choice(actions or state.legal_actions(seat)))
+        if state.is_over() or len(state.legal_actions(0)) < 2:
+            continue
+        state.apply(0, state.legal_actions(0)[0])
+        redeals = [state.redeal(1, random.Random(draw)) for draw in range(12)]
+        assert all(redealt.observation(1) == state.observation(1) for redealt in redeals)
+        assert len({json.dumps(redealt.history[-1]) for redealt in redeals}) > 1
+        for redealt in redeals:
+            redealt.apply(1, redealt.legal_actions(1)[0])
+            assert redealt.is_over() and redealt.observation(1)["last_round"]["choices"][0] is not None
+        found += 1
+        if found == 3:
+            break
+    assert found
