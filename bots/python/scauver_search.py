@@ -44,6 +44,7 @@ from protocol.sdk import run_bot
 from referee.games import GameState, load_game
 from referee.games._scauver_links import FACE_DECK, NUMERIC_DECK
 from referee.games.base import GameError
+from referee.games.scauver import ScauverState
 
 Action = dict[str, Any]
 
@@ -260,16 +261,15 @@ class ScauverDeterminizer:
     def sample(self, rng: random.Random) -> GameState:
         """The rebuilt round, the cards the seat has not seen dealt again (the engine's redeal): the hands of the
         seats that bet drawn here, by the evidence; the rest by the redeal."""
-        pool = list(self.unseen)
-        rng.shuffle(pool)
-        hands = {
-            compact: self._draw_hidden(compact, pool, rng)
-            for compact in range(len(self.seats))
-            if self.plans[compact].hidden and self.evidence[compact]
-        }
+        bettors = [compact for compact, plan in enumerate(self.plans) if plan.hidden and self.evidence[compact]]
+        hands: dict[int, list[str]] = {}
+        if bettors:
+            pool = list(self.unseen)
+            rng.shuffle(pool)
+            hands = {compact: self._draw_hidden(compact, pool, rng) for compact in bettors}
         return self.base.redeal(self.seat, rng, hands=hands)
 
-    def _rebuilt(self) -> GameState:
+    def _rebuilt(self) -> ScauverState:
         """The round as the rebuilt history plays it, the hidden hands dealt the unseen cards in order."""
         pool = self.unseen[::-1]
         hidden = []
@@ -277,6 +277,7 @@ class ScauverDeterminizer:
             hidden.append(pool[len(pool) - plan.hidden :])
             del pool[len(pool) - plan.hidden :]
         state = GAME.new_game(len(self.seats), seed=0, config=self.config, deal=self._deal(hidden, pool))
+        assert isinstance(state, ScauverState)
         if self.phase == "setup":
             return state
         for compact, plan in enumerate(self.plans):
