@@ -7,11 +7,12 @@ action of the round, but not the order in which the others placed their cards. N
 next, so the round is rebuilt as a history that reaches the same position: each field's first three cards (as
 many as fit, left flank first) were the setup, the rest were drawn and placed one a turn, and the cards still
 in a hand were in it from the deal or drawn last. The hidden hands are drawn from the cards nobody has seen,
-the rest of those is the draw pile in a random order, and the round is dealt again into a new game whose seats
-are the players not eliminated, all with the round's table-stakes cap as their chips (so every legal bet is the
-same) and the dealer as `first_dealer`; the setups, the betting log and the placements are then applied through
-`apply`, so every rule is the engine's own. Who drew when comes from one replay of the betting log on any deal
-(the turn order does not depend on the cards), made once per decision.
+the rest of those is the draw pile in a random order. The round is rebuilt once per decision, in a new game
+whose seats are the players not eliminated, all with the round's table-stakes cap as their chips (so every
+legal bet is the same) and the dealer as `first_dealer`; the setups, the betting log and the placements are
+applied through `apply`, so every rule is the engine's own. Each sample is then the engine's redeal of it for
+the seat (`ScauverState.redeal`), given the hands drawn by the evidence below. Who drew when comes from one
+replay of the betting log on any deal (the turn order does not depend on the cards), made once per decision.
 
 Bets as evidence: a hand drawn for a seat still in the round that bet, raised or called is kept with the
 likelihood of those actions under a soft model of the heuristic's betting (it bets and raises with a field
@@ -44,6 +45,7 @@ from referee.errors import BadInput
 from referee.games import GameState, load_game
 from referee.games._scauver_links import FACE_DECK, NUMERIC_DECK
 from referee.games.base import GameError
+from referee.games.scauver import ScauverState
 
 Action = dict[str, Any]
 
@@ -185,6 +187,7 @@ class ScauverDeterminizer:
             seen.update(field["left"], field["right"])
         self.unseen = [card for card in deck if card not in seen]
         self.evidence = self._evidence()
+        self.base = self._rebuilt()
 
     def _skeleton(self) -> tuple[list[tuple[str, int, Action | None]], list[int]]:
         """The round's events in order (setups excluded: ("place" | "final" | "bet", sample seat, action)) and
@@ -257,10 +260,25 @@ class ScauverDeterminizer:
         return evidence
 
     def sample(self, rng: random.Random) -> GameState:
-        pool = list(self.unseen)
-        rng.shuffle(pool)
-        hidden = [self._draw_hidden(compact, pool, rng) for compact in range(len(self.seats))]
+        """The rebuilt round, the cards the seat has not seen dealt again (the engine's redeal): the hands of the
+        seats that bet drawn here, by the evidence; the rest by the redeal."""
+        bettors = [compact for compact, plan in enumerate(self.plans) if plan.hidden and self.evidence[compact]]
+        hands: dict[int, list[str]] = {}
+        if bettors:
+            pool = list(self.unseen)
+            rng.shuffle(pool)
+            hands = {compact: self._draw_hidden(compact, pool, rng) for compact in bettors}
+        return self.base.redeal(self.seat, rng, hands=hands)
+
+    def _rebuilt(self) -> ScauverState:
+        """The round as the rebuilt history plays it, the hidden hands dealt the unseen cards in order."""
+        pool = self.unseen[::-1]
+        hidden = []
+        for plan in self.plans:
+            hidden.append(pool[len(pool) - plan.hidden :])
+            del pool[len(pool) - plan.hidden :]
         state = GAME.new_game(len(self.seats), seed=0, config=self.config, deal=self._deal(hidden, pool))
+        assert isinstance(state, ScauverState)
         if self.phase == "setup":
             return state
         for compact, plan in enumerate(self.plans):

@@ -4,10 +4,10 @@ root (TREE_DEPTH).
 
 Determinization: the public history of the round says where every seen card went (a Show takes cards out of
 a hand into the Active Set and the previous Active Set into the shower's pile; a Scout puts a known card, as
-turned, at a known place of a hand). The cards nobody has seen are the round's deck less all of those, dealt at
-random (with random turns) into the unseen places of the other hands. The round is then dealt again as it
-was dealt (undoing the history on the hands) into a new game that starts at this round's starter, and the
-round's history is replayed on it through `apply`, so every rule is the engine's own.
+turned, at a known place of a hand). The round is rebuilt once per decision from the seat's view: its hands
+as dealt (undoing the history on them, the places nobody has seen filled with the round's other cards) in a
+new game that starts at this round's starter, the round's history replayed through `apply`. Each sample is
+then the engine's redeal of it for the seat (`ScoutState.redeal`): the cards the seat has not seen drawn again.
 
 A playout stops at the end of the round or after its rollout depth in moves (default_rollout_depth: 6 at 3 seats,
 ROLLOUT_DEPTH at the others; --rollout-depth N at every table); a seat's reward is its round score then (captured
@@ -86,22 +86,27 @@ class ScoutDeterminizer:
         known |= {_unordered(code) for code in active + seen}
         self.unseen = [card_code(low, high) for low, high in self.table.deck if card_code(low, high) not in known]
         self.actions = [history_move(entry) for entry in history]
+        self.base = self._state(self._undo_history(self._filled_hands()))
 
     def sample(self, rng: random.Random) -> GameState:
-        dealt = self.dealt(rng)
-        state = GAME.new_game(self.players, seed=0, config=self.config, deal=self._deal(dealt, rng))
+        """The round so far, the cards the seat has not seen dealt again (the engine's redeal)."""
+        return self.base.redeal(self.seat, rng)
+
+    def dealt(self, rng: random.Random) -> list[list[int]]:
+        """This round's hands as they were dealt (card codes): the seen cards where they were, the rest drawn."""
+        round_one = self.sample(rng).dealt["rounds"][0]
+        return [[card_code(top, bottom) for top, bottom in hand] for hand in round_one]
+
+    def _state(self, dealt: list[list[int]]) -> GameState:
+        state = GAME.new_game(self.players, seed=0, config=self.config, deal=self._deal(dealt))
         for who, action in self.actions:
             state.apply(who, action)
         return state
 
-    def dealt(self, rng: random.Random) -> list[list[int]]:
-        """This round's hands as they were dealt (card codes): the seen cards where they were, the rest drawn."""
-        return self._undo_history(self._current_hands(rng))
-
-    def _current_hands(self, rng: random.Random) -> list[list[int]]:
-        holes = sum(code is None for hand in self.places for code in hand)
-        drawn = rng.sample(self.unseen, holes)
-        cards = iter(ROTATED[code] if rng.getrandbits(1) else code for code in drawn)
+    def _filled_hands(self) -> list[list[int]]:
+        """The hands now, the places the seat has not seen filled with the unseen cards in order (the redeal
+        draws them again)."""
+        cards = iter(self.unseen)
         return [[next(cards) if code is None else code for code in hand] for hand in self.places]
 
     def _undo_history(self, hands: list[list[int]]) -> list[list[int]]:
@@ -116,7 +121,7 @@ class ScoutDeterminizer:
                 hands[who] = [ROTATED[code] for code in reversed(hands[who])]
         return hands
 
-    def _deal(self, dealt: list[list[int]], rng: random.Random) -> dict[str, Any]:
+    def _deal(self, dealt: list[list[int]]) -> dict[str, Any]:
         """This round as dealt first; the later rounds (never reached by a playout) are any valid deal."""
         table = self.table
         first = [[card_pair(code) for code in hand] for hand in dealt]

@@ -9,6 +9,7 @@ action, so that (seed, config, deal, history) always replays a game exactly.
 from __future__ import annotations
 
 import copy
+import random
 import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -196,6 +197,13 @@ class GameState(ABC):
         the copies `legal_actions` makes: nothing in them may be changed, and they are valid until the next
         apply."""
         return self.legal_actions(seat)
+
+    @abstractmethod
+    def redeal(self, seat: int, rng: random.Random) -> GameState:
+        """A state that `seat` cannot tell from this one, every card it has not seen dealt again by `rng`: its
+        observation is the same (now, and at every earlier decision of the game), its future is the rules', and
+        nothing of it depends on what is hidden from `seat`. What a search samples and what an RL API resamples
+        from a seat's information state; each game says what its seats see."""
 
     @abstractmethod
     def observation(self, seat: int) -> Observation:

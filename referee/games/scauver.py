@@ -14,7 +14,7 @@ per second).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from itertools import combinations
@@ -453,10 +453,15 @@ class ScauverState(GameState):
         return [self.turn]
 
     def legal_actions(self, seat: int) -> list[Action]:
-        return list(self.legal_actions_view(seat))
+        """Copies of the cached actions, their card lists too (setup actions share theirs), so that a caller
+        that edits one changes nothing the state offers."""
+        return [
+            {key: value[:] if type(value) is list else value for key, value in action.items()}
+            for action in self.legal_actions_view(seat)
+        ]
 
     def legal_actions_view(self, seat: int) -> Sequence[Action]:
-        """The cached list itself (legal_actions copies it)."""
+        """The cached list itself, whose actions share card lists (legal_actions copies them)."""
         cached = self._cache.get(seat)
         if cached is None:
             if not self._is_to_move(seat):
@@ -698,6 +703,117 @@ class ScauverState(GameState):
         twin.right = [cards.copy() for cards in self.right]
         twin._cache = {}
         return twin
+
+    def redeal(self, seat: int, rng: random.Random, hands: Mapping[int, Sequence[str]] | None = None) -> ScauverState:
+        """A state `seat` cannot tell from this one, every card it has not seen dealt again by `rng`.
+
+        Seen: its own hand, every field (during the setup only its own: the others' are hidden until all have
+        chosen), the betting and how many cards each hand and the pile hold; of the rounds before, every field
+        and showdown choice. Dealt again, from the cards of the round not seen (in a fixed order, shuffled):
+        the other hands, during the setup the whole deal of each other seat that has chosen (its setup drawn
+        again among all 80), and the draw pile; the other seats' showdown choices not yet revealed are drawn
+        again among their legal ones, and the rounds to come are shuffled from a new seed. What each seat was
+        dealt and drew is kept consistent (`dealt` and `deal` replay the new game). Which of a seat's placed
+        cards it was dealt and which it drew stays as it was: nothing that follows depends on it.
+
+        `hands` fixes the new hand of some other seats (cards `seat` has not seen, as many as each holds, not
+        during the setup), for a search that weighs hands by what the bets say; the rest is dealt at random."""
+        twin = self.clone()
+        chosen_setups = [
+            other
+            for other in range(self.players)
+            if self.phase is SETUP and other != seat and self.in_round[other] and other not in self.waiting
+        ]
+        unseen = set(self.deck)
+        for other in range(self.players):
+            if other != seat:
+                unseen.update(self.hands[other])
+        for other in chosen_setups:
+            unseen.update(self.left[other], self.right[other])
+        given = self._given_hands(seat, hands or {}, unseen, chosen_setups)
+        pool = sorted(unseen.difference(*given.values()), key=CARD_ORDER.__getitem__)
+        rng.shuffle(pool)
+        renamed: dict[str, str] = {}
+        for other in range(self.players):
+            if other == seat or not self.hands[other]:
+                continue
+            if other in chosen_setups:
+                renamed.update(twin._redraw_setup(other, pool, rng))
+                continue
+            old = self.hands[other]
+            new = list(given[other]) if other in given else [pool.pop() for _ in old]
+            renamed.update(zip(old, new, strict=True))
+            twin.hands[other] = sorted(new, key=CARD_ORDER.__getitem__)
+        renamed.update(zip(self.deck, pool, strict=True))
+        twin.deck = pool
+        if self.phase is SHOWDOWN:
+            twin._redraw_choices(seat, rng)
+        twin._rename_dealt(renamed, rng)
+        return twin
+
+    def _given_hands(
+        self, seat: int, hands: Mapping[int, Sequence[str]], unseen: set[str], chosen_setups: list[int]
+    ) -> dict[int, list[str]]:
+        """`hands` checked: other seats' hands of their size, of distinct cards `seat` has not seen."""
+        given = {other: list(cards) for other, cards in hands.items()}
+        cards = [card for hand in given.values() for card in hand]
+        for other, hand in given.items():
+            if other == seat or other in chosen_setups or not 0 <= other < self.players:
+                raise ValueError(f"seat {other}'s hand cannot be given to a redeal for seat {seat} now")
+            if len(hand) != len(self.hands[other]):
+                raise ValueError(f"seat {other} holds {len(self.hands[other])} cards, not {len(hand)}")
+        if len(set(cards)) != len(cards) or not unseen.issuperset(cards):
+            raise ValueError(f"the hands given are not distinct cards seat {seat} has not seen")
+        return given
+
+    def _redraw_setup(self, other: int, pool: list[str], rng: random.Random) -> dict[str, str]:
+        """Deal `other` (which has chosen its setup, hidden) five cards off `pool` and one of the 80 setups of
+        them; the round's record of its setup follows. The old cards' new names."""
+        old = [*self.left[other], *self.right[other], *self.hands[other]]
+        new = [pool.pop() for _ in old]
+        hand = sorted(new, key=CARD_ORDER.__getitem__)
+        left, right = SETUP_PATTERNS[rng.randrange(len(SETUP_PATTERNS))]
+        choices = flank_choices(hand)
+        action = {"kind": "setup", "left": choices[left], "right": choices[right]}
+        self.left[other], self.right[other] = list(action["left"]), list(action["right"])
+        self.hands[other] = [card for card in hand if card not in action["left"] and card not in action["right"]]
+        self._rewrite_pending(other, action, ("setup",))
+        return dict(zip(old, new, strict=True))
+
+    def _redraw_choices(self, seat: int, rng: random.Random) -> None:
+        """The showdown choices of the other seats that have chosen (hidden until all have), drawn again."""
+        for other in range(self.players):
+            if other == seat or not self.in_round[other] or other in self.waiting:
+                continue
+            links = valid_links(self.left[other], self.right[other])
+            left, right = links[rng.randrange(len(links))] if links else (None, None)
+            action = {"kind": "no_link"} if left is None else {"kind": "vanguards", "left": left, "right": right}
+            self.choices[other] = _canonical_choice(action)
+            self._rewrite_pending(other, action, ("vanguards", "no_link"))
+
+    def _rewrite_pending(self, other: int, action: Action, kinds: tuple[str, ...]) -> None:
+        """Replace `other`'s move in the simultaneous decision that ends the history (moves of `kinds`)."""
+        at = len(self.history) - 1
+        while self.history[at][1]["kind"] in kinds:
+            if self.history[at][0] == other:
+                self.history[at] = (other, action)
+                return
+            at -= 1
+        raise AssertionError(f"seat {other} has no pending {kinds[0]} move")
+
+    def _rename_dealt(self, renamed: dict[str, str], rng: random.Random) -> None:
+        """The round's deal as the new cards were dealt; the rounds to come from a new seed."""
+        hands, pile = self._dealt_log[-1]
+        rename = renamed.get
+        hands = tuple(
+            tuple(sorted((rename(card, card) for card in hand), key=CARD_ORDER.__getitem__)) for hand in hands
+        )
+        self._dealt_log = (*self._dealt_log[:-1], (hands, tuple(rename(card, card) for card in pile)))
+        self._dealt_rounds = self._dealt_rounds[: self.round_number]
+        if self.config["first_dealer"] == -1:
+            self.config = dict(self.config, first_dealer=random.Random(self.seed).randrange(self.players))
+        self.seed = rng.getrandbits(63)
+        self.deal = self.dealt
 
     def result(self) -> dict[str, list[int]]:
         never = self.config["round_cap"] + 2

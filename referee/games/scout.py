@@ -24,6 +24,8 @@ from .base import (
     Game,
     GameInfo,
     GameState,
+    HistoryEntry,
+    IllegalAction,
     Observation,
     Option,
     shared_ranks,
@@ -820,6 +822,51 @@ class ScoutState(GameState):
         copy._finished_rounds = list(self._finished_rounds)
         return copy
 
+    def redeal(self, seat: int, rng: random.Random) -> ScoutState:
+        """A state `seat` cannot tell from this one, every card it has not seen dealt again by `rng`.
+
+        Seen are its own hands as dealt and every card a Show put on the table (the history names them, and a
+        Scout takes one of them); the moves themselves are public, except the orientation choices of other
+        seats at a decision `seat` has not finished, which are drawn again. Every other card of every round,
+        the rounds to come included, is drawn with a random turn from the cards not seen: per round at 3 to 5
+        seats (each round deals the whole deck), over both rounds at 2 (round 2 deals what round 1 left).
+        The game's moves are then replayed on the new deal by `apply`, so the result is a game of the rules.
+
+        At two seats a round ends when the seat to move can neither Show nor Scout, which says something of
+        its hand: a deal on which the replay does not end each round where it ended (or goes on) is drawn
+        again, up to REDEAL_TRIES times; after that (never seen in practice) the true cards are kept."""
+        moves = _round_moves(self.history, self._round_index + 1)
+        if self._phase is ORIENT:
+            moves[-1] = [
+                (who, action if who == seat else {"kind": "orient", "flip": bool(rng.getrandbits(1))})
+                for who, action in moves[-1]
+            ]
+        started = len(moves)
+        kept = [_seen_places(self._dealt[number], moves[number], seat) for number in range(started)]
+        kept += [frozenset()] * (self._table.rounds - started)
+        played = [move for round_moves in moves for move in round_moves]
+        for _ in range(REDEAL_TRIES):
+            twin = self._replayed(_redealt(self._table, self._dealt, kept, rng), played)
+            if twin is not None:
+                return twin
+        twin = self._replayed(self._dealt, played)
+        assert twin is not None, "the true deal replays its own game"
+        return twin
+
+    def _replayed(self, dealt: Deal, moves: Sequence[HistoryEntry]) -> ScoutState | None:
+        """A new game dealt `dealt` and played `moves`, or None if it does not reach where this one is."""
+        twin = ScoutState()
+        twin._init_common(self.game, self.players, self.seed, self.config, deal_as_data(dealt))
+        twin._start(self._table, dealt)
+        try:
+            for who, action in moves:
+                twin.apply(who, action)
+        except IllegalAction:
+            return None
+        if twin._round_index != self._round_index or twin._finished_rounds != self._finished_rounds:
+            return None
+        return twin if twin._phase is self._phase and twin._current == self._current else None
+
     # The observation.
 
     def _public_history(self) -> list[dict[str, Any]]:
@@ -854,5 +901,85 @@ class ScoutState(GameState):
             "history": self._public_history(),
         }
 
+
+# The redeal --------------------------------------------------------------------------------------------
+
+REDEAL_TRIES = 1000
+Place = tuple[int, int]
+"""(seat, position in its hand as dealt)."""
+
+
+def _round_moves(history: Sequence[HistoryEntry], started: int) -> list[list[HistoryEntry]]:
+    """The game's moves, one list per round started: a round's first moves are its orientations, and only
+    they."""
+    rounds: list[list[HistoryEntry]] = []
+    previous = None
+    for entry in history:
+        kind = entry[1]["kind"]
+        if kind == "orient" and previous != "orient":
+            rounds.append([])
+        rounds[-1].append(entry)
+        previous = kind
+    return rounds + [[] for _ in range(started - len(rounds))]
+
+
+def _seen_places(hands: Sequence[Hand], moves: Sequence[HistoryEntry], seat: int) -> frozenset[Place]:
+    """The dealt places of a round whose cards `seat` saw: its own, and those a Show of `moves` put on the
+    table (followed from the deal through every orientation, Show and Scout)."""
+    held: list[list[Place]] = [[(who, at) for at in range(len(hand))] for who, hand in enumerate(hands)]
+    active: list[Place] = []
+    seen = {(seat, at) for at in range(len(hands[seat]))}
+    for who, action in moves:
+        kind = action["kind"]
+        if kind == "orient":
+            if action["flip"]:
+                held[who].reverse()
+        elif kind == "show":
+            start, length = action["start"], action["length"]
+            active = held[who][start : start + length]
+            del held[who][start : start + length]
+            seen.update(active)
+        else:
+            taken = active.pop(0) if action["end"] == "left" else active.pop()
+            held[who].insert(action["insert"], taken)
+    return frozenset(seen)
+
+
+def _redealt(table: Table, dealt: Deal, kept: Sequence[frozenset[Place]], rng: random.Random) -> Deal:
+    """`dealt` with every card but those at the `kept` places of each round drawn again, with a random turn,
+    from the cards of its deal that are not kept: per round at 3 to 5 seats (a round not started yet is
+    shuffled whole, as a seeded deal is), over both rounds at 2."""
+    if table.two_players:
+        return _refilled(table, dealt, kept, rng)
+    size = table.hand_size
+    rounds: list[tuple[Hand, ...]] = []
+    for hands, places in zip(dealt, kept, strict=True):
+        if places:
+            rounds += _refilled(table, (hands,), (places,), rng)
+        else:
+            cards = _shuffled(table, rng)
+            rounds.append(tuple(tuple(cards[seat * size : (seat + 1) * size]) for seat in range(table.players)))
+    return tuple(rounds)
+
+
+def _refilled(
+    table: Table, rounds: Sequence[Sequence[Hand]], kept: Sequence[frozenset[Place]], rng: random.Random
+) -> Deal:
+    """`rounds` (one deck dealt over them) with the cards at all but the `kept` places drawn again."""
+    seen = {_LOW_ON_TOP[hands[who][at]] for hands, places in zip(rounds, kept, strict=True) for who, at in places}
+    pool = [codes[rng.getrandbits(1)] for codes in _ORIENTATIONS[table.players] if codes[1] not in seen]
+    rng.shuffle(pool)
+    cards = iter(pool)
+    return tuple(
+        tuple(
+            tuple(code if (who, at) in places else next(cards) for at, code in enumerate(hand))
+            for who, hand in enumerate(hands)
+        )
+        for hands, places in zip(rounds, kept, strict=True)
+    )
+
+
+_LOW_ON_TOP = tuple(ROTATED[code] if code >> 4 > code & 15 else code for code in range(256))
+"""Each card code as the card's one name: its code with the lower number on top."""
 
 GAME = ScoutGame()

@@ -174,3 +174,19 @@ def test_score_rewards_and_bad_arguments() -> None:
         pettingzoo_env("scout", players=6)
     with pytest.raises(ValueError, match="reward"):
         pettingzoo_env("scout", players=3, reward="points")
+
+
+@pytest.mark.parametrize(("name", "players"), [("scout", 3), ("scauver", 3)])
+def test_an_agent_redeals_the_game_it_cannot_see_and_the_environment_goes_on(name: str, players: int) -> None:
+    env = pettingzoo_env(name, players=players, **OPTIONS[name])
+    env.reset(seed=3)
+    rng = random.Random(3)
+    for _ in range(12):
+        agent = env.agent_selection
+        before = env.observe(agent)
+        redealt = env.redealt(agent, rng)
+        seat = seat_of(agent)
+        assert redealt.observation(seat) == env.infos[agent]["observation"]
+        assert redealt.legal_actions(seat) == env.infos[agent]["legal_actions"]
+        assert all(np.array_equal(before[key], env.observe(agent)[key]) for key in before)
+        env.step(int(np.flatnonzero(before["action_mask"])[0]))

@@ -1,5 +1,5 @@
-"""python_scout's `resample_from_infostate` (what OpenSpiel's ISMCTS needs) and its `from_round`/`scores`
-parameters (the rest of a game, as the ISMCTS bot searches it).
+"""`resample_from_infostate` of python_scout and python_scauver (what OpenSpiel's ISMCTS needs), and python_scout's
+`from_round`/`scores` parameters (the rest of a game, as the ISMCTS bot searches it).
 
 A resampled state must be one the seat cannot tell from the true one (the same information-state string, the
 same legal actions, the seat to move) and must not depend on anything hidden from the seat: resampling the
@@ -24,10 +24,17 @@ GAME_LENGTH = {2: 30, 3: 70, 4: 300, 5: 700}
 """About how many decisions a random game takes (SCOUT's rounds run long when nobody plays to end them)."""
 
 
-def decisions(players: int, seed: int, most: int = 8, **params: Any) -> list[Any]:
-    """States (clones) at about `most` decisions spread over a random python_scout game."""
-    share = most / GAME_LENGTH[players]
-    game = pyspiel.load_game("python_scout", {"players": players, **params})
+SCAUVER_LENGTH = {2: 20, 3: 40, 4: 60}
+"""About how many decisions a random python_scauver game of SCAUVER_ROUNDS rounds takes."""
+SCAUVER_ROUNDS = 3
+
+
+def decisions(players: int, seed: int, most: int = 8, name: str = "scout", **params: Any) -> list[Any]:
+    """States (clones) at about `most` decisions spread over a random python_scout (or python_scauver) game."""
+    if name == "scauver":
+        params = {"round_cap": SCAUVER_ROUNDS, **params}
+    share = most / (GAME_LENGTH if name == "scout" else SCAUVER_LENGTH)[players]
+    game = pyspiel.load_game(f"python_{name}", {"players": players, **params})
     rng = random.Random(seed)
     state, found = game.new_initial_state(), []
     while not state.is_terminal() and len(found) < most:
@@ -46,14 +53,17 @@ def sampler(seed: int) -> Any:
 
 def hands_of_others(state: Any, seat: int) -> list[Any]:
     observation = state.observation_of((seat + 1) % state.num_players())
-    return [observation["hand"], observation["active_set"]]
+    return [observation["hand"], observation.get("active_set")]
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_a_resampled_state_is_one_the_seat_cannot_tell_from_the_game(players: int) -> None:
+GAMES = [("scout", 2), ("scout", 3), ("scout", 4), ("scout", 5), ("scauver", 2), ("scauver", 3), ("scauver", 4)]
+
+
+@pytest.mark.parametrize(("name", "players"), GAMES)
+def test_a_resampled_state_is_one_the_seat_cannot_tell_from_the_game(name: str, players: int) -> None:
     changed = checks = 0
     for seed in range(3):
-        for state in decisions(players, seed):
+        for state in decisions(players, seed, name=name):
             seat = state.current_player()
             resampled = state.resample_from_infostate(seat, sampler(seed))
             assert resampled.current_player() == seat
@@ -70,7 +80,8 @@ def test_a_resampled_state_is_one_the_seat_cannot_tell_from_the_game(players: in
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_a_resample_depends_only_on_what_the_seat_saw(players: int) -> None:
     """A twin of the game that differs only in what the seat cannot see (itself a resample) resamples, with the
-    same random numbers, to the very same state: chance outcomes and moves."""
+    same random numbers, to the very same state: chance outcomes and moves. (A python_scauver resample keeps
+    which placed cards each seat was dealt and which it drew, so its chance outcomes are not compared.)"""
     for state in decisions(players, seed=players, most=5):
         seat = state.current_player()
         twin = state.redealt(seat, random.Random(99))
@@ -93,12 +104,21 @@ def test_the_other_seats_pending_orientation_choices_are_drawn_again() -> None:
     assert len(choices) == 4
 
 
-def test_resampling_is_offered_for_scout_only_and_at_decisions_only() -> None:
-    scauver = pyspiel.load_game("python_scauver", {"players": 2}).new_initial_state()
-    while scauver.is_chance_node():
-        scauver.apply_action(scauver.chance_outcomes()[0][0])
-    with pytest.raises(NotImplementedError):
-        scauver.resample_from_infostate(scauver.current_player(), sampler(0))
+def test_the_other_seats_pending_setups_are_drawn_again() -> None:
+    """Seat 2 choosing its setup has not been shown seats 0 and 1's (nor their cards): resamples draw them."""
+    game = pyspiel.load_game("python_scauver", {"players": 3})
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    state.apply_action(state.legal_actions()[0])
+    state.apply_action(state.legal_actions()[0])
+    assert state.current_player() == 2
+    resampled = [state.redealt(2, random.Random(draw)) for draw in range(4)]
+    assert all(other.information_state_string(2) == state.information_state_string(2) for other in resampled)
+    assert len({tuple(other.history()) for other in resampled}) == 4
+
+
+def test_resampling_is_offered_at_decisions_only() -> None:
     dealing = pyspiel.load_game("python_scout", {"players": 3}).new_initial_state()
     with pytest.raises(ValueError, match="at a decision"):
         dealing.resample_from_infostate(0, sampler(0))

@@ -8,7 +8,6 @@ needs none of them.
 - `pettingzoo_env(game, players=N, **options)`: a PettingZoo AECEnv (aec.py).
 - `import referee.games.rl.openspiel`: registers `python_scout` and `python_scauver` with pyspiel.
 - codec.py: the fixed integer encoding of every action; features.py: observations as float32 vectors.
-- redeal.py: SCOUT's hidden cards dealt again for one seat (python_scout's `resample_from_infostate`).
 """
 
 from __future__ import annotations

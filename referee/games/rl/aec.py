@@ -156,6 +156,12 @@ class CardGameEnv(AECEnv):
         info = self.infos[self.agent_selection]
         return self.codec.encode(action, info["observation"])
 
+    def redealt(self, agent: str, rng: random.Random) -> GameState:
+        """The game as `agent` may believe it is: the engine's `redeal` for its seat (the cards it has not seen,
+        and the other seats' choices it has not been shown, drawn again by `rng`), for a search or a belief
+        model; a new state, the environment's own is unchanged."""
+        return self._engine().redeal(self.possible_agents.index(agent), rng)
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         state = self._engine()
         mask = np.zeros(self.codec.size, np.int8)

@@ -29,9 +29,9 @@ Game parameters: `players`, `max_moves`, and the game's own options that take a 
 (`referee games` lists them), e.g. `{"players": 3, "round_cap": 20}` for Scauver; python_scout also takes
 `from_round` and `scores`, the rest of a game (REMAINDER_PARAMETERS).
 
-python_scout states offer `resample_from_infostate(player, sampler)`, what OpenSpiel's Python ISMCTS calls: the
-game played again with the cards that seat never saw drawn again (redeal.py), so a search of the seat's
-information state never reads a hidden card.
+Both games' states offer `resample_from_infostate(player, sampler)`, what OpenSpiel's Python ISMCTS calls: the
+game played again on the engine's redeal for that seat (`GameState.redeal`: the cards it never saw, and the
+choices of others it was not shown, drawn again).
 """
 
 from __future__ import annotations
@@ -49,14 +49,12 @@ from ..scauver import FACE_DECK, NUMERIC_DECK
 from ..scout import TABLES
 from .codec import ActionCodec, codec_for
 from .features import feature_size, features
-from .redeal import hide_pending_orients, redeal_rounds
 from .rewards import rank_rewards
 
 DEFAULT_PLAYERS = {"scout": 4, "scauver": 2}
 MAX_MOVES = 100_000
 SIMULTANEOUS = frozenset({"orient", "setup", "showdown"})
 SCAUVER_CARDS_PER_SEAT = 5 + 3
-REDEAL_TRIES = 1000
 
 
 def _game_type(name: str) -> pyspiel.GameType:
@@ -414,43 +412,51 @@ class CardState(pyspiel.State):
     # Resampling (OpenSpiel's ISMCTS).
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> CardState:
-        """A state `player_id` cannot tell from this one, its hidden cards drawn again (redeal.py); SCOUT only.
+        """A state `player_id` cannot tell from this one, its hidden cards drawn again (the engine's `redeal`).
         `probability_sampler()` (a number in [0, 1), as pyspiel's UniformProbabilitySampler) seeds the draw."""
         return self.redealt(player_id, random.Random(int(probability_sampler() * 2**53)))
 
     def redealt(self, player: int, rng: random.Random) -> CardState:
-        """This game played again with deals `player` cannot tell from the true ones (redeal.py): the same moves,
-        but the other seats' orientation choices it has not been shown drawn by `rng`. At two seats a round that
-        ended because the seat to move could not act also says that its hand could not beat the Active Set: a
-        redeal where it could is drawn again (up to REDEAL_TRIES times)."""
-        if self._game.name != "scout":
-            raise NotImplementedError("resampling is implemented for python_scout only")
-        if self._p.engine is None or self._is_dealing() or self.is_terminal():
+        """This game played again on the engine's redeal for `player` (`GameState.redeal`): the same moves but
+        the other seats' choices it has not been shown, dealt cards it cannot tell from the true ones."""
+        engine = self._p.engine
+        if engine is None or self._is_dealing() or self.is_terminal():
             raise ValueError("a state is resampled at a decision, not while dealing or after the end")
-        history = self._p.engine.history
-        bounds = [*self._p.round_starts, len(history)]
-        moves = [history[start:end] for start, end in zip(bounds, bounds[1:], strict=False)]
-        moves[-1] = hide_pending_orients(self._game.players, moves[-1], player, rng)
-        for _ in range(REDEAL_TRIES):
-            state = self._replayed(redeal_rounds(self._game.players, self._p.rounds, moves, player, rng), moves)
-            if state is not None:
-                return state
-        raise RuntimeError(f"no redeal of {REDEAL_TRIES} replays the game seat {player} has seen")
+        redealt = engine.redeal(player, rng)
+        bounds = [*self._p.round_starts, len(redealt.history)]
+        moves = [redealt.history[start:end] for start, end in zip(bounds, bounds[1:], strict=False)]
+        if self._game.name == "scout":
+            return self._replayed(redealt.dealt["rounds"][: len(self._p.rounds)], moves)
+        return self._replayed_round(redealt.dealt["rounds"][-1], moves[-1])
 
-    def _replayed(self, rounds: list[Any], moves: list[list[Any]]) -> CardState | None:
-        """A new game dealt `rounds` and played `moves` (one list a round), or None if a round does not end where
-        it did."""
+    def _replayed(self, rounds: list[Any], moves: list[list[Any]]) -> CardState:
+        """A new python_scout game dealt `rounds` and played `moves` (one list a round)."""
         state = CardState(self.get_game())
         deck = self._game.deck
-        for number, (hands, round_moves) in enumerate(zip(rounds, moves, strict=True), start=1):
+        for hands, round_moves in zip(rounds, moves, strict=True):
             for hand in hands:
                 for card in hand:
                     state.apply_action(2 * deck.index(tuple(sorted(card))) + (card[0] > card[1]))
             for _, action in round_moves:
                 state.apply_engine_action(action)
-            finished = number < len(rounds)
-            if finished and not (state._is_dealing() or state.is_terminal()):
-                return None
+        return state
+
+    def _replayed_round(self, dealt: dict[str, Any], moves: list[Any]) -> CardState:
+        """This python_scauver game up to the deal of its current round, which is dealt `dealt` (the engine's
+        explicit-deal format) and played `moves`: the rounds before are as they were."""
+        state = CardState(self.get_game())
+        engine = self._p.engine
+        assert engine is not None
+        history = self.history()
+        dealt_now = SCAUVER_CARDS_PER_SEAT * len(self._p.active)
+        for action in history[: len(history) - (len(engine.history) - self._p.round_starts[-1]) - dealt_now]:
+            state.apply_action(action)
+        hands = [card for seat in self._p.active for card in dealt["hands"][seat]]
+        deck = self._game.deck
+        for card in [*hands, *dealt["draws"]][:dealt_now]:
+            state.apply_action(deck.index(card))
+        for _, action in moves:
+            state.apply_engine_action(action)
         return state
 
     def _remember(self, seat: int, shown: dict[str, Any] | None, action: Any) -> None:
