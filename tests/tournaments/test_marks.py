@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tournaments.classroom.marks import BaselineResult, against_baselines, mark_of
+from tournaments.ratings.marks import BaselineResult, against_baselines, mark_of
 from tournaments.league.league_file import LeagueFileError, load_league
 from tournaments.league.store import StoredGame
 

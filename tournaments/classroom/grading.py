@@ -8,7 +8,7 @@ rank and score, faults by kind (with the first one's detail), decision times and
 Rows follow the Elo table (tournaments.ratings.elo); a bot of the store without games comes last. The league
 (optional: a store alone has no log folder) finds the logs, LOG_DIR/MATCH/NAME.log as the referee names them
 (and LOG_DIR/builds/NAME.log of a build), and says which bots are baselines: those are listed after the
-students, without a place, and every student gets its results against each (tournaments.classroom.marks) and,
+students, without a place, and every student gets its results against each (tournaments.ratings.marks) and,
 with the league file's [marks], a mark.
 """
 
@@ -27,10 +27,10 @@ from ..league.league_file import League
 from ..league.store import BotTiming, LeagueStore, StoredFault, StoredGame
 from ..league_report import clock_warning
 from ..ratings.elo import Anchor, BotRating, rate
+from ..ratings.marks import BaselineResult, against_baselines, mark_of
 from ..ratings.soft_play import SoftPlayCheck, soft_play_check
 from .copies import CopyFlag, find_copies
 from .fault_groups import FaultGroup, group_faults
-from .marks import BaselineResult, against_baselines, mark_of
 
 
 @dataclass(frozen=True)

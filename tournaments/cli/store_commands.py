@@ -10,8 +10,8 @@ from pathlib import Path
 import click
 
 from ..export import ExportFormat, write_rows
-from ..league.store import StoreError
-from .league import _load, _store
+from ..league.league_file import load_league
+from ..league.store import LeagueStore
 from .output import echo
 
 _db_option = click.option(
@@ -31,12 +31,9 @@ def forget_command(league: str, bots: tuple[str, ...], db: str | None) -> None:
     is forgotten; `referee tournament run LEAGUE.toml` then plays those matches with the programs the file
     names now.
     """
-    store_path = Path(db) if db else _load(league).default_db
-    with _store(store_path, create=False) as store:
-        try:
-            forgotten = store.forget(bots)
-        except StoreError as error:
-            raise click.ClickException(str(error)) from error
+    store_path = Path(db) if db else load_league(league).default_db
+    with LeagueStore(store_path, create=False) as store:
+        forgotten = store.forget(bots)
     rerun = shlex.join(["referee", "tournament", "run", league, *(["--db", db] if db else [])])
     echo(
         f"Forgot {', '.join(map(repr, forgotten.bots))}: dropped {forgotten.games} game(s) of "
@@ -65,8 +62,8 @@ def export_command(league: str | None, db: str | None, export_format: str, outpu
     """
     if (league is None) == (db is None):
         raise click.UsageError("give either LEAGUE.toml or --db FILE")
-    store_path = Path(db) if db else _load(league).default_db  # type: ignore[arg-type]
-    with _store(store_path, create=False) as store:
+    store_path = Path(db) if db else load_league(league).default_db  # type: ignore[arg-type]
+    with LeagueStore(store_path, create=False) as store:
         rows = store.seat_rows()
     if output is None:
         write_rows(rows, ExportFormat(export_format), sys.stdout)

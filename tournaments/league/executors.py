@@ -32,6 +32,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from referee.errors import EnvironmentProblem
 from referee.isolation.proctable import kill_with_sessions, live_processes
 from referee.match import run_match
 from referee.records import GameRecord, MatchRecord, MatchSpec
@@ -49,7 +50,7 @@ _STOP_GRACE_S = 5.0
 _CONNECT_TIMEOUT_S = 10.0
 
 
-class ExecutorError(RuntimeError):
+class ExecutorError(EnvironmentProblem, RuntimeError):
     """A match could not be played (its runner raised), or a worker died."""
 
 

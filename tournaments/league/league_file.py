@@ -39,7 +39,7 @@
     ann = "Blue Heron"
 
     [marks]                        # optional: marks from the score share against each baseline (the highest
-    heuristic = [[0.5, 60], [0.6, 80]]   # mark any reached threshold gives; tournaments/classroom/marks.py)
+    heuristic = [[0.5, 60], [0.6, 80]]   # mark any reached threshold gives; tournaments/ratings/marks.py)
     random = [[0.5, 40]]
 
     [[bots]]
@@ -99,6 +99,7 @@ from typing import Any
 from protocol import limits as protocol_limits
 from protocol.safe_text import UnsafeName, checked_name, skeleton
 from referee.botspec import UnknownBot, resolve_bot
+from referee.errors import BadInput
 from referee.games import GameError, load_game
 from referee.games.base import MAX_SEED
 from referee.records import BotSpec, FaultPolicy, Limits
@@ -108,7 +109,7 @@ from .identity import ProgramUnreadable, program_digest
 from .submissions import Submission, anchored, cannot_run, folder_digest, normalised, submission_spec, submissions
 
 
-class LeagueFileError(ValueError):
+class LeagueFileError(BadInput, ValueError):
     """A league file that cannot be read or does not describe a league."""
 
     def __init__(self, path: Path | str, key: str | None, problem: str, fix: str = "") -> None:
@@ -176,7 +177,7 @@ class League:
     """Why each folder of an `each` entry that is not a bot was skipped (its name has invisible or bidirectional
     characters, or clashes with, or looks like, another bot's)."""
     marks: Mapping[str, tuple[tuple[float, float], ...]] = field(default_factory=dict)
-    """Baseline -> (score share against it, mark) thresholds, ascending ([marks]; tournaments.classroom.marks)."""
+    """Baseline -> (score share against it, mark) thresholds, ascending ([marks]; tournaments.ratings.marks)."""
     pseudonyms: Mapping[str, str] = field(default_factory=dict)
     """Bot -> the name a published leaderboard shows ([pseudonyms]; tournaments.pages.class_pages)."""
     ponder: bool = False

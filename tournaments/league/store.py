@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from referee.deals import DealKey
+from referee.errors import EnvironmentProblem
 from referee.isolation.sandbox import Isolation
 from referee.records import GameRecord, Limits
 
@@ -135,7 +136,7 @@ CREATE TABLE IF NOT EXISTS timings (
 """
 
 
-class StoreError(Exception):
+class StoreError(EnvironmentProblem):
     """A store that cannot be opened or read."""
 
 

@@ -16,6 +16,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from referee.errors import BadInput
+
 Outcome = tuple[tuple[str, int], ...]
 """One game's result: (bot, rank) for each seat, in bot name order."""
 
@@ -34,7 +36,7 @@ def pair_points(rank: int, other_rank: int) -> float:
     return (2 - pair_result(rank, other_rank)) / 2
 
 
-class RatingInputError(ValueError):
+class RatingInputError(BadInput, ValueError):
     """A game that cannot be rated (fewer than two bots, a rank that is not a positive integer)."""
 
 
