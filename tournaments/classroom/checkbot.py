@@ -24,6 +24,7 @@ from pathlib import Path
 from referee import replay
 from referee.botspec import resolve_bot
 from referee.deals import DealKey
+from referee.errors import BadInput
 from referee.games import load_game
 from referee.isolation import sandbox as sandboxing
 from referee.isolation.process import last_output_lines
@@ -42,7 +43,7 @@ DEFAULT_SEED = 1
 _REASON_ORDER = (FaultKind.CRASH, FaultKind.PROTOCOL_ERROR, FaultKind.ILLEGAL_ACTION, FaultKind.TIMEOUT)
 
 
-class CheckError(ValueError):
+class CheckError(BadInput, ValueError):
     """A check that cannot be run as asked (a player count the game does not have)."""
 
 

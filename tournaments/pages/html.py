@@ -16,6 +16,8 @@ from html import escape
 from importlib.resources import files
 from typing import Any
 
+from referee.errors import EnvironmentProblem
+
 ERROR_HOOK = (
     "window.pageErrors=[];"
     "addEventListener('error',function(e){pageErrors.push(String(e.message))});"
@@ -27,7 +29,7 @@ POLICY = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inli
 """The page's Content-Security-Policy: the browser itself refuses any load from outside the page."""
 
 
-class AssetError(RuntimeError):
+class AssetError(EnvironmentProblem, RuntimeError):
     """An asset of this package is missing or cannot be pasted into a page."""
 
 
