@@ -187,7 +187,6 @@ def check_bot_command(
     gradescope the results file is written in every such case. 2 when the options are wrong (a player count the
     game does not have, an unknown baseline): nothing is written.
     """
-    chosen = ReportFormat.JSON if as_json else ReportFormat(report_format)
     request = CheckRequest(
         game=game,
         bot=bot,
@@ -204,11 +203,15 @@ def check_bot_command(
         run_dir=run_dir,
     )
     outcome = check_submission(request, _checked_options(request), on_cleared=lambda: _warn(no_sandbox))
-    if outcome.report is not None or chosen is ReportFormat.GRADESCOPE:
-        _emit(_render(outcome, chosen), output)
-    failure = _failure(outcome)
-    if failure is not None:
+    _write_report(outcome, ReportFormat.JSON if as_json else ReportFormat(report_format), output)
+    if (failure := _failure(outcome)) is not None:
         raise click.ClickException(failure)
+
+
+def _write_report(outcome: CheckOutcome, report_format: ReportFormat, output: Path | None) -> None:
+    """The report, if the bot ran; with --format gradescope, a results file whether it ran or not."""
+    if outcome.report is not None or report_format is ReportFormat.GRADESCOPE:
+        _emit(_render(outcome, report_format), output)
 
 
 def _checked_options(request: CheckRequest) -> CheckOptions:

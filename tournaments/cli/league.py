@@ -159,15 +159,11 @@ def run_command(
     """
     _check_run_usage(leagues, db, scheduler, concurrency)
     if dry_run:
-        for path in leagues:
-            league = load_league(path)
-            _dry_run(
-                league, Path(db) if db else league.default_db, concurrency or default_concurrency(), replay_changed
-            )
+        _dry_runs(leagues, db, concurrency or default_concurrency(), replay_changed)
         return
     executor = _executor(concurrency, scheduler, pinned, replay_format)
     loaded = [(path, load_league(path)) for path in leagues]
-    _check_settling_usage(loaded, replay_format, until_settled, bootstrap, max_games)
+    _check_league_usage(loaded, replay_format, until_settled, bootstrap, max_games)
     documents = []
     for path, league in loaded:
         options = RunOptions(
@@ -198,7 +194,7 @@ def _check_run_usage(leagues: tuple[str, ...], db: str | None, scheduler: str | 
         raise click.UsageError("--concurrency is for local workers; a Dask cluster runs as many tasks as its workers")
 
 
-def _check_settling_usage(
+def _check_league_usage(
     loaded: list[tuple[str, League]],
     replay_format: ReplayFormat,
     until_settled: bool,
@@ -386,6 +382,12 @@ def _executor(concurrency: int | None, scheduler: str | None, pinned: bool, repl
             err=True,
         )
     return LocalExecutor(concurrency or cores, runner, pinned=pinned)
+
+
+def _dry_runs(leagues: tuple[str, ...], db: str | None, concurrency: int, replay_changed: bool) -> None:
+    for path in leagues:
+        league = load_league(path)
+        _dry_run(league, Path(db) if db else league.default_db, concurrency, replay_changed)
 
 
 def _dry_run(league: League, store_path: Path, concurrency: int, replay_changed: bool) -> None:
