@@ -243,3 +243,28 @@ def test_results_give_each_student_its_results_against_the_baselines_and_its_mar
         assert results.marks[student] == mark_of(against, league.marks)
     assert results.marks["strong-a"] >= 60.0
     assert bare.baselines == () and bare.against == {} and bare.marks == {}
+
+
+@pytest.mark.parametrize("prior_draws", ["2", "20"])
+def test_report_and_table_rate_with_the_same_prior_draws(write_league, prior_draws: str) -> None:
+    path = copies_league(write_league)
+    run(path, StrengthExecutor())
+    options = ["--bootstrap", "0", "--prior-draws", prior_draws]
+    report = CliRunner().invoke(main, ["tournament", "report", str(path), "--format", "json", *options])
+    table = CliRunner().invoke(main, ["tournament", "table", str(path), "--json", *options])
+    assert report.exit_code == table.exit_code == 0, report.output + table.output
+    with LeagueStore(path.with_suffix(".sqlite"), create=False) as store:
+        results = league_results(store, bootstrap=0, prior_draws=float(prior_draws))
+    expected = {rating.bot: round(rating.elo, 1) for rating in results.ratings.bots}
+    assert {row["bot"]: row["elo"] for row in json.loads(report.stdout)["bots"]} == expected
+    assert {row["bot"]: round(row["elo"], 1) for row in json.loads(table.stdout)["ratings"]} == expected
+
+
+def test_report_and_table_refuse_an_infinite_elo_in_the_same_words(write_league) -> None:
+    path = copies_league(write_league)
+    run(path, StrengthExecutor())
+    options = ["--bootstrap", "0", "--prior-draws", "0"]
+    report = CliRunner().invoke(main, ["tournament", "report", str(path), "--format", "csv", *options])
+    table = CliRunner().invoke(main, ["tournament", "table", str(path), *options])
+    assert report.exit_code == table.exit_code == 1
+    assert report.stderr == table.stderr and "the Elo is infinite" in table.stderr and "Traceback" not in table.output
