@@ -116,7 +116,9 @@ def report_command(
             return
         if report_format in PAGE_FORMATS:
             rule = settle_rule(settle_los, resolution, min_games, loaded)
-            page = league_report(store, None, bootstrap, seed, anchor, rule, prior_draws)
+            page = league_report(
+                store, bootstrap=bootstrap, seed=seed, anchor=anchor, rule=rule, prior_draws=prior_draws
+            )
         else:
             rows = grade_league(store, loaded, bootstrap, seed, anchor, prior_draws)
     if report_format in PAGE_FORMATS:
