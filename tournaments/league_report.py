@@ -1,25 +1,125 @@
-"""What a league report shows, gathered once from the store for every format of `referee tournament report`:
-the ratings, per bot its games, faults (by kind) and decision times, every fault, every game with the
-replay page a person can open (when one exists on this machine), and the soft-play check (pairs of bots
-whose results together depart from their ratings: tournaments/ratings/soft_play.py).
+"""What a league's store says, gathered once for every command that shows it.
+
+`league_results` builds a LeagueResults: the ratings (with their crosstable and, under a SettleRule, their
+groups), faults and forfeits per bot, retired bots, games at each isolation level, the soft-play check (pairs
+of bots whose results together depart from their ratings: tournaments/ratings/soft_play.py) and, where the
+league has baselines, each student's results against each and its mark. `tournament run`, `tournament table`,
+`tournament report` and grading (tournaments/classroom/grading.py) all read it.
 
     with LeagueStore(path, create=False) as store:
+        results = league_results(store, league, bootstrap=1000)
         report = league_report(store, bootstrap=1000)
 
+`league_report` adds what the report page shows besides: per bot its games, faults (by kind) and decision
+times, every fault, every game with the replay page a person can open (when one exists on this machine).
 `ratings_report` is the same without a store, for ratings of results from elsewhere (`tournament rate`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from .league.store import BotTiming, LeagueStore, StoredFault
-from .ratings.elo import Anchor, Ratings, rate
-from .ratings.settling import DEFAULT_RULE, SettleRule
+from referee.isolation.sandbox import Isolation
+
+from .league.league_file import League
+from .league.store import BotTiming, LeagueStore, StoredFault, StoredGame
+from .ratings.elo import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS, Anchor, Ratings, rate_tallies
+from .ratings.marks import BaselineResult, against_baselines, mark_of
+from .ratings.settling import DEFAULT_RULE, Settlement, SettleRule, settlement
 from .ratings.soft_play import SoftPlayCheck, soft_play_check
+from .ratings.tallies import GameTallies
+
+
+@dataclass(frozen=True)
+class LeagueResults:
+    """A league's results as its store holds them (league_results)."""
+
+    name: str
+    game: str | None
+    games: int
+    ratings: Ratings
+    """In table order, with the crosstable (Ratings.crosstable)."""
+    faults: Mapping[str, int]
+    """Bot -> faults over every stored game."""
+    forfeits: Mapping[str, int]
+    """Bot -> games forfeited."""
+    retired: tuple[str, ...]
+    """Bots no longer in the league file whose games still count."""
+    unsandboxed: int
+    """Games played without the sandbox."""
+    isolation: Mapping[str, int]
+    """Games played at each isolation level (full, partial, none), every level named."""
+    soft_play: SoftPlayCheck
+    rule: SettleRule = DEFAULT_RULE
+    """What separates the table's groups (tournaments.ratings.settling)."""
+    baselines: tuple[str, ...] = ()
+    """The league's baselines (needs the league file)."""
+    against: Mapping[str, tuple[BaselineResult, ...]] = field(default_factory=dict)
+    """Student -> its results against each baseline (tournaments.ratings.marks); empty without baselines."""
+    marks: Mapping[str, float] = field(default_factory=dict)
+    """Student -> its mark under the league file's [marks]; empty without marks."""
+
+    @property
+    def settlement(self) -> Settlement | None:
+        """The table's groups and adjacent pairs under `rule` (None without a bootstrap)."""
+        return settlement(self.ratings, self.rule)
+
+
+def league_results(
+    store: LeagueStore,
+    league: League | None = None,
+    *,
+    name: str | None = None,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = 0,
+    prior_draws: float = DEFAULT_PRIOR_DRAWS,
+    anchor: Anchor | None = None,
+    rule: SettleRule = DEFAULT_RULE,
+) -> LeagueResults:
+    """The results of every game in `store`. `league` (optional: a store alone knows no baselines) names the
+    baselines and marks; `name` defaults to the store's league name, else the store file's stem. Raises
+    tournaments.ratings.tallies.RatingInputError where the games cannot be rated (an anchor that never played,
+    no prior where an Elo would be infinite)."""
+    return _results(store, store.games(), league, name, bootstrap, seed, prior_draws, anchor, rule)
+
+
+def _results(
+    store: LeagueStore,
+    stored: Sequence[StoredGame],
+    league: League | None,
+    name: str | None,
+    bootstrap: int,
+    seed: int,
+    prior_draws: float,
+    anchor: Anchor | None,
+    rule: SettleRule,
+) -> LeagueResults:
+    tallies = GameTallies.of_counts(store.outcome_counts())
+    ratings = rate_tallies(tallies, bootstrap=bootstrap, seed=seed, prior_draws=prior_draws, anchor=anchor)
+    baselines = tuple(league.baselines) if league is not None else ()
+    students = [bot for bot in (*(rating.bot for rating in ratings.bots), *store.bot_names()) if bot not in baselines]
+    against = {bot: against_baselines(stored, bot, baselines) for bot in dict.fromkeys(students)} if baselines else {}
+    marks = league.marks if league is not None else {}
+    counts = store.isolation_counts()
+    return LeagueResults(
+        name=name or store.league_name() or store.path.stem,
+        game=store.league_game(),
+        games=tallies.games,
+        ratings=ratings,
+        faults=dict(store.fault_counts()),
+        forfeits=dict(store.forfeit_counts()),
+        retired=tuple(store.retired_bots()),
+        unsandboxed=store.unsandboxed_game_count(),
+        isolation={level.value: counts.get(level, 0) for level in Isolation},
+        soft_play=soft_play_check([game.ranks for game in stored]),
+        rule=rule,
+        baselines=baselines,
+        against=against,
+        marks={bot: mark for bot, results in against.items() if (mark := mark_of(results, marks)) is not None},
+    )
 
 
 @dataclass(frozen=True)
@@ -88,9 +188,10 @@ def league_report(
     seed: int = 0,
     anchor: Anchor | None = None,
     rule: SettleRule = DEFAULT_RULE,
+    prior_draws: float = DEFAULT_PRIOR_DRAWS,
 ) -> LeagueReport:
     stored = store.games()
-    ratings = rate([game.ranks for game in stored], bootstrap=bootstrap, seed=seed, anchor=anchor)
+    results = _results(store, stored, None, name, bootstrap, seed, prior_draws, anchor, rule)
     faults = store.fault_list()
     timings = store.timing_totals()
     games_of = Counter(bot for game in stored for bot in game.ranks)
@@ -100,7 +201,7 @@ def league_report(
     faults_in = Counter((fault.match_id, fault.index) for fault in faults)
     replays = store.replay_paths()
     lengths = store.game_decisions()
-    bots = [rating.bot for rating in ratings.bots] + [bot for bot in store.bot_names() if bot not in games_of]
+    bots = [rating.bot for rating in results.ratings.bots] + [bot for bot in store.bot_names() if bot not in games_of]
     move_time_ms = store.league_move_time_ms()
     activity = tuple(_activity(bot, games_of[bot], kinds.get(bot, {}), timings, move_time_ms) for bot in bots)
     games = tuple(
@@ -117,14 +218,7 @@ def league_report(
         for game in stored
     )
     return LeagueReport(
-        name or store.league_name() or store.path.stem,
-        store.league_game(),
-        ratings,
-        activity,
-        games,
-        tuple(faults),
-        soft_play_check([game.ranks for game in stored]),
-        rule,
+        results.name, results.game, results.ratings, activity, games, tuple(faults), results.soft_play, rule
     )
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tournaments.classroom.marks import BaselineResult, against_baselines, mark_of
 from tournaments.league.league_file import LeagueFileError, load_league
 from tournaments.league.store import StoredGame
+from tournaments.ratings.marks import BaselineResult, against_baselines, mark_of
 
 LADDER = {"random": ((0.5, 40.0),), "heuristic": ((0.5, 60.0), (0.6, 80.0))}
 

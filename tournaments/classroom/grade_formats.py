@@ -3,7 +3,7 @@
 CSV: one row per bot, the students in place order, then the baselines (no place); columns CSV_COLUMNS
 (`soft_play`: the partners with which the soft-play check flags the bot, tournaments/ratings/soft_play.py; the
 JSON has every pair tested, under `soft_play`), then mark and, per baseline B, B_games, B_share and
-B_mean_rank (a student's results against it: tournaments.classroom.marks), copies, and the language and
+B_mean_rank (a student's results against it: tournaments.ratings.marks), copies, and the language and
 version its bot.toml declares; a bot's logs in one cell, separated by LOG_SEPARATOR; the first fault's detail
 in one line (`one_line`; the JSON keeps it whole). A text cell a spreadsheet would run as a formula (it starts
 with = + - @, tab or carriage return: a bot named after a folder `=HYPERLINK(...)`) starts with a single quote

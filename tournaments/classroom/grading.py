@@ -8,7 +8,7 @@ rank and score, faults by kind (with the first one's detail), decision times and
 Rows follow the Elo table (tournaments.ratings.elo); a bot of the store without games comes last. The league
 (optional: a store alone has no log folder) finds the logs, LOG_DIR/MATCH/NAME.log as the referee names them
 (and LOG_DIR/builds/NAME.log of a build), and says which bots are baselines: those are listed after the
-students, without a place, and every student gets its results against each (tournaments.classroom.marks) and,
+students, without a place, and every student gets its results against each (tournaments.ratings.marks) and,
 with the league file's [marks], a mark.
 """
 
@@ -25,12 +25,12 @@ from referee.records import FaultKind
 from ..league.builds import BUILD_LOGS
 from ..league.league_file import League
 from ..league.store import BotTiming, LeagueStore, StoredFault, StoredGame
-from ..league_report import clock_warning
-from ..ratings.elo import Anchor, BotRating, rate
-from ..ratings.soft_play import SoftPlayCheck, soft_play_check
+from ..league_report import clock_warning, league_results
+from ..ratings.elo import DEFAULT_PRIOR_DRAWS, Anchor, BotRating
+from ..ratings.marks import BaselineResult
+from ..ratings.soft_play import SoftPlayCheck
 from .copies import CopyFlag, find_copies
 from .fault_groups import FaultGroup, group_faults
-from .marks import BaselineResult, against_baselines, mark_of
 
 
 @dataclass(frozen=True)
@@ -123,42 +123,50 @@ def grade_league(
     bootstrap: int = 1000,
     seed: int = 0,
     anchor: Anchor | None = None,
+    prior_draws: float = DEFAULT_PRIOR_DRAWS,
 ) -> GradeReport:
     stored = store.games()
-    ratings = rate([game.ranks for game in stored], bootstrap=bootstrap, seed=seed, anchor=anchor)
+    results = league_results(
+        store,
+        league,
+        name=league.name if league is not None else None,
+        bootstrap=bootstrap,
+        seed=seed,
+        prior_draws=prior_draws,
+        anchor=anchor,
+    )
     facts = _Facts(
-        ratings={rating.bot: rating for rating in ratings.bots},
+        ratings={rating.bot: rating for rating in results.ratings.bots},
         faults=_faults_by_bot(store.fault_list()),
         timings=store.timing_totals(),
         scores=_mean_scores(stored),
         logs=_logs(store.match_tables(), league),
         move_time_ms=league.limits.move_time_ms if league is not None else None,
-        baselines=tuple(league.baselines if league is not None else ()),
-        games=stored,
-        marks=league.marks if league is not None else {},
+        baselines=results.baselines,
+        against=results.against,
+        marks=results.marks,
         build_logs=_build_logs(league),
         manifests=_manifests(league),
     )
-    names = [rating.bot for rating in ratings.bots] + [name for name in store.bot_names() if name not in facts.ratings]
+    names = [rating.bot for rating in results.ratings.bots]
+    names += [name for name in store.bot_names() if name not in facts.ratings]
     students = [bot for bot in names if bot not in facts.baselines]
-    name = league.name if league is not None else store.league_name() or store.path.stem
     rows = [facts.grade(place, bot) for place, bot in enumerate(students, start=1)]
     rows += [facts.grade(None, bot) for bot in names if bot in facts.baselines]
     skipped = league.skipped if league is not None else ()
     copies = find_copies(league, store) if league is not None else ()
     changed = tuple(sorted(store.changed_bots(league))) if league is not None else ()
-    soft_play = soft_play_check([game.ranks for game in stored])
     return GradeReport(
-        name,
-        store.league_game(),
-        len(stored),
+        results.name,
+        results.game,
+        results.games,
         bootstrap,
         tuple(rows),
         facts.baselines,
         skipped,
         copies,
         changed,
-        soft_play,
+        results.soft_play,
     )
 
 
@@ -172,8 +180,10 @@ class _Facts:
     scores: Mapping[str, float]
     logs: Mapping[str, list[str]]
     baselines: tuple[str, ...]
-    games: list[StoredGame]
-    marks: Mapping[str, tuple[tuple[float, float], ...]]
+    against: Mapping[str, tuple[BaselineResult, ...]]
+    """Student -> its results against each baseline."""
+    marks: Mapping[str, float]
+    """Student -> its mark (none without [marks])."""
     build_logs: Mapping[str, str]
     manifests: Mapping[str, tuple[str | None, str | None]]
     move_time_ms: int | None = None
@@ -185,7 +195,7 @@ class _Facts:
         timing = self.timings.get(bot, BotTiming(0, 0.0, 0.0))
         interval = rating.ci95 if rating is not None else None
         baseline = bot in self.baselines
-        against = () if baseline else against_baselines(self.games, bot, self.baselines)
+        against = () if baseline else self.against.get(bot, ())
         return BotGrade(
             place=place,
             bot=bot,
@@ -205,7 +215,7 @@ class _Facts:
             fault_groups=group_faults((f, (f.match_id, f.index)) for f in faults),
             clock_warning=clock_warning(timing.max_ms, self.move_time_ms),
             against=against,
-            mark=None if baseline else mark_of(against, self.marks),
+            mark=None if baseline else self.marks.get(bot),
             build_log=self.build_logs.get(bot),
             language=self.manifests.get(bot, (None, None))[0],
             version=self.manifests.get(bot, (None, None))[1],

@@ -5,36 +5,24 @@ from __future__ import annotations
 
 import enum
 import json
-import time
 from pathlib import Path
 
 import click
 
-from referee.botspec import UnknownBot, resolve_bot
-from referee.games import GameError, list_games
-from referee.match import MatchSpecError
+from referee.botspec import UnknownBot
+from referee.games import list_games
 from referee.records import Limits
 from referee.wire.connection import Transport
 
-from ..classroom.checkbot import (
-    DEFAULT_SEED,
-    CheckError,
-    CheckPlan,
-    CheckReport,
-    check_bot,
-    isolation_refusal,
-    machine_isolation,
-    player_counts,
-)
-from ..classroom.checkbot_report import gradescope_results, report_json, report_text, unrunnable_results
+from ..classroom.checkbot import DEFAULT_SEED, CheckError
+from ..classroom.checkbot_report import report_json, report_text
+from ..classroom.checkbot_run import CheckOptions, CheckOutcome, CheckRequest, check_options, check_submission
 from ..classroom.checkbot_strength import (
     DEFAULT_STRENGTH_GAMES,
     StrengthSpecError,
     StrengthTest,
     parse_strength_test,
 )
-from ..classroom.checkbot_submission import Redactor, resolve_submission
-from ..rundir import new_run_dir
 from .options import UNSANDBOXED_WARNING, isolation_warning, limits_options, transport_option
 from .output import echo
 
@@ -45,12 +33,13 @@ class ReportFormat(enum.StrEnum):
     GRADESCOPE = "gradescope"
 
 
-def _render(report: CheckReport, report_format: ReportFormat, elapsed_s: float, redactor: Redactor) -> str:
-    if report_format is ReportFormat.JSON:
-        return json.dumps(report_json(report), indent=2)
+def _render(outcome: CheckOutcome, report_format: ReportFormat) -> str:
     if report_format is ReportFormat.GRADESCOPE:
-        return json.dumps(gradescope_results(report, elapsed_s, redactor), indent=2)
-    return "\n".join(report_text(report))
+        return json.dumps(outcome.gradescope(), indent=2)
+    assert outcome.report is not None
+    if report_format is ReportFormat.JSON:
+        return json.dumps(report_json(outcome.report), indent=2)
+    return "\n".join(report_text(outcome.report))
 
 
 def _strength_tests(context: click.Context, parameter: click.Parameter, values: tuple[str, ...]) -> tuple:
@@ -70,13 +59,6 @@ def _emit(rendered: str, output: Path | None) -> None:
     except OSError as error:
         raise click.ClickException(f"cannot write the report to {str(output)!r}: {error.strerror}") from error
     echo(f"report written to {output}", err=True)
-
-
-def _baseline_names(game: str, tests: tuple[StrengthTest, ...]) -> tuple[tuple[StrengthTest, str], ...]:
-    try:
-        return tuple((test, resolve_bot(test.baseline, game).name) for test in tests)
-    except UnknownBot as error:
-        raise click.BadParameter(f"a baseline: {error}", param_hint="--against") from error
 
 
 @click.command("check-bot")
@@ -205,65 +187,57 @@ def check_bot_command(
     gradescope the results file is written in every such case. 2 when the options are wrong (a player count the
     game does not have, an unknown baseline): nothing is written.
     """
-    chosen = ReportFormat.JSON if as_json else ReportFormat(report_format)
-    try:
-        counts = player_counts(game, players)
-    except CheckError as error:
-        raise click.BadParameter(str(error), param_hint="--players") from error
-    baselines = _baseline_names(game, against)
-    folder = run_dir if run_dir is not None else new_run_dir("check", game)
-    started = time.monotonic()
-    refusal = isolation_refusal(not no_sandbox, allow_partial)
-    if refusal is not None:
-        if chosen is ReportFormat.GRADESCOPE:
-            redactor = Redactor.for_check(None, folder)
-            results = unrunnable_results(
-                game, counts, baselines, refusal, time.monotonic() - started, redactor, machine_isolation(True)
-            )
-            _emit(json.dumps(results, indent=2), output)
-        raise click.ClickException(refusal)
-    warning = isolation_warning(not no_sandbox)
-    if warning is not None:
-        echo(UNSANDBOXED_WARNING if no_sandbox else warning, err=True)
-    submission = resolve_submission(bot, game, build=build, run_dir=folder)
-    redactor = Redactor.for_check(submission.root, folder, submission.built_in)
-    if submission.spec is None:
-        problem = submission.problem or "the bot cannot be run"
-        if chosen is ReportFormat.GRADESCOPE:
-            results = unrunnable_results(
-                game,
-                counts,
-                baselines,
-                problem,
-                time.monotonic() - started,
-                redactor,
-                machine_isolation(not no_sandbox),
-            )
-            _emit(json.dumps(results, indent=2), output)
-        raise click.ClickException(problem)
-    plan = CheckPlan(
+    request = CheckRequest(
         game=game,
-        bot=submission.spec,
-        run_dir=folder,
-        players=counts,
+        bot=bot,
+        players=players,
         games=game_count,
         seed=seed,
         limits=limits,
         transport=transport,
         sandbox=not no_sandbox,
+        allow_partial=allow_partial,
         against=against,
         strength_games=strength_games,
+        build=build,
+        run_dir=run_dir,
     )
+    outcome = check_submission(request, _checked_options(request), on_cleared=lambda: _warn(no_sandbox))
+    _write_report(outcome, ReportFormat.JSON if as_json else ReportFormat(report_format), output)
+    if (failure := _failure(outcome)) is not None:
+        raise click.ClickException(failure)
+
+
+def _write_report(outcome: CheckOutcome, report_format: ReportFormat, output: Path | None) -> None:
+    """The report, if the bot ran; with --format gradescope, a results file whether it ran or not."""
+    if outcome.report is not None or report_format is ReportFormat.GRADESCOPE:
+        _emit(_render(outcome, report_format), output)
+
+
+def _checked_options(request: CheckRequest) -> CheckOptions:
     try:
-        report = check_bot(plan)
-    except (UnknownBot, CheckError, GameError, MatchSpecError) as error:
-        raise click.ClickException(str(error)) from error
-    _emit(_render(report, chosen, time.monotonic() - started, redactor), output)
-    failed = [result.baseline_name for result in report.strength if not result.passed]
+        return check_options(request)
+    except CheckError as error:
+        raise click.BadParameter(str(error), param_hint="--players") from error
+    except UnknownBot as error:
+        raise click.BadParameter(f"a baseline: {error}", param_hint="--against") from error
+
+
+def _warn(no_sandbox: bool) -> None:
+    warning = isolation_warning(not no_sandbox)
+    if warning is not None:
+        echo(UNSANDBOXED_WARNING if no_sandbox else warning, err=True)
+
+
+def _failure(outcome: CheckOutcome) -> str | None:
+    """Why check-bot exits 1 (None: it exits 0)."""
+    report = outcome.report
+    if report is None:
+        return outcome.problem
     if not report.verdict.conforms:
         reasons = "; ".join(reason.headline() for reason in report.verdict.reasons)
-        raise click.ClickException(
-            f"{report.name} does not conform: {reasons} (the report says why; logs and replays in {report.run_dir})"
-        )
+        return f"{report.name} does not conform: {reasons} (the report says why; logs and replays in {report.run_dir})"
+    failed = [result.baseline_name for result in report.strength if not result.passed]
     if failed:
-        raise click.ClickException(f"{report.name} conforms but failed the strength test against {', '.join(failed)}")
+        return f"{report.name} conforms but failed the strength test against {', '.join(failed)}"
+    return None

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import shlex
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,30 +11,22 @@ import click
 from protocol.safe_text import one_line
 from referee.isolation.sandbox import Isolation
 from referee.match import run_match
-from referee.records import FaultCause, FaultKind, GameRecord
+from referee.records import FaultCause, GameRecord
 
 from ..classroom.grade_formats import soft_play_json
-from ..league.builds import BuildOutcome, build_plan
-from ..league.executors import (
-    DaskExecutor,
-    DaskUnavailable,
-    Executor,
-    ExecutorError,
-    LocalExecutor,
-    default_concurrency,
-    import_distributed,
-)
-from ..league.league_file import League, LeagueFileError, load_league
-from ..league.planning import MATCH_START_S, plan_estimate
-from ..league.runner import LeaguePlan, plan_league, play_league
-from ..league.store import LeagueStore, StoreError
+from ..league.builds import BuildOutcome
+from ..league.executors import DaskExecutor, Executor, LocalExecutor, default_concurrency, import_distributed
+from ..league.league_file import League, load_league
+from ..league.planning import MATCH_START_S
+from ..league.runner import LeaguePlan
+from ..league.store import Forgotten, LeagueStore
+from ..league_report import LeagueResults, league_results
+from ..league_run import RETRY_FAULTS, RunOptions, RunProgress, Stage, estimate_run, run_league
 from ..pages.writer import PagesRunner, ReplayFormat
-from ..ratings.elo import DEFAULT_PRIOR_DRAWS, Anchor, RatingInputError, Ratings, rate_tallies
-from ..ratings.settling import SettleRule
-from ..ratings.soft_play import SoftPlayCheck, soft_play_check
+from ..ratings.elo import Anchor
 from ..ratings.tables import crosstable, ratings_json, ratings_table
 from ..ratings.tallies import GameTallies
-from ..settle import SettleResult, SettleRound, SettleSettings, Stop, settle_league
+from ..settle import SettleResult, SettleRound, Stop
 from .options import (
     anchor_option,
     bootstrap_option,
@@ -55,15 +43,6 @@ from .options import (
 )
 from .output import echo
 from .progress import Leaderboard, ProgressLine, format_duration
-
-RETRY_FAULTS: dict[str, tuple[FaultCause | FaultKind, ...]] = {
-    "startup": (FaultCause.STARTUP_TIMEOUT,),
-    **{kind.value: (kind,) for kind in FaultKind},
-    **{cause.value: (cause,) for cause in FaultCause},
-}
-"""--retry-faulted FAULT -> the causes or kinds of fault it selects (in the store's cause and kind columns): a
-cause, a kind (every cause of it, and faults stored before causes were), or `startup`, the old name of
-startup-timeout: the handshake's timeout, the one fault a loaded machine causes more than a bot."""
 
 crosstable_option = click.option(
     "--crosstable", "with_crosstable", is_flag=True, help="Also print the pairwise points of every pair."
@@ -136,6 +115,7 @@ crosstable_option = click.option(
 @anchor_option
 @crosstable_option
 @bootstrap_option
+@prior_draws_option
 @json_option
 @tablefmt_option
 def run_command(
@@ -157,6 +137,7 @@ def run_command(
     anchor: Anchor | None,
     with_crosstable: bool,
     bootstrap: int,
+    prior_draws: float,
     as_json: bool,
     tablefmt: str,
 ) -> None:
@@ -179,20 +160,50 @@ def run_command(
     deals, until the table is settled or the budget is spent. A rerun resumes a
     stopped round and decides the next from the stored results, so nothing is played twice.
     """
+    _check_run_usage(leagues, db, scheduler, concurrency)
+    if dry_run:
+        _dry_runs(leagues, db, concurrency or default_concurrency(), replay_changed)
+        return
+    executor = _executor(concurrency, scheduler, pinned, replay_format)
+    loaded = [(path, load_league(path)) for path in leagues]
+    _check_league_usage(loaded, replay_format, until_settled, bootstrap, max_games)
+    documents = []
+    for path, league in loaded:
+        options = RunOptions(
+            sandbox=sandbox,
+            replay_changed=replay_changed,
+            retry_faulted=retry_kinds,
+            until_settled=until_settled,
+            max_games=max_games,
+            rule=settle_rule(settle_los, resolution, min_games, league),
+            bootstrap=bootstrap,
+            prior_draws=prior_draws,
+            anchor=league_anchor(anchor, league),
+        )
+        with LeagueStore(Path(db) if db else league.default_db) as store:
+            run = run_league(league, store, executor, options, RunPrinter(path, db, options, league))
+        if as_json:
+            documents.append(results_json(run.results, with_crosstable, run.settled))
+        else:
+            print_results(run.results, with_crosstable, tablefmt)
+    if as_json:
+        echo_json(documents[0] if len(documents) == 1 else documents)
+
+
+def _check_run_usage(leagues: tuple[str, ...], db: str | None, scheduler: str | None, concurrency: int | None) -> None:
     if db is not None and len(leagues) > 1:
         raise click.UsageError("--db names one store: give one LEAGUE.toml with it")
     if scheduler is not None and concurrency is not None:
         raise click.UsageError("--concurrency is for local workers; a Dask cluster runs as many tasks as its workers")
-    if dry_run:
-        for path in leagues:
-            league = _load(path)
-            _dry_run(
-                league, Path(db) if db else league.default_db, concurrency or default_concurrency(), replay_changed
-            )
-        return
-    executor = _executor(concurrency, scheduler, pinned, replay_format)
-    documents = []
-    loaded = [(path, _load(path)) for path in leagues]
+
+
+def _check_league_usage(
+    loaded: list[tuple[str, League]],
+    replay_format: ReplayFormat,
+    until_settled: bool,
+    bootstrap: int,
+    max_games: int | None,
+) -> None:
     for path, league in loaded:
         if replay_format is not ReplayFormat.JSON and league.replay_dir is None:
             raise click.ClickException(
@@ -203,25 +214,6 @@ def run_command(
         raise click.UsageError("--until-settled judges the table by its bootstrap: give --bootstrap 1 or more")
     if max_games is not None and not settling:
         raise click.UsageError("--max-games is the settling budget: give --until-settled with it")
-    for path, league in loaded:
-        store_path = Path(db) if db else league.default_db
-        rule = settle_rule(settle_los, resolution, min_games, league)
-        with _store(store_path) as store:
-            _forget_changed(league, store, replay_changed)
-            _drop_faulted(store, retry_kinds)
-            plan = _plan(league, store, sandbox)
-            _play(plan, store, executor, path, db)
-            settled = None
-            if until_settled or league.until_settled:
-                settings = SettleSettings(rule, max_games or league.max_games, bootstrap)
-                settled = _settle(plan, store, executor, settings, sandbox, path, db)
-            result = _results(store, league.name, bootstrap, anchor=league_anchor(anchor, league), rule=rule)
-        if as_json:
-            documents.append(_results_json(result, with_crosstable, settled))
-        else:
-            _print_results(result, with_crosstable, tablefmt)
-    if as_json:
-        echo_json(documents[0] if len(documents) == 1 else documents)
 
 
 @click.command(name="table")
@@ -262,29 +254,78 @@ def table_command(
     """
     if (league is None) == (db is None):
         raise click.UsageError("give either LEAGUE.toml or --db FILE")
-    loaded = None if league is None else _load(league)
+    loaded = None if league is None else load_league(league)
     store_path = Path(db) if db else loaded.default_db  # type: ignore[union-attr]
     rule = settle_rule(settle_los, resolution, min_games, loaded)
-    with _store(store_path, create=False) as store:
-        result = _results(
-            store, store.league_name() or store_path.stem, bootstrap, prior_draws, league_anchor(anchor, loaded), rule
+    with LeagueStore(store_path, create=False) as store:
+        result = league_results(
+            store,
+            loaded,
+            name=store.league_name() or store_path.stem,
+            bootstrap=bootstrap,
+            prior_draws=prior_draws,
+            anchor=league_anchor(anchor, loaded),
+            rule=rule,
         )
     if as_json:
-        echo_json(_results_json(result, with_crosstable))
+        echo_json(results_json(result, with_crosstable))
     else:
-        _print_results(result, with_crosstable, tablefmt)
+        print_results(result, with_crosstable, tablefmt)
 
 
-def _settle(
-    plan: LeaguePlan,
-    store: LeagueStore,
-    executor: Executor,
-    settings: SettleSettings,
-    sandbox: bool,
-    path: str,
-    db: str | None,
-) -> SettleResult:
-    def announce(settle_round: SettleRound) -> None:
+class RunPrinter(RunProgress):
+    """A run's progress on stderr: what it forgot, retried, noted and built, the progress line while it plays, each
+    settling round, and on Ctrl-C the command that resumes it."""
+
+    def __init__(self, path: str, db: str | None, options: RunOptions, league: League) -> None:
+        self.path = path
+        self.db = db
+        self.options = options
+        self.league = league
+        self.progress: ProgressLine | None = None
+
+    def replaying(self, bot: str, why: str, forgotten: Forgotten) -> None:
+        echo(f"replaying {bot!r}{why}: dropped {forgotten.games} game(s) of {forgotten.matches} match(es)", err=True)
+
+    def retrying(self, kind: str, dropped: int) -> None:
+        echo(f"retrying {dropped} game(s) with a {kind} fault", err=True)
+
+    def note(self, text: str) -> None:
+        echo(f"note: {text}", err=True)
+
+    def built(self, outcome: BuildOutcome) -> None:
+        if outcome.ok:
+            said = "built earlier" if outcome.reused else one_line(outcome.detail)
+        else:
+            said = "its build failed" + (" earlier" if outcome.reused else "") + "; it forfeits its games"
+        echo(f"build: {one_line(outcome.bot)}: {said} (log: {outcome.log})", err=True)
+
+    def planned(self, plan: LeaguePlan, store: LeagueStore) -> None:
+        league = plan.league
+        echo(
+            f"{league.name}: {league.game}, {league.players} seats, {len(league.bots)} bots; "
+            f"{plan.scheduled} games scheduled, {plan.stored} already in {store.path}",
+            err=True,
+        )
+        if plan.specs and league.log_dir is not None:
+            echo(f"bot logs in {league.log_dir}/MATCH/BOT.log", err=True)
+        if plan.specs:
+            leaderboard = Leaderboard(GameTallies.of_counts(store.outcome_counts()))
+            self.progress = ProgressLine(plan.scheduled, plan.stored, leaderboard)
+            self.progress.draw(force=True)
+
+    def stored(self, record: GameRecord) -> None:
+        if self.progress is not None:
+            self.progress.advance(dict(zip(record.seats, record.ranks, strict=True)))
+
+    def play_ended(self) -> None:
+        if self.progress is not None:
+            self.progress.close()
+
+    def played(self, added: int, seconds: float) -> None:
+        echo(f"Played {added} games in {format_duration(seconds)} ({added / max(seconds, 1e-9):.2f} games/s)", err=True)
+
+    def settling_round(self, settle_round: SettleRound) -> None:
         pairs = ", ".join(f"{pair.upper}/{pair.lower}" for pair in settle_round.verdict.open_pairs)
         games = sum(len(match.games) for match in settle_round.matches)
         echo(
@@ -294,35 +335,32 @@ def _settle(
             err=True,
         )
 
-    try:
-        result = settle_league(
-            plan.league, store, executor, settings, scheduled_games=plan.scheduled, sandbox=sandbox, on_round=announce
-        )
-    except KeyboardInterrupt:
+    def settled(self, result: SettleResult) -> None:
+        echo(_settle_summary(result), err=True)
+
+    def stopped(self, stage: Stage, plan: LeaguePlan, store: LeagueStore) -> None:
+        run = ["referee", "tournament", "run", self.path]
+        if stage is Stage.PLAY:
+            resume = shlex.join([*run, *(["--db", self.db] if self.db else [])])
+            stored = f"{store.game_count()} of {plan.scheduled} games are"
+        else:
+            resume = shlex.join([*run, "--until-settled", *self._settle_options()])
+            stored = f"{store.game_count()} games are"
+        echo(f"Stopped: {stored} stored in {store.path}. Resume with: {resume}", err=True)
+
+    def _settle_options(self) -> list[str]:
+        settings = self.options.settle_settings(self.league)
         rule = settings.rule
-        resume = shlex.join(
-            [
-                "referee",
-                "tournament",
-                "run",
-                path,
-                "--until-settled",
-                *(["--db", db] if db else []),
-                *(["--max-games", str(settings.max_games)] if settings.max_games else []),
-                "--settle-los",
-                f"{rule.level:g}",
-                "--resolution",
-                f"{rule.resolution:g}",
-                "--min-games",
-                str(rule.min_games),
-            ]
-        )
-        echo(f"Stopped: {store.game_count()} games are stored in {store.path}. Resume with: {resume}", err=True)
-        raise
-    except (ExecutorError, StoreError) as error:
-        raise click.ClickException(f"{error} (the games stored so far are kept; rerun to resume)") from error
-    echo(_settle_summary(result), err=True)
-    return result
+        return [
+            *(["--db", self.db] if self.db else []),
+            *(["--max-games", str(settings.max_games)] if settings.max_games else []),
+            "--settle-los",
+            f"{rule.level:g}",
+            "--resolution",
+            f"{rule.resolution:g}",
+            "--min-games",
+            str(rule.min_games),
+        ]
 
 
 def _settle_summary(result: SettleResult) -> str:
@@ -337,10 +375,7 @@ def _settle_summary(result: SettleResult) -> str:
 def _executor(concurrency: int | None, scheduler: str | None, pinned: bool, replay_format: ReplayFormat) -> Executor:
     runner = run_match if replay_format is ReplayFormat.JSON else PagesRunner(replay_format)
     if scheduler is not None:
-        try:
-            import_distributed()
-        except DaskUnavailable as error:
-            raise click.ClickException(str(error)) from error
+        import_distributed()
         return DaskExecutor(scheduler, runner=runner)
     cores = default_concurrency()
     if concurrency is not None and concurrency > cores:
@@ -352,35 +387,16 @@ def _executor(concurrency: int | None, scheduler: str | None, pinned: bool, repl
     return LocalExecutor(concurrency or cores, runner, pinned=pinned)
 
 
-def _load(path: str) -> League:
-    try:
-        return load_league(path)
-    except LeagueFileError as error:
-        raise click.ClickException(str(error)) from error
-
-
-@contextmanager
-def _store(path: Path, create: bool = True) -> Iterator[LeagueStore]:
-    try:
-        store = LeagueStore(path, create=create)
-    except StoreError as error:
-        raise click.ClickException(str(error)) from error
-    with store:
-        yield store
+def _dry_runs(leagues: tuple[str, ...], db: str | None, concurrency: int, replay_changed: bool) -> None:
+    for path in leagues:
+        league = load_league(path)
+        _dry_run(league, Path(db) if db else league.default_db, concurrency, replay_changed)
 
 
 def _dry_run(league: League, store_path: Path, concurrency: int, replay_changed: bool) -> None:
     for note in league.skipped:
         echo(f"note: {note}", err=True)
-    if store_path.is_file():
-        with _store(store_path, create=False) as store:
-            try:
-                store.check(league)
-            except StoreError as error:
-                raise click.ClickException(f"the run would be refused: {error}") from error
-            estimate = plan_estimate(league, store, concurrency, replay_changed)
-    else:
-        estimate = plan_estimate(league, None, concurrency, replay_changed)
+    estimate = estimate_run(league, store_path, concurrency, replay_changed)
     builds = sum(bot.submission is not None and bot.submission.build is not None for bot in league.bots)
     basis = (
         f"measured: {estimate.decisions_per_game:.0f} decisions per game, {estimate.ms_per_decision:.1f} ms each"
@@ -406,144 +422,15 @@ def _dry_run(league: League, store_path: Path, concurrency: int, replay_changed:
     )
 
 
-def _forget_changed(league: League, store: LeagueStore, replay_changed: bool) -> None:
-    """With --replay-changed: forget every changed bot, saying who and why."""
-    if not replay_changed:
-        return
-    try:
-        changed = store.changed_bots(league)
-        for name, why in changed.items():
-            forgotten = store.forget([name])
-            echo(
-                f"replaying {name!r}{why}: dropped {forgotten.games} game(s) of {forgotten.matches} match(es)",
-                err=True,
-            )
-    except StoreError as error:
-        raise click.ClickException(str(error)) from error
-
-
-def _drop_faulted(store: LeagueStore, kinds: tuple[str, ...]) -> None:
-    for kind in kinds:
-        try:
-            dropped = store.drop_games(store.faulted_games(RETRY_FAULTS[kind]))
-        except StoreError as error:
-            raise click.ClickException(str(error)) from error
-        echo(f"retrying {dropped} game(s) with a {kind} fault", err=True)
-
-
-def _plan(league: League, store: LeagueStore, sandbox: bool) -> LeaguePlan:
-    try:
-        plan = plan_league(league, store, sandbox=sandbox, hold_changed=True)
-    except (StoreError, LeagueFileError) as error:
-        raise click.ClickException(str(error)) from error
-    except OSError as error:
-        raise click.ClickException(f"cannot make the league's log or replay folders: {error}") from error
-    for note in (*league.skipped, *plan.notes):
-        echo(f"note: {note}", err=True)
-    try:
-        return build_plan(plan, sandbox=sandbox, on_built=_said_built)
-    except OSError as error:
-        raise click.ClickException(f"cannot build the submissions: {error}") from error
-
-
-def _said_built(outcome: BuildOutcome) -> None:
-    if outcome.ok:
-        said = "built earlier" if outcome.reused else one_line(outcome.detail)
-    else:
-        said = "its build failed" + (" earlier" if outcome.reused else "") + "; it forfeits its games"
-    echo(f"build: {one_line(outcome.bot)}: {said} (log: {outcome.log})", err=True)
-
-
-def _play(plan: LeaguePlan, store: LeagueStore, executor: Executor, path: str, db: str | None) -> None:
-    league = plan.league
-    echo(
-        f"{league.name}: {league.game}, {league.players} seats, {len(league.bots)} bots; "
-        f"{plan.scheduled} games scheduled, {plan.stored} already in {store.path}",
-        err=True,
-    )
-    if plan.specs and league.log_dir is not None:
-        echo(f"bot logs in {league.log_dir}/MATCH/BOT.log", err=True)
-    if not plan.specs:
-        return
-    progress = ProgressLine(plan.scheduled, plan.stored, Leaderboard(GameTallies.of_counts(store.outcome_counts())))
-    progress.draw(force=True)
-    started = time.monotonic()
-
-    def shown(record: GameRecord) -> None:
-        progress.advance(dict(zip(record.seats, record.ranks, strict=True)))
-
-    try:
-        added = play_league(plan, store, executor, on_stored=shown)
-    except KeyboardInterrupt:
-        progress.close()
-        resume = shlex.join(["referee", "tournament", "run", path, *(["--db", db] if db else [])])
-        echo(
-            f"Stopped: {store.game_count()} of {plan.scheduled} games are stored in {store.path}. "
-            f"Resume with: {resume}",
-            err=True,
-        )
-        raise
-    except (ExecutorError, StoreError) as error:
-        progress.close()
-        raise click.ClickException(f"{error} (the games stored so far are kept; rerun to resume)") from error
-    progress.close()
-    elapsed = time.monotonic() - started
-    echo(f"Played {added} games in {format_duration(elapsed)} ({added / max(elapsed, 1e-9):.2f} games/s)", err=True)
-
-
-@dataclass(frozen=True)
-class _LeagueResults:
-    name: str
-    games: int
-    ratings: Ratings
-    faults: dict[str, int]
-    forfeits: dict[str, int]
-    retired: list[str]
-    """Bots no longer in the league file whose games still count."""
-    unsandboxed: int
-    """Games played without the sandbox."""
-    isolation: dict[str, int]
-    """Games played at each isolation level (full, partial, none)."""
-    soft_play: SoftPlayCheck
-    rule: SettleRule
-
-
-def _results(
-    store: LeagueStore,
-    name: str,
-    bootstrap: int,
-    prior_draws: float = DEFAULT_PRIOR_DRAWS,
-    anchor: Anchor | None = None,
-    rule: SettleRule | None = None,
-) -> _LeagueResults:
-    tallies = GameTallies.of_counts(store.outcome_counts())
-    try:
-        ratings = rate_tallies(tallies, bootstrap=bootstrap, prior_draws=prior_draws, anchor=anchor)
-    except RatingInputError as error:
-        raise click.ClickException(str(error)) from error
-    return _LeagueResults(
-        name,
-        tallies.games,
-        ratings,
-        dict(store.fault_counts()),
-        dict(store.forfeit_counts()),
-        store.retired_bots(),
-        store.unsandboxed_game_count(),
-        {level.value: store.isolation_counts().get(level, 0) for level in Isolation},
-        soft_play_check([game.ranks for game in store.games()]),
-        rule or SettleRule(),
-    )
-
-
-def _results_json(result: _LeagueResults, with_crosstable: bool, settled: SettleResult | None = None) -> dict[str, Any]:
+def results_json(result: LeagueResults, with_crosstable: bool, settled: SettleResult | None = None) -> dict[str, Any]:
     document = {
         "league": result.name,
         "games": result.games,
         "unsandboxed_games": result.unsandboxed,
-        "isolation_games": result.isolation,
+        "isolation_games": dict(result.isolation),
         "soft_play": soft_play_json(result.soft_play),
         **ratings_json(result.ratings, result.faults, with_crosstable, forfeits=result.forfeits, rule=result.rule),
-        "retired": result.retired,
+        "retired": list(result.retired),
     }
     if settled is not None:
         document["settling"] = {
@@ -555,7 +442,7 @@ def _results_json(result: _LeagueResults, with_crosstable: bool, settled: Settle
     return document
 
 
-def _print_results(result: _LeagueResults, with_crosstable: bool, tablefmt: str) -> None:
+def print_results(result: LeagueResults, with_crosstable: bool, tablefmt: str) -> None:
     echo(f"{result.name}: {result.games} games")
     echo(
         ratings_table(

@@ -15,14 +15,20 @@ import click
 
 from ..classroom.grade_formats import grades_csv, grades_json
 from ..classroom.grading import GradeReport, grade_league
-from ..league.league_file import League, LeagueFileError, load_league
-from ..league.store import LeagueStore, StoreError
+from ..league.league_file import League, load_league
+from ..league.store import LeagueStore
 from ..league_report import LeagueReport, league_report
 from ..pages.class_pages import ClassPages, write_class_pages
-from ..pages.html import AssetError
 from ..pages.report_page import render_report_page
-from ..ratings.elo import Anchor, RatingInputError
-from .options import anchor_option, bootstrap_option, league_anchor, settle_rule, settle_rule_options
+from ..ratings.elo import Anchor
+from .options import (
+    anchor_option,
+    bootstrap_option,
+    league_anchor,
+    prior_draws_option,
+    settle_rule,
+    settle_rule_options,
+)
 from .output import echo, write
 
 ReportFormat = Callable[[LeagueReport, Path], str]
@@ -57,6 +63,7 @@ PAGES = "pages"
 )
 @bootstrap_option
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
+@prior_draws_option
 @settle_rule_options
 @anchor_option
 def report_command(
@@ -66,6 +73,7 @@ def report_command(
     output: str,
     bootstrap: int,
     seed: int,
+    prior_draws: float,
     settle_los: float | None,
     resolution: float | None,
     min_games: int | None,
@@ -96,24 +104,23 @@ def report_command(
         raise click.UsageError("give either LEAGUE.toml or --db FILE (give LEAGUE.toml, --db FILE, or both)")
     if report_format == PAGES and (league is None or output == "-"):
         raise click.UsageError("--format pages needs LEAGUE.toml and -o DIR, the folder to write the pages to")
-    loaded = None if league is None else _load(league)
+    loaded = None if league is None else load_league(league)
     store_path = Path(db) if db is not None else loaded.default_db  # type: ignore[union-attr]
     anchor = league_anchor(anchor, loaded)
-    try:
-        with LeagueStore(store_path, create=False) as store:
-            if report_format == PAGES:
-                assert loaded is not None
-                grades = grade_league(store, loaded, bootstrap, seed, anchor)
-                written = _write_pages(grades, store, loaded, Path(output))
-                echo(f"wrote {written.leaderboard}, {written.teacher} and {len(written.students)} student pages")
-                return
-            if report_format in PAGE_FORMATS:
-                rule = settle_rule(settle_los, resolution, min_games, loaded)
-                page = league_report(store, bootstrap=bootstrap, seed=seed, anchor=anchor, rule=rule)
-            else:
-                rows = grade_league(store, loaded, bootstrap=bootstrap, seed=seed, anchor=anchor)
-    except (StoreError, RatingInputError) as error:
-        raise click.ClickException(str(error)) from error
+    with LeagueStore(store_path, create=False) as store:
+        if report_format == PAGES:
+            assert loaded is not None
+            grades = grade_league(store, loaded, bootstrap, seed, anchor, prior_draws)
+            written = _write_pages(grades, store, loaded, Path(output))
+            echo(f"wrote {written.leaderboard}, {written.teacher} and {len(written.students)} student pages")
+            return
+        if report_format in PAGE_FORMATS:
+            rule = settle_rule(settle_los, resolution, min_games, loaded)
+            page = league_report(
+                store, bootstrap=bootstrap, seed=seed, anchor=anchor, rule=rule, prior_draws=prior_draws
+            )
+        else:
+            rows = grade_league(store, loaded, bootstrap, seed, anchor, prior_draws)
     if report_format in PAGE_FORMATS:
         write_report(PAGE_FORMATS[report_format], page, output)
     else:
@@ -123,14 +130,12 @@ def report_command(
 def _write_pages(grades: GradeReport, store: LeagueStore, league: League, out: Path) -> ClassPages:
     try:
         return write_class_pages(grades, store, league.pseudonyms, out)
-    except AssetError as error:
-        raise click.ClickException(str(error)) from error
     except OSError as error:
         raise click.ClickException(f"cannot write the pages into {out}: {error.strerror or error}") from error
 
 
 def write_report(render: ReportFormat, report: LeagueReport, output: str) -> None:
-    """Render `report` into the file `output` (- for standard output); errors become ClickExceptions."""
+    """Render `report` into the file `output` (- for standard output); an OSError becomes a ClickException."""
     base = Path.cwd() if output == "-" else Path(output).parent
     _write(lambda: render(report, base), output)
 
@@ -142,14 +147,5 @@ def _write(render: Callable[[], str], output: str) -> None:
             write(text)
         else:
             Path(output).write_text(text, encoding="utf-8")
-    except AssetError as error:
-        raise click.ClickException(str(error)) from error
     except OSError as error:
         raise click.ClickException(f"cannot write {output}: {error.strerror or error}") from error
-
-
-def _load(path: str) -> League:
-    try:
-        return load_league(path)
-    except LeagueFileError as error:
-        raise click.ClickException(str(error)) from error

@@ -123,7 +123,7 @@ class League:
     """Why each folder of an `each` entry that is not a bot was skipped (its name has invisible or bidirectional
     characters, or clashes with, or looks like, another bot's)."""
     marks: Mapping[str, tuple[tuple[float, float], ...]] = field(default_factory=dict)
-    """Baseline -> (score share against it, mark) thresholds, ascending ([marks]; tournaments.classroom.marks)."""
+    """Baseline -> (score share against it, mark) thresholds, ascending ([marks]; tournaments.ratings.marks)."""
     pseudonyms: Mapping[str, str] = field(default_factory=dict)
     """Bot -> the name a published leaderboard shows ([pseudonyms]; tournaments.pages.class_pages)."""
     ponder: bool = False

@@ -20,8 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from ..league.store import StoredGame
+
+class RankedGame(Protocol):
+    """A game with its ranks (bot -> rank, 1 best), as tournaments.league.store.StoredGame has them."""
+
+    @property
+    def ranks(self) -> Mapping[str, int]: ...
 
 
 @dataclass(frozen=True)
@@ -33,7 +39,7 @@ class BaselineResult:
     mean_rank: float | None
 
 
-def against_baselines(games: Sequence[StoredGame], bot: str, baselines: Sequence[str]) -> tuple[BaselineResult, ...]:
+def against_baselines(games: Sequence[RankedGame], bot: str, baselines: Sequence[str]) -> tuple[BaselineResult, ...]:
     """`bot`'s results against each of `baselines`, in their order (see the module's docstring)."""
     results = []
     for baseline in baselines:
