@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from test_settle import STRENGTH, StrengthExecutor, copies_league
 
 from referee.errors import BadInput, EnvironmentProblem
-from referee.records import Fault, FaultKind, GameRecord, GameSpec, MatchSpec
+from referee.records import Fault, FaultCause, FaultFacts, GameRecord, GameSpec, MatchSpec
 from tournaments.cli import main
 from tournaments.league.builds import BuildOutcome
 from tournaments.league.executors import ExecutorError, GameSink
@@ -191,7 +191,7 @@ class CrashingExecutor(StrengthExecutor):
         record = super()._record(spec, game)
         if record.seats[0] != "strong-a" or game.index != 0:
             return record
-        fault = Fault(0, "strong-a", FaultKind.CRASH, "exited with status 1")
+        fault = Fault(0, "strong-a", FaultCause.EXITED, FaultFacts(exit_status=1))
         return replace(record, ranks=(2, 1), faults=(fault,))
 
 
