@@ -17,6 +17,7 @@ to answer.
 from __future__ import annotations
 
 import heapq
+import math
 import itertools
 from collections import deque
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
@@ -42,6 +43,9 @@ from referee.wire.connection_cap import BotSockets, Flood, OwnerOfPid
 NO_SANDBOX = sandbox.SandboxProbe("a scripted table has no sandbox")
 FREEZER = sandbox.SandboxProbe(None, bwrap="bwrap", cgroups=CgroupSupport(CgroupMode.V2))
 """A machine whose bots are sandboxed and frozen while not on move (the scripted processes record the holds)."""
+_MOST_IDLE_WAITS = 100
+"""Waits in a row on a deadline already past with nothing due: the clock stands still while the referee does not
+wait, so a referee that does not act on a passed deadline would wait forever."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,8 @@ class Asked:
     id: int
     number: int
     """1 for the first request this process was sent, 2 for the next..."""
+    start: int
+    """1 in the bot's first process, 2 in the one started after it..."""
     legal_actions: list[Any]
     time_left_ms: int
     bank_left_ms: int
@@ -104,6 +110,7 @@ class ScriptedProcess:
     """One start of a scripted bot (a BotHandle)."""
 
     bot: ScriptedBot
+    start: int
     pid: int
     identity: bytes
     log_path: Path
@@ -114,6 +121,8 @@ class ScriptedProcess:
     killed: bool = False
     holds: list[bool] = field(default_factory=list)
     received: list[dict[str, Any]] = field(default_factory=list)
+    received_at: list[float] = field(default_factory=list)
+    """When each frame of `received` was sent, on the table's clock."""
     requests: int = 0
 
     @property
@@ -145,6 +154,10 @@ class ScriptedProcess:
     def requests_received(self) -> list[dict[str, Any]]:
         return [message for message in self.received if message["type"] == codec.REQUEST]
 
+    def request_times(self) -> list[float]:
+        """When each request was sent, on the table's clock."""
+        return [at for at, message in zip(self.received_at, self.received, strict=True) if message["type"] == codec.REQUEST]
+
 
 class ScriptedTable:
     """The bots of one match and the world they live in: the table's clock, its wire, its processes."""
@@ -152,7 +165,7 @@ class ScriptedTable:
     def __init__(self, bots: Sequence[ScriptedBot], probe: sandbox.SandboxProbe = NO_SANDBOX) -> None:
         self.bots = {bot.name: bot for bot in bots}
         self.probe = probe
-        self.now = 1000.0
+        self.now = 1024.0
         self.processes: list[ScriptedProcess] = []
         self._by_identity: dict[bytes, ScriptedProcess] = {}
         self._steps: list[tuple[float, int, ScriptedProcess, Step | bytes]] = []
@@ -160,6 +173,7 @@ class ScriptedTable:
         self._inbox: deque[Incoming] = deque()
         self._exited: list[int] = []
         self._watched: set[int] = set()
+        self._idle = 0
 
     def spec(self, game: str, games: int = 1, seed: int = 1, limits: Limits = TEST_LIMITS, **extra: Any) -> MatchSpec:
         """The first `games` games of the balanced match of the table's bots, unsandboxed unless its probe
@@ -200,7 +214,8 @@ class ScriptedTable:
     ) -> ScriptedProcess:
         bot = self.bots[command[1]]
         pid = 100_000 + len(self.processes)
-        process = ScriptedProcess(bot, pid, f"connection-{pid}".encode(), log_path, memory_mb)
+        start = len(self.started(bot.name)) + 1
+        process = ScriptedProcess(bot, start, pid, f"connection-{pid}".encode(), log_path, memory_mb)
         log_path.touch()
         self.processes.append(process)
         self._by_identity[process.identity] = process
@@ -234,7 +249,9 @@ class ScriptedTable:
 
     def wait(self, deadline: float) -> tuple[bool, list[int], Sequence[Flood]]:
         if not self._inbox and not self._exited:
-            due = self._steps[0][0] if self._steps else deadline
+            due = self._steps[0][0] if self._steps else math.inf
+            self._idle = self._idle + 1 if due > self.now >= deadline else 0
+            assert self._idle < _MOST_IDLE_WAITS, f"the referee waits again and again on a deadline past ({deadline})"
             self.now = max(self.now, min(due, deadline))
         while self._steps and self._steps[0][0] <= self.now:
             _, _, process, step = heapq.heappop(self._steps)
@@ -253,12 +270,14 @@ class ScriptedTable:
             return
         message = msgpack.unpackb(frame, raw=False)
         process.received.append(message)
+        process.received_at.append(self.now)
         if message["type"] == codec.REQUEST:
             assert not process.frozen, f"request {message['id']} sent to {process.bot.name} while it is frozen"
             process.requests += 1
             asked = Asked(
                 message["id"],
                 process.requests,
+                process.start,
                 message["legal_actions"],
                 message["time_left_ms"],
                 message["bank_left_ms"],
