@@ -17,8 +17,8 @@ to answer.
 from __future__ import annotations
 
 import heapq
-import math
 import itertools
+import math
 from collections import deque
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -156,7 +156,8 @@ class ScriptedProcess:
 
     def request_times(self) -> list[float]:
         """When each request was sent, on the table's clock."""
-        return [at for at, message in zip(self.received_at, self.received, strict=True) if message["type"] == codec.REQUEST]
+        sent = zip(self.received_at, self.received, strict=True)
+        return [at for at, message in sent if message["type"] == codec.REQUEST]
 
 
 class ScriptedTable:
