@@ -479,11 +479,9 @@ def test_an_sdk_bot_in_a_venv_of_its_own_plays(venv_bot: str, in_sandbox: bool) 
 # Where the sandbox cannot run, and tcp.
 
 
-def test_where_the_sandbox_cannot_run_the_bots_play_unsandboxed_and_the_games_say_so(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(sandbox, "probe", lambda: sandbox.SandboxProbe("bwrap is not installed"))
-    record = run_match(match_spec("scauver", ["random", "random"], games=1, config={"round_cap": 25}))
+def test_where_the_sandbox_cannot_run_the_bots_play_unsandboxed_and_the_games_say_so() -> None:
+    spec = match_spec("scauver", ["random", "random"], games=1, config={"round_cap": 25})
+    record = run_match(spec, sandbox_probe=sandbox.SandboxProbe("bwrap is not installed"))
     (played,) = record.games
     assert played.sandboxed is False and not played.faults
 
