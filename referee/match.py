@@ -38,8 +38,7 @@ from referee.games import Game, GameState, IllegalAction, load_game
 from referee.games.base import Config
 from referee.isolation import sandbox
 from referee.records import FaultKind, GameRecord, GameSpec, MatchRecord, MatchSpec, SeatTiming
-from referee.session import Participant, Session
-from referee.transport import BotTransport
+from referee.session import BotTransport, Participant, Session
 from referee.wire.connection import Incoming, Transport
 
 

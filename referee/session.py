@@ -24,21 +24,32 @@ until then, and renamed). A crash's fault detail quotes the bot's last lines of 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from protocol import codec, limits
 from referee.botspec import log_file_names, match_names
 from referee.isolation import sandbox
-from referee.isolation.process import BotStartError, last_output_lines
+from referee.isolation.process import BotHandle, BotProcess, BotStartError, StartBot, last_output_lines
 from referee.isolation.proctable import Namespace, ProcessEntry, live_processes, pid_namespaces, read_process
 from referee.records import BotRun, BotSpec, FaultKind, Handshake, MatchSpec
-from referee.transport import BotHandle, BotTransport
 from referee.wire import peers
-from referee.wire.connection import Bindings, HandshakeRefused, Incoming, LookupBudgetSpent, Peer, TokenTheft, Transport
+from referee.wire.connection import (
+    Bindings,
+    HandshakeRefused,
+    Incoming,
+    LookupBudgetSpent,
+    OpenWire,
+    Peer,
+    Router,
+    TokenTheft,
+    Transport,
+)
 from referee.wire.connection_cap import Flood
 from referee.wire.peers import LookupExpired
 
@@ -78,6 +89,26 @@ class Participant:
     """Hellos with another bot's token, not yet recorded as faults of this bot's seat."""
     timeouts: int = 0
     """Its timeouts so far in this match (Limits.max_timeouts)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotTransport:
+    """How one match reaches its bots: the wire their messages travel, how their programs start, and the clock the
+    match is timed on. Session and the match loop take one from their caller, as they take the sandbox's probe;
+    run_match makes the real one (`local`). A transport that plays its bots from scripts on a clock of its own
+    runs the whole match loop without a socket or a process (tests/referee/scripted.py). `kind` is the socket's:
+    sandboxed bots have no network, so they need ipc."""
+
+    kind: Transport
+    open_wire: OpenWire
+    start_bot: StartBot
+    clock: Callable[[], float] = time.monotonic
+    """Seconds that never go back; every deadline of the match is on it."""
+
+    @classmethod
+    def local(cls, kind: Transport = Transport.IPC) -> BotTransport:
+        """Bot processes on this machine, connected to a ROUTER socket of `kind`."""
+        return cls(kind, functools.partial(Router, kind), BotProcess.start)
 
 
 OUT_OF_MEMORY_WORDS = (

@@ -36,7 +36,7 @@ from referee.isolation.process import describe_exit_status
 from referee.isolation.proctable import Namespace
 from referee.records import BotSpec, Limits, MatchSpec
 from referee.seating import first_games
-from referee.transport import BotTransport
+from referee.session import BotTransport
 from referee.wire.connection import Incoming, Transport
 from referee.wire.connection_cap import BotSockets, Flood, OwnerOfPid
 

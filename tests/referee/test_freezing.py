@@ -30,7 +30,7 @@ from referee.isolation.cgroups import BotCgroup, CgroupMode
 from referee.isolation.process import BotProcess
 from referee.match import run_match
 from referee.records import MatchRecord
-from referee.transport import BotTransport
+from referee.session import BotTransport
 
 
 def _burn(tmp_path: Path, ponder: bool) -> tuple[MatchRecord, list[dict[str, float]]]:

@@ -33,7 +33,7 @@ from referee import replay
 from referee.isolation.proctable import session_members
 from referee.match import run_match
 from referee.records import FaultKind, GameRecord, Limits
-from referee.transport import BotTransport
+from referee.session import BotTransport
 from referee.wire.connection import LookupBudget, Router, Transport
 
 GAME = "scauver"

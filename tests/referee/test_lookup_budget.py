@@ -16,13 +16,12 @@ from pathlib import Path
 
 import pytest
 import zmq
-from referee_helpers import fixture_bot, match_spec, require_tcp_peer_lookup, wait_for_message
+from referee_helpers import fixture_bot, match_spec, require_tcp_peer_lookup, tcp_peer_pid, wait_for_message
 
 from protocol import codec, limits
 from referee.isolation import sandbox
 from referee.match import run_match
-from referee.session import Session
-from referee.transport import BotTransport
+from referee.session import BotTransport, Session
 from referee.wire import peers, sock_diag
 from referee.wire.connection import (
     Bindings,
@@ -141,8 +140,8 @@ def test_a_lookup_past_its_deadline_expires() -> None:
         server, _ = listener.accept()
     with client, server:
         with pytest.raises(peers.LookupExpired):
-            peers.tcp_peer_pid(server.fileno(), likely=[os.getpid()], deadline=peers.Deadline(time.monotonic() - 1))
-        assert peers.tcp_peer_pid(server.fileno(), likely=[os.getpid()]) == os.getpid()
+            tcp_peer_pid(server.fileno(), likely=[os.getpid()], deadline=peers.Deadline(time.monotonic() - 1))
+        assert tcp_peer_pid(server.fileno(), likely=[os.getpid()]) == os.getpid()
 
 
 def test_a_hello_when_the_budget_is_spent_is_refused_saying_why() -> None:
