@@ -495,7 +495,8 @@ def run_match(
     stop the bots; `on_game` sees each game's record as soon as it is over (to store it, or to show progress).
 
     `transport` is how the bots are reached: bot processes on this machine over a socket of that kind, or a
-    BotTransport already made; `sandbox_probe` what sandbox this machine allows (default: sandbox.probe())."""
+    BotTransport already made; `sandbox_probe` what sandbox this machine allows (default: sandbox.probe(), asked
+    only when the spec wants the sandbox)."""
     bots = BotTransport.local(transport) if isinstance(transport, Transport) else transport
     if spec.sandbox and bots.kind is not Transport.IPC:
         raise MatchSpecError(
@@ -505,12 +506,19 @@ def run_match(
     game = load_game(spec.game)
     config = game.resolve_config(spec.config)
     check_spec(spec, game)
-    found = sandbox.probe() if sandbox_probe is None else sandbox_probe
+    found = sandbox_probe
+    if found is None:
+        found = sandbox.probe() if spec.sandbox else _NO_SANDBOX_ASKED
     with tempfile.TemporaryDirectory(prefix="referee-") as work, Session(spec, Path(work), bots, found) as session:
         records = _play(session, game, config, on_game)
         session.finish()
         bot_runs = session.bot_runs()
     return MatchRecord(spec, tuple(records), bot_runs, session.starts)
+
+
+_NO_SANDBOX_ASKED = sandbox.SandboxProbe("the match runs without the sandbox")
+"""What a match that asks for no sandbox is told of the machine: it is not probed (a probe runs bwrap, once per
+process, and warns where bwrap cannot run)."""
 
 
 def _play(
