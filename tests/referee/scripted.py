@@ -1,4 +1,4 @@
-"""A scripted table: a referee.transport.BotTransport whose bots are scripts, on a clock of the table's own, so a
+"""A scripted table: a referee.session.BotTransport whose bots are scripts, on a clock of the table's own, so a
 whole match (handshakes, clocks, faults, fallbacks, freezing) runs in milliseconds with no socket and no process.
 
     table = ScriptedTable([ScriptedBot("slow", slow_first), ScriptedBot("quick")])
