@@ -77,11 +77,6 @@ def csv_cell(value: object) -> object:
     return "'" + shown if value.lstrip(" ")[:1] in _FORMULA_STARTS else shown
 
 
-def csv_row(values: Iterable[object]) -> list[object]:
-    """Every cell of a row through csv_cell."""
-    return [csv_cell(value) for value in values]
-
-
 class UnsafeName(BadInput, ValueError):
     """A name with an invisible or bidirectional control character in it."""
 

@@ -25,7 +25,6 @@ import math
 import os
 import secrets
 import tempfile
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,8 +37,9 @@ from referee.errors import BadInput
 from referee.faults import FaultBook, SeatStatus, forfeit_ranks, forfeit_scores, sent_text
 from referee.games import Game, GameState, IllegalAction, load_game
 from referee.games.base import Config
+from referee.isolation import sandbox
 from referee.records import FaultCause, FaultFacts, GameRecord, GameSpec, MatchRecord, MatchSpec, SeatTiming, Stage
-from referee.session import Participant, Session
+from referee.session import BotTransport, Participant, Session
 from referee.wire.connection import Incoming, Transport
 
 
@@ -82,6 +82,7 @@ class GameRunner:
         self, session: Session, game: Game, config: Config, spec: GameSpec, next_id: int, view: BotView
     ) -> None:
         self.session = session
+        self.clock = session.clock
         self.match = session.spec
         self.game = game
         self.config = config
@@ -113,7 +114,7 @@ class GameRunner:
 
     def play(self) -> GameRecord:
         self.state = self.game.new_game(len(self.seated), self.spec.seed, self.config)
-        self.started = time.monotonic()
+        self.started = self.clock()
         self._start()
         while not self.state.is_over():
             self._decide(self.state.to_move())
@@ -151,7 +152,7 @@ class GameRunner:
             frame = codec.encode_request(
                 request_id, observation, state.legal_actions_view(seat), move_ms, status.bank_left_ms, log_from
             )
-            sent_at = time.monotonic()
+            sent_at = self.clock()
             self.session.send(participant, frame)
             deadline = sent_at + (move_ms + status.bank_left_ms) / 1000
             self.pending[participant.index] = Request(request_id, seat, sent_at, deadline)
@@ -160,15 +161,15 @@ class GameRunner:
 
     def _wait_once(self) -> None:
         deadline = min(request.deadline for request in self.pending.values())
-        message_ready, exited, floods = self.session.router.wait(deadline)
+        message_ready, exited, floods = self.session.wire.wait(deadline)
         for fd in exited:
             self._on_exit(self.session.process_exited(fd))
         for flood in floods:
             self._on_down(self.session.stop_flooder(flood), RequestState.REJECTED)
         if message_ready:
-            for incoming in self.session.router.receive():
+            for incoming in self.session.wire.receive():
                 self._on_message(incoming)
-        now = time.monotonic()
+        now = self.clock()
         for request in list(self.pending.values()):
             if request.state is RequestState.SENT and request.deadline <= now:
                 self._time_out(request)
@@ -208,7 +209,7 @@ class GameRunner:
     def _answered_late(self, request_id: int) -> None:
         index, sent_at = self.timed_out.pop(request_id)
         fault = self.book.faults[index]
-        facts = dataclasses.replace(fault.facts, answered_ms=(time.monotonic() - sent_at) * 1000)
+        facts = dataclasses.replace(fault.facts, answered_ms=(self.clock() - sent_at) * 1000)
         self.book.faults[index] = dataclasses.replace(fault, cause=FaultCause.LATE_ANSWER, facts=facts)
 
     # Events.
@@ -261,7 +262,7 @@ class GameRunner:
             self._on_action(seat, status, request, message.action)
 
     def _on_action(self, seat: int, status: SeatStatus, request: Request, action: dict[str, Any]) -> None:
-        received = time.monotonic()
+        received = self.clock()
         if received > request.deadline:
             self._time_out(request, received)
             return
@@ -357,7 +358,7 @@ class GameRunner:
     def _play_fallback(self, seat: int) -> None:
         action = self.book.fallback_action(seat, self.state.legal_actions(seat))
         self.state.apply(seat, action)
-        self.moves.append(replay.Move(seat, action, None, False, time.monotonic()))
+        self.moves.append(replay.Move(seat, action, None, False, self.clock()))
 
     # The end.
 
@@ -475,35 +476,55 @@ def run_match(
     spec: MatchSpec,
     on_game: Callable[[GameRecord], None] | None = None,
     *,
-    transport: Transport = Transport.IPC,
+    transport: Transport | BotTransport = Transport.IPC,
+    sandbox_probe: sandbox.SandboxProbe | None = None,
 ) -> MatchRecord:
     """Start the bots, play every game of `spec` generation by generation (fresh bot processes for each), and
-    stop the bots; `on_game` sees each game's record as soon as it is over (to store it, or to show progress)."""
-    if spec.sandbox and transport is not Transport.IPC:
+    stop the bots; `on_game` sees each game's record as soon as it is over (to store it, or to show progress).
+
+    `transport` is how the bots are reached: bot processes on this machine over a socket of that kind, or a
+    BotTransport already made; `sandbox_probe` what sandbox this machine allows (default: sandbox.probe(), asked
+    only when the spec wants the sandbox)."""
+    bots = BotTransport.local(transport) if isinstance(transport, Transport) else transport
+    if spec.sandbox and bots.kind is not Transport.IPC:
         raise MatchSpecError(
-            f"sandboxed bots have no network, so they cannot connect over {transport.value}: use the ipc transport, "
+            f"sandboxed bots have no network, so they cannot connect over {bots.kind.value}: use the ipc transport, "
             "or run without the sandbox (--no-sandbox)"
         )
     game = load_game(spec.game)
     config = game.resolve_config(spec.config)
     check_spec(spec, game)
+    found = sandbox_probe
+    if found is None:
+        found = sandbox.probe() if spec.sandbox else _NO_SANDBOX_ASKED
+    with tempfile.TemporaryDirectory(prefix="referee-") as work, Session(spec, Path(work), bots, found) as session:
+        records = _play(session, game, config, on_game)
+        session.finish()
+        bot_runs = session.bot_runs()
+    return MatchRecord(spec, tuple(records), bot_runs, session.starts)
+
+
+_NO_SANDBOX_ASKED = sandbox.SandboxProbe("the match runs without the sandbox")
+"""What a match that asks for no sandbox is told of the machine: it is not probed (a probe runs bwrap, once per
+process, and warns where bwrap cannot run)."""
+
+
+def _play(
+    session: Session, game: Game, config: Config, on_game: Callable[[GameRecord], None] | None
+) -> list[GameRecord]:
+    session.start()
     records: list[GameRecord] = []
     bots_match_id = secrets.token_hex(8)
-    with tempfile.TemporaryDirectory(prefix="referee-") as workdir, Session(spec, transport, Path(workdir)) as session:
-        session.start()
-        next_id = 1
-        for number, generation in enumerate(generations(spec.games)):
-            if number:
-                session.renew()
-            for game_spec in generation:
-                session.restart_crashed()
-                view = BotView(bots_match_id, len(records))
-                runner = GameRunner(session, game, config, game_spec, next_id, view)
-                record = runner.play()
-                next_id = runner.next_id
-                records.append(record)
-                if on_game is not None:
-                    on_game(record)
-        session.finish()
-        bots = session.bot_runs()
-    return MatchRecord(spec, tuple(records), bots, session.starts)
+    next_id = 1
+    for number, generation in enumerate(generations(session.spec.games)):
+        if number:
+            session.renew()
+        for game_spec in generation:
+            session.restart_crashed()
+            runner = GameRunner(session, game, config, game_spec, next_id, BotView(bots_match_id, len(records)))
+            record = runner.play()
+            next_id = runner.next_id
+            records.append(record)
+            if on_game is not None:
+                on_game(record)
+    return records

@@ -25,17 +25,18 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import logging
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from protocol import codec, limits
 from referee.botspec import log_file_names, match_names
 from referee.isolation import sandbox
-from referee.isolation.process import BotProcess, BotStartError, last_output_lines
+from referee.isolation.process import BotHandle, BotProcess, BotStartError, StartBot, last_output_lines
 from referee.isolation.proctable import Namespace, ProcessEntry, live_processes, pid_namespaces, read_process
 from referee.records import (
     BotRun,
@@ -54,6 +55,7 @@ from referee.wire.connection import (
     HandshakeRefused,
     Incoming,
     LookupBudgetSpent,
+    OpenWire,
     Peer,
     Router,
     TokenTheft,
@@ -85,7 +87,7 @@ class Participant:
     log_start: int = 0
     """Where the output of its latest start begins in its log (a restarted bot's log goes on in the same file,
     and the log cap, Limits.log_cap_bytes, is for the whole match: a start gets what earlier ones left)."""
-    process: BotProcess | None = None
+    process: BotHandle | None = None
     hello_name: str | None = None
     handshake: Handshake | None = None
     """Its first accepted hello."""
@@ -99,6 +101,26 @@ class Participant:
     of this bot's seat."""
     timeouts: int = 0
     """Its timeouts so far in this match (Limits.max_timeouts)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotTransport:
+    """How one match reaches its bots: the wire their messages travel, how their programs start, and the clock the
+    match is timed on. Session and the match loop take one from their caller, as they take the sandbox's probe;
+    run_match makes the real one (`local`). A transport that plays its bots from scripts on a clock of its own
+    runs the whole match loop without a socket or a process (tests/referee/scripted.py). `kind` is the socket's:
+    sandboxed bots have no network, so they need ipc."""
+
+    kind: Transport
+    open_wire: OpenWire
+    start_bot: StartBot
+    clock: Callable[[], float] = time.monotonic
+    """Seconds that never go back; every deadline of the match is on it."""
+
+    @classmethod
+    def local(cls, kind: Transport = Transport.IPC) -> BotTransport:
+        """Bot processes on this machine, connected to a ROUTER socket of `kind`."""
+        return cls(kind, functools.partial(Router, kind), BotProcess.start)
 
 
 OUT_OF_MEMORY_WORDS = (
@@ -119,16 +141,22 @@ def out_of_memory(line: str) -> bool:
 class Session:
     """Use as a context manager: every process is killed on the way out, whatever happened.
 
-    `sandboxed` says whether every bot runs in the sandbox: the spec asks for it, the machine allows it
-    (sandbox.probe), and no bot is one of the referee's own programs that needs what a sandbox hides
-    (BotSpec.sandbox: the human seat's terminal). Sandboxed bots connect through the match's socket bound into
-    their sandbox, and see nothing of the match's work folder, logs or replays."""
+    The bots are reached through `transport` (their wire, how they start, the match's clock) and sandboxed as
+    `sandbox_probe` says this machine allows (sandbox.probe); the caller makes both (run_match).
 
-    def __init__(self, spec: MatchSpec, transport: Transport, workdir: Path) -> None:
+    `sandboxed` says whether every bot runs in the sandbox: the spec asks for it, the machine allows it, and no
+    bot is one of the referee's own programs that needs what a sandbox hides (BotSpec.sandbox: the human seat's
+    terminal). Sandboxed bots connect through the match's socket bound into their sandbox, and see nothing of
+    the match's work folder, logs or replays."""
+
+    def __init__(
+        self, spec: MatchSpec, workdir: Path, transport: BotTransport, sandbox_probe: sandbox.SandboxProbe
+    ) -> None:
         self.spec = spec
+        self.clock = transport.clock
+        self._start_bot = transport.start_bot
         self.bindings = Bindings()
-        self.router = Router(
-            transport,
+        self.wire = transport.open_wire(
             workdir,
             self.bindings.bound,
             self._bot_pids,
@@ -139,17 +167,17 @@ class Session:
         self.keeps_logs = self.log_dir != workdir
         self._chosen_logs = log_file_names([bot.name for bot in spec.bots if not bot.named_by_hello])
         chosen = iter(self._chosen_logs)
-        jails = spec.sandbox and transport is Transport.IPC and sandbox.probe().usable
+        jails = spec.sandbox and transport.kind is Transport.IPC and sandbox_probe.usable
         self.sandboxed = jails and all(bot.sandbox for bot in spec.bots)
-        self.isolation = sandbox.probe().isolation if self.sandboxed else sandbox.Isolation.NONE
+        self.isolation = sandbox_probe.isolation if self.sandboxed else sandbox.Isolation.NONE
         """The weakest isolation any bot of the match has had so far (GameRecord.isolation)."""
-        self.freezes = self.sandboxed and not spec.ponder and sandbox.probe().cgroups.freezer
+        self.freezes = self.sandboxed and not spec.ponder and sandbox_probe.cgroups.freezer
         """Bots are frozen while not on move: thawed when a request is sent to them (before its clock starts),
         frozen again when their reply arrives or the request ends otherwise, and from their hello until their
         first request (MatchSpec.ponder turns this off)."""
         self._sandbox_request = None
         if jails:
-            socket = Path(self.router.endpoint.removeprefix("ipc://"))
+            socket = Path(self.wire.endpoint.removeprefix("ipc://"))
             sandbox.expose_socket(socket)
             masked = sandbox.masked_paths([workdir, self.log_dir, spec.replay_dir, *spec.private_paths])
             self._sandbox_request = sandbox.SandboxRequest(socket, masked)
@@ -163,7 +191,6 @@ class Session:
             for index, bot in enumerate(spec.bots)
         ]
         self._by_pidfd: dict[int, Participant] = {}
-        self.unbound_messages = 0
         self._closed = False
         self.welcome = codec.encode(
             codec.welcome(spec.limits.move_time_ms, spec.limits.time_bank_ms, spec.limits.startup_time_s)
@@ -249,7 +276,7 @@ class Session:
         if jail is not None:
             env = sandbox.bot_environment(token, declared)
         else:
-            env = {**os.environ, **dict(declared), limits.ENV_ENDPOINT: self.router.endpoint, limits.ENV_TOKEN: token}
+            env = {**os.environ, **dict(declared), limits.ENV_ENDPOINT: self.wire.endpoint, limits.ENV_TOKEN: token}
         participant.starts += 1
         participant.down = None
         participant.hello_name = None
@@ -257,7 +284,7 @@ class Session:
         with contextlib.suppress(FileNotFoundError):
             participant.log_start = participant.log_path.stat().st_size
         try:
-            process = BotProcess.start(
+            process = self._start_bot(
                 participant.spec.command,
                 env,
                 participant.log_path,
@@ -273,16 +300,16 @@ class Session:
         if process.jail is not None and process.jail.isolation is not sandbox.Isolation.FULL:
             self.isolation = min(self.isolation, process.jail.isolation, key=_STRENGTH.index)
         self._by_pidfd[process.pidfd] = participant
-        self.router.watch(process.pidfd)
+        self.wire.watch(process.pidfd)
 
     def _start_and_handshake(self, group: list[Participant]) -> None:
         for participant in group:
             self._spawn(participant)
         waiting = {p.index: p for p in group if p.down is None}
         refusals: list[str] = []
-        deadline = time.monotonic() + self.spec.limits.startup_time_s
-        while waiting and time.monotonic() < deadline:
-            message_ready, exited, floods = self.router.wait(deadline)
+        deadline = self.clock() + self.spec.limits.startup_time_s
+        while waiting and self.clock() < deadline:
+            message_ready, exited, floods = self.wire.wait(deadline)
             for fd in exited:
                 participant = self.process_exited(fd)
                 if participant.index in waiting:
@@ -299,11 +326,9 @@ class Session:
             self.hold(participant, True)
 
     def _handle_hellos(self, waiting: dict[int, Participant], refusals: list[str]) -> None:
-        for incoming in self.router.receive():
-            if self.bindings.owner(incoming.identity) is not None:
-                self.unbound_messages += 1
-                continue
-            self.admit(incoming, refusals)
+        for incoming in self.wire.receive():
+            if self.bindings.owner(incoming.identity) is None:
+                self.admit(incoming, refusals)
         for index in [index for index in waiting if self.bindings.identity(index) is not None]:
             self.hold(waiting.pop(index), True)
 
@@ -316,7 +341,6 @@ class Session:
         and whether that bot's program made it is checked first and cheaply (Router.sender), so a flood that
         spends the lookup budget cannot get another bot's own hello refused."""
         if len(incoming.frames) != 1:
-            self.unbound_messages += 1
             return None
         try:
             message = codec.decode_bot_message(incoming.frames[0])
@@ -329,7 +353,7 @@ class Session:
         try:
             owner = self.bindings.bind(incoming.identity, message.protocol, message.token, peer)
         except TokenTheft as theft:
-            self.router.send(incoming.identity, codec.encode(codec.refused(str(theft))))
+            self.wire.send(incoming.identity, codec.encode(codec.refused(str(theft))))
             return self._charge_theft(self.participants[theft.thief], self.participants[theft.victim])
         except HandshakeRefused as error:
             self._refuse(incoming, peer, error, refusals)
@@ -338,24 +362,24 @@ class Session:
         participant.hello_name = message.name
         if participant.handshake is None:
             participant.handshake = Handshake(message.name, message.version, message.protocol)
-        self.router.send(incoming.identity, self.welcome)
+        self.wire.send(incoming.identity, self.welcome)
         return None
 
     def _refuse(self, incoming: Incoming, peer: int | Peer, error: Exception, refusals: list[str] | None) -> None:
-        self.router.send(incoming.identity, codec.encode(codec.refused(str(error))))
+        self.wire.send(incoming.identity, codec.encode(codec.refused(str(error))))
         if isinstance(peer, int):
             self.participants[peer].refusal = str(error)
-        elif refusals is not None and not self.router.checks_peers:
+        elif refusals is not None and not self.wire.checks_peers:
             refusals.append(str(error))
 
     def _peer(self, incoming: Incoming, claimant: int | None = None) -> int | Peer:
         """What is known of the process that made the connection (see Bindings.bind). `claimant` is the bot, not
         bound yet, whose token the message carries: its programs are checked first (see Router.sender)."""
-        if not self.router.checks_peers:
+        if not self.wire.checks_peers:
             return Peer.UNCHECKED
         process = None if claimant is None else self.participants[claimant].process
         try:
-            pid = self.router.sender(incoming, () if process is None else process.program_pids())
+            pid = self.wire.sender(incoming, () if process is None else process.program_pids())
         except (LookupBudgetSpent, LookupExpired):
             return Peer.OVER_BUDGET
         sender = self._sender(pid)
@@ -453,7 +477,7 @@ class Session:
     def process_exited(self, pidfd: int) -> Participant:
         """The participant whose process just exited (its pidfd became readable); no longer watched."""
         participant = self._by_pidfd.pop(pidfd)
-        self.router.unwatch(pidfd)
+        self.wire.unwatch(pidfd)
         return participant
 
     def hold(self, participant: Participant, frozen: bool) -> None:
@@ -470,7 +494,7 @@ class Session:
     def send(self, participant: Participant, frame: bytes) -> None:
         identity = self.bindings.identity(participant.index)
         if identity is not None:
-            self.router.send(identity, frame)
+            self.wire.send(identity, frame)
 
     def owner(self, identity: bytes) -> Participant | None:
         index = self.bindings.owner(identity)
@@ -521,7 +545,7 @@ class Session:
         if process is None:
             return
         self._by_pidfd.pop(process.pidfd, None)
-        self.router.unwatch(process.pidfd)
+        self.wire.unwatch(process.pidfd)
         process.kill()
         participant.process = None
 
@@ -539,14 +563,14 @@ class Session:
                 self.hold(participant, False)
                 self.send(participant, codec.BYE_FRAME)
                 waiting.add(participant.process.pidfd)
-        deadline = time.monotonic() + _BYE_GRACE_S
-        while waiting and time.monotonic() < deadline:
-            message_ready, exited, _ = self.router.wait(deadline)
+        deadline = self.clock() + _BYE_GRACE_S
+        while waiting and self.clock() < deadline:
+            message_ready, exited, _ = self.wire.wait(deadline)
             for fd in exited:
                 self.process_exited(fd)
                 waiting.discard(fd)
             if message_ready:
-                for _dropped in self.router.receive():
+                for _dropped in self.wire.receive():
                     pass
 
     def close(self) -> None:
@@ -556,4 +580,4 @@ class Session:
         for participant in self.participants:
             with contextlib.suppress(OSError):
                 self.stop(participant)
-        self.router.close()
+        self.wire.close()

@@ -29,7 +29,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 from referee.errors import BotFault
 from referee.isolation import sandbox as sandboxing
@@ -202,6 +202,61 @@ def _signal_name(number: int) -> str | None:
         return signal.Signals(number).name
     except ValueError:
         return None
+
+
+class BotHandle(Protocol):
+    """A started bot program (see BotProcess, the real one)."""
+
+    @property
+    def pid(self) -> int:
+        """The leader of the bot's session."""
+
+    @property
+    def pidfd(self) -> int:
+        """What Wire.watch watches for the bot's exit."""
+
+    @property
+    def memory_mb(self) -> int | None: ...
+
+    @property
+    def jail(self) -> sandboxing.Jail | None:
+        """Its sandbox, if it runs in one."""
+
+    def exited(self) -> bool: ...
+
+    def ending(self) -> Ending | None:
+        """How it ended (its status or the signal that killed it); None while it runs."""
+
+    def oom_killed(self) -> bool:
+        """The kernel killed it (or one of its processes) for going over its memory limit."""
+
+    def hold(self, frozen: bool) -> None:
+        """Freeze it (it uses no CPU until thawed) or thaw it; nothing where it cannot be frozen."""
+
+    def kill(self) -> None:
+        """Kill every process of the bot, and return once they are gone."""
+
+    def program_pids(self) -> list[int]:
+        """The processes of the bot's program (where a connection's maker is looked for first)."""
+
+    def namespace(self) -> Namespace | None:
+        """The bot's PID namespace, if it has one."""
+
+
+class StartBot(Protocol):
+    """Starts a bot's `command` with exactly `env`, its output to `log_path` (BotStartError if it cannot)."""
+
+    def __call__(
+        self,
+        command: Sequence[str],
+        env: Mapping[str, str],
+        log_path: Path,
+        log_cap_bytes: int,
+        *,
+        memory_mb: int | None,
+        cwd: str | None,
+        sandbox: sandboxing.SandboxRequest | None,
+    ) -> BotHandle: ...
 
 
 class BotProcess:

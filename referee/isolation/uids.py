@@ -97,14 +97,3 @@ def _try_lease(uid: int, directory: Path) -> UidLease | None:
         os.close(fd)
         return None
     return UidLease(uid, fd)
-
-
-def uid_is_leased(uid: int, directory: Path = UIDS_DIR) -> bool:
-    """True if a running bot holds `uid` (for checks and tests)."""
-    if not (directory / f"{uid}.lock").exists():
-        return False
-    lease = _try_lease(uid, directory)
-    if lease is None:
-        return True
-    lease.release()
-    return False

@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import Protocol, cast
 
 import zmq
 
@@ -155,6 +155,55 @@ class LookupBudget:
             return lookup(peers.Deadline(started + self._left_s, self._work_clock))
         finally:
             self._left_s -= self._work_clock() - started
+
+
+class Wire(Protocol):
+    """The match's socket and the wait for what happens next, as Session and the match loop use them: Router is the
+    real one; a transport that plays bots from scripts is another (tests/referee/scripted.py)."""
+
+    @property
+    def endpoint(self) -> str:
+        """Where bots connect (REFEREE_ENDPOINT)."""
+
+    @property
+    def checks_peers(self) -> bool:
+        """The process behind a connection can be found (`sender`); where not, a token alone binds."""
+
+    def watch(self, fd: int) -> None:
+        """Report the exit of the bot whose pidfd is `fd` (referee.isolation.process.BotHandle.pidfd) in `wait`."""
+
+    def unwatch(self, fd: int) -> None: ...
+
+    def wait(self, deadline: float) -> tuple[bool, list[int], Sequence[Flood]]:
+        """Block until a message arrives, a watched bot exits, a bot floods connections, or `deadline` (on the
+        transport's clock) passes: (a message is waiting, the pidfds of bots that exited, the floods)."""
+
+    def receive(self) -> Iterator[Incoming]:
+        """The next message, if one is waiting."""
+
+    def send(self, identity: bytes, frame: bytes) -> None:
+        """Queue one frame for a connection; dropped if it is gone."""
+
+    def sender(self, incoming: Incoming, claimant: Sequence[int] = ()) -> int | None:
+        """The pid of the process behind a connection not bound yet (only where `checks_peers`)."""
+
+    def close(self) -> None: ...
+
+
+class OpenWire(Protocol):
+    """Makes the match's wire in `workdir`. `bound` is the live set of bound identities (Bindings.bound); the
+    callables tell which processes are the bots' (for finding who made a connection, and for the cap on each
+    bot's connections)."""
+
+    def __call__(
+        self,
+        workdir: Path,
+        bound: Container[bytes],
+        likely_peers: Callable[[], Iterable[int]],
+        *,
+        bot_sockets: BotSockets,
+        owner_of_pid: OwnerOfPid,
+    ) -> Wire: ...
 
 
 class Router:

@@ -113,10 +113,6 @@ class ConnectionCap:
         """The open connections found held by `owner` at the last look."""
         return self._held[owner]
 
-    @property
-    def held_by_no_bot(self) -> int:
-        return sum(1 for owner in self._owner.values() if owner is None)
-
     def accepted(self, fd: int) -> None:
         self._forget(fd)
         self._unread.append(fd)

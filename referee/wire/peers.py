@@ -300,12 +300,3 @@ def tcp_client_holder(
     Raises LookupExpired if the search is still on at `deadline`."""
     inode = socket_inode(client.local, client.remote, tables)
     return None if inode is None else socket_holder(inode, likely, deadline, skip)
-
-
-def tcp_peer_pid(
-    fd: int, likely: Iterable[int] = (), tables: Iterable[Path] = SOCKET_TABLES, deadline: Deadline = NO_DEADLINE
-) -> int | None:
-    """The pid of a process holding the client end of the loopback TCP connection `fd`, or None if the client is
-    not on this machine or is gone. Raises LookupExpired if the search is still on at `deadline`."""
-    client = tcp_client(fd)
-    return None if client is None else tcp_client_holder(client, likely, tables, deadline)

@@ -111,6 +111,13 @@ def require_tcp_peer_lookup() -> None:
         pytest.skip("neither sock_diag nor /proc/net/tcp here: on tcp the token alone binds a connection")
 
 
+def tcp_peer_pid(fd: int, likely: Sequence[int] = (), deadline: peers.Deadline = peers.NO_DEADLINE) -> int | None:
+    """The pid of a process holding the client end of the loopback TCP connection `fd` (as Router.sender finds
+    it), or None if the client is gone."""
+    client = peers.tcp_client(fd)
+    return None if client is None else peers.tcp_client_holder(client, likely, deadline=deadline)
+
+
 def wait_for_message(router: Router, timeout_s: float = 5.0) -> bool:
     """Wait until a message is waiting on `router` (its wait also returns for connection events and exits)."""
     deadline = time.monotonic() + timeout_s

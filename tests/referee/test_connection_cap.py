@@ -124,7 +124,7 @@ def test_connections_no_bots_process_made_are_looked_up_by_their_holder_once_eno
         assert stranger.fileno() >= 0
         assert cap.settle() == [Flood(1, count - 2)]
         assert looks == [0]
-        assert (cap.held(1), cap.held_by_no_bot, cap.open) == (count - 2, 2, count)
+        assert (cap.held(0), cap.held(1), cap.open) == (0, count - 2, count)  # 2 held by no bot
 
 
 def test_a_match_of_bots_holding_their_one_connection_never_looks() -> None:

@@ -17,6 +17,7 @@ import socket
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from referee_helpers import TEST_LIMITS, fixture_bot, match_spec
@@ -29,7 +30,7 @@ from referee.isolation.cgroups import BotCgroup, CgroupMode
 from referee.isolation.process import BotProcess
 from referee.match import run_match
 from referee.records import MatchRecord
-from referee.session import Participant, Session
+from referee.session import BotTransport
 
 
 def _burn(tmp_path: Path, ponder: bool) -> tuple[MatchRecord, list[dict[str, float]]]:
@@ -153,26 +154,38 @@ def _parent(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
-def test_a_bot_on_move_again_is_not_frozen_and_thawed_in_between(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+class _CountingThaws:
+    """A bot process whose thaws are counted."""
+
+    def __init__(self, process: BotProcess, thaws: list[int]) -> None:
+        self._process = process
+        self._thaws = thaws
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._process, name)
+
+    def hold(self, frozen: bool) -> None:
+        if not frozen:
+            self._thaws.append(self._process.pid)
+        self._process.hold(frozen)
+
+
+def test_a_bot_on_move_again_is_not_frozen_and_thawed_in_between(tmp_path: Path) -> None:
     """After a bot's answer, if it is the one seat on move next, it keeps running (no one else is thawed in
     between); every other decision thaws its bot. 3-seat SCOUT has many such pairs (a Scout, then that seat's
-    own next move in a round of few cards)."""
+    own next move in a round of few cards). The scripted version, exact to the thaw, is in
+    test_match_scripted.py; this one is the real sandbox's."""
     require_sandbox()
     if not sandbox.probe().cgroups.freezer:
         pytest.skip(f"bots cannot be frozen here: {sandbox.probe().whole_bot_limits}")
-    thaws: list[str] = []
-    hold = Session.hold
+    thaws: list[int] = []
 
-    def counting(session: Session, bot: Participant, frozen: bool) -> None:
-        if not frozen:
-            thaws.append(bot.name)
-        hold(session, bot, frozen)
+    def start(*args: Any, **kwargs: Any) -> _CountingThaws:
+        return _CountingThaws(BotProcess.start(*args, **kwargs), thaws)
 
-    monkeypatch.setattr(Session, "hold", counting)
+    bots = dataclasses.replace(BotTransport.local(), start_bot=start)
     spec = match_spec("scout", ["random", "random", "random"], games=1, seed=2, replay_dir=str(tmp_path))
-    record = run_match(spec)
+    record = run_match(spec, transport=bots)
     moves = replay.load(str(record.games[0].replay_path))["actions"]
     state = load_game("scout").new_game(3, record.games[0].seed)
     alone, again, phases = [], 0, 0

@@ -8,6 +8,7 @@ thieves read a sibling's token in /proc, which a sandboxed bot cannot see at all
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import secrets
 from pathlib import Path
@@ -28,10 +29,11 @@ from referee_helpers import (
 )
 from sandbox_checks import require_sandbox
 
-from referee import replay, session
+from referee import replay
 from referee.isolation.proctable import session_members
 from referee.match import run_match
 from referee.records import FaultKind, GameRecord, Limits
+from referee.session import BotTransport
 from referee.wire.connection import LookupBudget, Router, Transport
 
 GAME = "scauver"
@@ -234,9 +236,7 @@ def test_a_stolen_token_neither_binds_nor_harms_its_owner(victim: str, transport
 
 
 @pytest.mark.parametrize("transport", list(Transport), ids=[transport.value for transport in Transport])
-def test_a_daemon_that_left_its_bots_session_is_charged_for_a_stolen_token(
-    transport: Transport, pid_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_daemon_that_left_its_bots_session_is_charged_for_a_stolen_token(transport: Transport, pid_dir: Path) -> None:
     """daemon_thief's daemons (double fork, setsid()) say hello with the sibling's token: each attempt is refused
     and charged to daemon_thief's seat, since the daemon is in daemon_thief's PID namespace; the sibling plays
     on unharmed. On tcp a daemon is no bot's program, so finding it searches every process's fds, which costs
@@ -244,12 +244,13 @@ def test_a_daemon_that_left_its_bots_session_is_charged_for_a_stolen_token(
     once) then decides whether it is found, so the test gives it a budget no machine's size can spend (what a
     spent budget does is tested in test_lookup_budget.py)."""
     require_pid_namespace()
+    bots = BotTransport.local(transport)
     if transport is Transport.TCP:
         require_tcp_peer_lookup()
         ample = LookupBudget(share=1.0, burst_s=10.0)
-        monkeypatch.setattr(session, "Router", functools.partial(Router, lookup_budget=ample))
+        bots = dataclasses.replace(bots, open_wire=functools.partial(Router, transport, lookup_budget=ample))
     spec = match_spec(GAME, [fixture_bot("daemon_thief"), "random"], games=2, seed=5, sandbox=False)
-    record = run_match(spec, transport=transport)
+    record = run_match(spec, transport=bots)
 
     received = [line for path in pid_dir.glob("stolen-*.types") for line in path.read_text().split()]
     for played in record.games:

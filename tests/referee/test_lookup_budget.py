@@ -6,6 +6,7 @@ every bot still binds its own connection, and a stolen token is still refused.""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
 import socket
@@ -15,12 +16,12 @@ from pathlib import Path
 
 import pytest
 import zmq
-from referee_helpers import fixture_bot, match_spec, require_tcp_peer_lookup, wait_for_message
+from referee_helpers import fixture_bot, match_spec, require_tcp_peer_lookup, tcp_peer_pid, wait_for_message
 
 from protocol import codec, limits
-from referee import session
+from referee.isolation import sandbox
 from referee.match import run_match
-from referee.session import Session
+from referee.session import BotTransport, Session
 from referee.wire import peers, sock_diag
 from referee.wire.connection import (
     Bindings,
@@ -139,8 +140,8 @@ def test_a_lookup_past_its_deadline_expires() -> None:
         server, _ = listener.accept()
     with client, server:
         with pytest.raises(peers.LookupExpired):
-            peers.tcp_peer_pid(server.fileno(), likely=[os.getpid()], deadline=peers.Deadline(time.monotonic() - 1))
-        assert peers.tcp_peer_pid(server.fileno(), likely=[os.getpid()]) == os.getpid()
+            tcp_peer_pid(server.fileno(), likely=[os.getpid()], deadline=peers.Deadline(time.monotonic() - 1))
+        assert tcp_peer_pid(server.fileno(), likely=[os.getpid()]) == os.getpid()
 
 
 def test_a_hello_when_the_budget_is_spent_is_refused_saying_why() -> None:
@@ -156,21 +157,25 @@ def _spent() -> LookupBudget:
     return LookupBudget(share=0.0, burst_s=0.0)
 
 
-def test_a_spent_budget_leaves_the_sender_unknown_and_charges_no_one(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _tcp_with_the_budget_spent() -> BotTransport:
+    """Bots over tcp whose router's budget is spent from the start, as a flood of connections leaves it."""
+    return dataclasses.replace(
+        BotTransport.local(Transport.TCP), open_wire=functools.partial(Router, Transport.TCP, lookup_budget=_spent())
+    )
+
+
+def test_a_spent_budget_leaves_the_sender_unknown_and_charges_no_one(tmp_path: Path) -> None:
     require_tcp_peer_lookup()
-    monkeypatch.setattr(session, "Router", functools.partial(Router, lookup_budget=_spent()))
     spec = match_spec("scout", [fixture_bot("recorder"), fixture_bot("recorder")])
     dealer = zmq.Context.instance().socket(zmq.DEALER)
-    with Session(spec, Transport.TCP, tmp_path) as match_session:
+    with Session(spec, tmp_path, _tcp_with_the_budget_spent(), sandbox.probe()) as match_session:
         token = match_session.bindings.issue(0)
         try:
-            dealer.connect(match_session.router.endpoint)
+            dealer.connect(match_session.wire.endpoint)
             hello = {"type": "hello", "protocol": limits.PROTOCOL_VERSION, "token": token, "name": "x"}
             dealer.send(codec.encode(hello))
-            assert wait_for_message(match_session.router)
-            (incoming,) = match_session.router.receive()
+            assert wait_for_message(match_session.wire)
+            (incoming,) = match_session.wire.receive()
             assert incoming.tcp_client is not None
             refusals: list[str] = []
             assert match_session.admit(incoming, refusals) is None
@@ -204,12 +209,10 @@ def _connected(router: Router, frame: bytes) -> Iterator[Incoming]:
         dealer.close(0)
 
 
-def _spend_every_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every Session's router gets a budget that is spent from the start, as a flood of connections leaves it."""
+def _require_free_claim_checks() -> None:
     require_tcp_peer_lookup()
     if not sock_diag.available():
         pytest.skip("the claimed bot is checked at no cost only where the kernel answers sock_diag queries")
-    monkeypatch.setattr(session, "Router", lambda *args, **kwargs: Router(*args, **kwargs, lookup_budget=_spent()))
 
 
 def test_the_claimed_bots_programs_are_checked_at_no_cost_to_the_budget(tmp_path: Path) -> None:
@@ -225,27 +228,23 @@ def test_the_claimed_bots_programs_are_checked_at_no_cost_to_the_budget(tmp_path
             router.sender(incoming)
 
 
-def test_every_bot_binds_its_own_connection_when_the_budget_is_spent(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _spend_every_budget(monkeypatch)
+def test_every_bot_binds_its_own_connection_when_the_budget_is_spent(tmp_path: Path) -> None:
+    _require_free_claim_checks()
     spec = match_spec("scout", ["random", "random", fixture_bot("slow_answers")])
-    with Session(spec, Transport.TCP, tmp_path) as match_session:
+    with Session(spec, tmp_path, _tcp_with_the_budget_spent(), sandbox.probe()) as match_session:
         match_session.start()
         assert [p.down for p in match_session.participants] == [None, None, None]
         assert all(match_session.bindings.identity(p.index) is not None for p in match_session.participants)
 
 
-def test_a_stolen_token_is_refused_uncharged_when_the_budget_is_spent_and_its_owner_plays_on(
-    pid_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_stolen_token_is_refused_uncharged_when_the_budget_is_spent_and_its_owner_plays_on(pid_dir: Path) -> None:
     """token_thief says hello with its sibling's token before the sibling's hello and in each game: the sibling's
     programs do not hold that connection, and who does is not searched (no budget left), so the hello is refused
     and no one is charged; both bots bind their own connections and play every game without a fault."""
-    _spend_every_budget(monkeypatch)
+    _require_free_claim_checks()
     bots = [fixture_bot("token_thief"), fixture_bot("hello_after_theft")]
     spec = match_spec("scauver", bots, games=2, seed=5, sandbox=False)  # tcp; the thief reads /proc
-    record = run_match(spec, transport=Transport.TCP)
+    record = run_match(spec, transport=_tcp_with_the_budget_spent())
 
     for played in record.games:
         assert not played.faults, played.faults

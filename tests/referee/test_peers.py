@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from referee_helpers import require_tcp_peer_lookup
+from referee_helpers import require_tcp_peer_lookup, tcp_peer_pid
 
 from referee.wire import sock_diag
 from referee.wire.peers import (
@@ -34,7 +34,6 @@ from referee.wire.peers import (
     tcp_client,
     tcp_client_holder,
     tcp_client_inodes,
-    tcp_peer_pid,
 )
 
 TCP_SAMPLE = """\
