@@ -16,7 +16,7 @@ from typing import Any
 import msgpack
 import msgspec
 
-from referee.errors import BotFault
+from protocol.errors import BotFault
 
 from . import limits
 from .logs import LOG_FROM

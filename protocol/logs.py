@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from referee.errors import BadInput
+from protocol.errors import BadInput
 
 LOG_FROM = "log_from"
 """The request key that marks the observation's logs as deltas."""

@@ -22,7 +22,7 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 
-from referee.errors import BadInput
+from protocol.errors import BadInput
 
 _ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 """Controls (C0, DEL, C1), format characters (bidirectional controls, zero-width marks), lone surrogates and

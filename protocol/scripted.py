@@ -35,9 +35,9 @@ from typing import Any
 import msgspec
 
 from protocol import codec, limits
+from protocol.errors import BadInput, BotFault
 from protocol.logs import ROUND, LogSender
 from protocol.sdk import Bot, DecisionFunction, SessionEnd, run_session
-from referee.errors import BadInput, BotFault
 
 _decode_sent = msgspec.msgpack.Decoder().decode
 

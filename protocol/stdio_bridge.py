@@ -28,8 +28,8 @@ import msgspec
 import zmq
 
 from protocol import limits
+from protocol.errors import BotFault
 from protocol.sdk import LINGER_MS, MIN_SILENCE_S, SILENCE_PER_DECISION, TICK_MS
-from referee.errors import BotFault
 
 MAX_LINE_BYTES = 4 * limits.MAX_MESSAGE_BYTES
 """The longest line of the bot's stdout the bridge converts (JSON is wordier than msgpack); past it, the line

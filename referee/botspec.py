@@ -40,8 +40,8 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
+from protocol.errors import BadInput
 from protocol.safe_text import invisible_characters, skeleton
-from referee.errors import BadInput
 from referee.records import BotSpec
 
 BUILT_IN_MODULES = {

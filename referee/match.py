@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from protocol import codec, limits
+from protocol.errors import BadInput
 from protocol.logs import LogSender
 from referee import replay
-from referee.errors import BadInput
 from referee.faults import FaultBook, SeatStatus, forfeit_ranks, forfeit_scores, sent_text
 from referee.games import Game, GameState, IllegalAction, load_game
 from referee.games.base import Config

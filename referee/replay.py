@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.errors import BadInput, EnvironmentProblem
+from protocol.errors import BadInput, EnvironmentProblem
 from referee.faults import forfeit_ranks, forfeit_scores
 from referee.games import GameError, GameState, load_game
 from referee.records import Fault

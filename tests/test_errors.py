@@ -1,5 +1,5 @@
 """The library's errors have one root: every exception class defined in referee, protocol, tournaments and the
-Python bots derives from referee.errors.RefereeError through at most one kind, and no two share a name.
+Python bots derives from protocol.errors.RefereeError through at most one kind, and no two share a name.
 
 Read from the imported modules (pkgutil walks every one), so a class is seen with the bases it really has.
 """
@@ -13,7 +13,7 @@ from collections import Counter
 
 import pytest
 
-from referee.errors import BadInput, BotFault, EnvironmentProblem, RefereeError
+from protocol.errors import BadInput, BotFault, EnvironmentProblem, RefereeError
 
 PACKAGES = ("referee", "protocol", "tournaments", "bots")
 KINDS = (BadInput, BotFault, EnvironmentProblem)
@@ -69,7 +69,7 @@ def test_the_walk_sees_the_library_and_the_bots() -> None:
 
 def test_every_exception_class_derives_from_the_root() -> None:
     outside = [name for name, cls in CLASSES.items() if not issubclass(cls, RefereeError) and name not in DELIBERATE]
-    assert outside == [], "derive these from a kind in referee.errors (or list them in DELIBERATE with why)"
+    assert outside == [], "derive these from a kind in protocol.errors (or list them in DELIBERATE with why)"
 
 
 @pytest.mark.parametrize("name", sorted(DELIBERATE))

@@ -30,8 +30,8 @@ _ROOMS: dict[str, set[str]] = {
     "tournaments.bench": JOINED | {"referee.games.rl"},
     "tournaments.cli": JOINED | {"tournaments.classroom", "tournaments.pages", "tournaments.bench", "bots"},
 }
-ALLOWED: dict[str, set[str]] = {"referee.errors": set()} | {
-    room: rooms | {"referee.errors"} for room, rooms in _ROOMS.items()
+ALLOWED: dict[str, set[str]] = {"protocol.errors": set()} | {
+    room: rooms | {"protocol.errors"} for room, rooms in _ROOMS.items()
 }
 """Each room and the rooms it may import besides itself: the errors' root is below them all."""
 

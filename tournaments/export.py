@@ -18,8 +18,8 @@ import json
 from collections.abc import Iterable
 from typing import TextIO
 
+from protocol.errors import EnvironmentProblem
 from protocol.safe_text import csv_cell
-from referee.errors import EnvironmentProblem
 
 from .league.store import SeatRow
 

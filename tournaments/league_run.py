@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from referee.errors import BadInput, EnvironmentProblem
+from protocol.errors import BadInput, EnvironmentProblem
 from referee.records import FaultCause, FaultKind, GameRecord
 
 from .league.builds import BuildOutcome, build_plan

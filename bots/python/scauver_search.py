@@ -40,8 +40,8 @@ from typing import Any
 
 from bots.python import ismcts, scauver_heuristic, scauver_policy
 from bots.python.scauver_policy import values
+from protocol.errors import BadInput
 from protocol.sdk import run_bot
-from referee.errors import BadInput
 from referee.games import GameState, load_game
 from referee.games._scauver_links import FACE_DECK, NUMERIC_DECK
 from referee.games.base import GameError

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from referee.errors import BadInput, BotFault, RefereeError
+from protocol.errors import BadInput, BotFault, RefereeError
 
 Action = dict[str, Any]
 Observation = dict[str, Any]

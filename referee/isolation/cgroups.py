@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from protocol import limits
-from referee.errors import EnvironmentProblem
+from protocol.errors import EnvironmentProblem
 
 _REMOVE_SECONDS = 2.0
 _V1_OPTIONAL = ("cpuset", "cpu", "freezer")

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from referee.errors import BotFault
+from protocol.errors import BotFault
 from referee.isolation import sandbox as sandboxing
 from referee.isolation.bot_limits import BotLimits, open_files_cap
 from referee.isolation.containment import Containment, Wrapper, containment

@@ -60,7 +60,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from protocol import limits
-from referee.errors import BotFault, EnvironmentProblem
+from protocol.errors import BotFault, EnvironmentProblem
 from referee.isolation import seccomp, uids
 from referee.isolation.bot_limits import BotLimits
 from referee.isolation.cgroups import BotCgroup, CgroupError, CgroupMode, CgroupSupport, cgroup_support

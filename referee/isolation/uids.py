@@ -16,7 +16,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.errors import BadInput, EnvironmentProblem
+from protocol.errors import BadInput, EnvironmentProblem
 
 DEFAULT_UID_RANGE = range(2_000_000_000, 2_000_001_024)
 """Far above the uids that distributions give to users (< 60000), systemd's dynamic users (61184-65519) and

@@ -39,7 +39,7 @@ from typing import Protocol, cast
 import zmq
 
 from protocol import limits
-from referee.errors import BotFault, EnvironmentProblem
+from protocol.errors import BotFault, EnvironmentProblem
 from referee.wire import peers
 from referee.wire.connection_cap import BotSockets, ConnectionCap, Flood, OwnerOfPid, read_ipc_client, read_tcp_client
 

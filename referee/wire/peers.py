@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from referee.errors import EnvironmentProblem
+from protocol.errors import EnvironmentProblem
 from referee.wire import sock_diag
 
 _UCRED = struct.Struct("3i")

@@ -23,7 +23,7 @@ import socket
 import struct
 from dataclasses import dataclass
 
-from referee.errors import EnvironmentProblem
+from protocol.errors import EnvironmentProblem
 
 NETLINK_SOCK_DIAG = 4
 SOCK_DIAG_BY_FAMILY = 20

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from gradescope_schema import problems
 
+from protocol.errors import BadInput
 from referee.botspec import UnknownBot
-from referee.errors import BadInput
 from referee.records import Limits
 from tournaments.classroom.checkbot import CheckError, isolation_refusal
 from tournaments.classroom.checkbot_run import CheckRequest, check_options, check_submission

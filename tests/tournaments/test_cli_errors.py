@@ -1,4 +1,4 @@
-"""The command line's edge: a library error (referee.errors) becomes one line, `Error: ...`, with exit status 1 and
+"""The command line's edge: a library error (protocol.errors) becomes one line, `Error: ...`, with exit status 1 and
 no traceback, whichever command meets it; anything else is a bug and keeps its traceback."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from referee.errors import BadInput, BotFault, EnvironmentProblem, RefereeError
+from protocol.errors import BadInput, BotFault, EnvironmentProblem, RefereeError
 from referee.replay import ReplayError, ReplayWriteError
 from tournaments.classroom.scaffold import Language, ScaffoldWriteError, new_bot
 from tournaments.cli import main

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from test_settle import STRENGTH, StrengthExecutor, copies_league
 
-from referee.errors import BadInput, EnvironmentProblem
+from protocol.errors import BadInput, EnvironmentProblem
 from referee.records import Fault, FaultCause, FaultFacts, GameRecord, GameSpec, MatchSpec
 from tournaments.cli import main
 from tournaments.league.builds import BuildOutcome

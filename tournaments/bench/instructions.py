@@ -21,7 +21,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-from referee.errors import EnvironmentProblem
+from protocol.errors import EnvironmentProblem
 from referee.games import load_game
 
 from .engine import play_random_game

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from referee.errors import EnvironmentProblem
+from protocol.errors import EnvironmentProblem
 from referee.games import load_game
 
 from .engine import play_random_game

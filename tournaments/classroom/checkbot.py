@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from protocol.errors import BadInput
 from referee import replay
 from referee.botspec import resolve_bot
 from referee.deals import DealKey
-from referee.errors import BadInput
 from referee.games import load_game
 from referee.isolation import sandbox as sandboxing
 from referee.isolation.process import last_output_lines

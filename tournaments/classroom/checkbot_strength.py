@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from referee.errors import BadInput
+from protocol.errors import BadInput
 
 from ..ratings.tallies import pair_points
 

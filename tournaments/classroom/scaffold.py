@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from referee.errors import BadInput, EnvironmentProblem
+from protocol.errors import BadInput, EnvironmentProblem
 from referee.games import list_games
 
 TEMPLATE_SUFFIX = ".tmpl"

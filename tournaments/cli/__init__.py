@@ -1,6 +1,6 @@
 """The `referee` command line. Commands only parse options and format output; the work is in the library.
 
-Library errors (referee.errors.RefereeError and its kinds) are turned into click.ClickException (a one-line
+Library errors (protocol.errors.RefereeError and its kinds) are turned into click.ClickException (a one-line
 message, exit status 1) once, at this edge; Ctrl-C and SIGTERM stop a command the one way signals.py describes.
 """
 
@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
+from protocol.errors import RefereeError
 from referee import __version__
-from referee.errors import RefereeError
 from referee.wire.open_files import raise_open_files_limit
 
 from .bench import bench

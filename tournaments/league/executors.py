@@ -32,7 +32,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from referee.errors import EnvironmentProblem
+from protocol.errors import EnvironmentProblem
 from referee.isolation.proctable import kill_with_sessions, live_processes
 from referee.match import run_match
 from referee.records import GameRecord, MatchRecord, MatchSpec

@@ -26,8 +26,8 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+from protocol.errors import BadInput
 from referee.botspec import POLICY_MODULE
-from referee.errors import BadInput
 
 INTERPRETERS = re.compile(
     r"(python|pypy|node|nodejs|deno|bun|ruby|perl|php|lua|luajit|bash|sh|dash|zsh|ksh|java|Rscript|julia|"

@@ -42,9 +42,9 @@ from pathlib import Path
 from typing import Any
 
 from protocol import limits as protocol_limits
+from protocol.errors import BadInput
 from protocol.safe_text import UnsafeName, checked_name, skeleton
 from referee.botspec import UnknownBot, resolve_bot
-from referee.errors import BadInput
 from referee.games import GameError, load_game
 from referee.games.base import MAX_SEED
 from referee.records import BotSpec, FaultPolicy, Limits

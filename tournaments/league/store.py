@@ -30,8 +30,8 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, TypedDict
 
+from protocol.errors import BadInput, RefereeError
 from referee.deals import DealKey
-from referee.errors import BadInput, RefereeError
 from referee.isolation.sandbox import Isolation
 from referee.records import FaultCause, FaultFacts, FaultKind, GameRecord, Limits
 

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from protocol.errors import BadInput
 from referee.botspec import (
     BUILT_IN_MODULES,
     GAME_HEURISTIC,
@@ -54,7 +55,6 @@ from referee.botspec import (
     policy_target,
     resolve_bot,
 )
-from referee.errors import BadInput
 from referee.records import BotSpec
 
 from .keys import MANIFEST_KEYS, names

@@ -16,7 +16,7 @@ from html import escape
 from importlib.resources import files
 from typing import Any
 
-from referee.errors import EnvironmentProblem
+from protocol.errors import EnvironmentProblem
 
 ERROR_HOOK = (
     "window.pageErrors=[];"

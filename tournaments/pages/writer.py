@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from protocol.errors import EnvironmentProblem
 from referee import replay as replays
-from referee.errors import EnvironmentProblem
 from referee.match import run_match
 from referee.records import GameRecord, MatchRecord, MatchSpec
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.errors import BadInput
+from protocol.errors import BadInput
 
 ELO_PER_NAT = 400 / math.log(10)
 DEFAULT_TOLERANCE = 1e-10

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from referee.errors import BadInput
+from protocol.errors import BadInput
 from referee.games.base import shared_ranks
 
 

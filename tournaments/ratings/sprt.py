@@ -28,7 +28,7 @@ import enum
 import math
 from dataclasses import dataclass
 
-from referee.errors import BadInput
+from protocol.errors import BadInput
 
 PAIR_OUTCOMES = 5
 """New bot's points in a pair: 0, 1/2, 1, 3/2, 2 (the pentanomial cells)."""

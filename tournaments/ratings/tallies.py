@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from referee.errors import BadInput
+from protocol.errors import BadInput
 
 Outcome = tuple[tuple[str, int], ...]
 """One game's result: (bot, rank) for each seat, in bot name order."""

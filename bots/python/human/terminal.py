@@ -6,8 +6,8 @@ import os
 import shutil
 from collections.abc import Sequence
 
+from protocol.errors import EnvironmentProblem
 from protocol.safe_text import one_line
-from referee.errors import EnvironmentProblem
 
 CLEAR = "\x1b[H\x1b[2J"
 """ANSI: cursor home, erase the screen (every request starts on a clean screen)."""

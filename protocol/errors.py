@@ -4,8 +4,8 @@ Each class the library defines derives from exactly one of these kinds (and, whe
 it, from the builtin it was before, such as ValueError or OSError). The command line translates a
 RefereeError once, at its edge, into a one-line message; anything else is a bug and keeps its traceback.
 
-This module is its own room at the bottom of the house: every other room may import it, and it imports
-nothing.
+It lives in `protocol`, the one package that every part of the house and every Python bot imports, and that a
+bot may carry alone (a copy of protocol/ is the whole SDK): so it imports nothing, and every room may import it.
 """
 
 from __future__ import annotations
