@@ -33,7 +33,7 @@ from referee.seating import first_games
 from tournaments.classroom.checkbot_run import CheckRequest, check_submission
 from tournaments.cli import main
 from tournaments.league.builds import build_submission, built_spec
-from tournaments.league.folder_words import OutsideFolder, check_words
+from tournaments.league.folder_words import OutsideFolder, Words, check_words
 from tournaments.league.store import LeagueStore
 from tournaments.league.submissions import folder_digest, load_submission, runnable_spec
 
@@ -109,11 +109,13 @@ def _logs(folder: Path) -> str:
 
 @pytest.mark.parametrize("submission", [True, False])
 def test_a_submission_s_words_show_it_no_other_folder(course: Path, submission: bool) -> None:
-    """bob's command names alice's folder and the teacher's: as a submission (BotSpec.folders, its own folder)
-    it reads neither; the same words as an organiser's bot show both, so the check can fail."""
+    """bob's command names alice's folder and the teacher's, and a link in its folder to the teacher's: as a
+    submission (BotSpec.folders, its own folder) it reads none; the same words as an organiser's bot show
+    both folders, so the check can fail."""
     require_sandbox()
     bob = course / "submissions" / "bob"
-    words = ("../alice", "../../teacher", "../../teacher/grades.csv")
+    (bob / "link").symlink_to(course / "teacher")
+    words = ("../alice", "../../teacher", "../../teacher/grades.csv", "link")
     spec = BotSpec("bob", (sys.executable, str(bob / "bot.py"), *words), str(bob))
     spec = replace(spec, folders=(str(bob),)) if submission else spec
     logs = course / "logs"
@@ -183,7 +185,7 @@ def test_words_that_reach_outside_a_submission_are_refused(course: Path, words: 
     bob = course / "submissions" / "bob"
     (bob / "link").symlink_to(course / "teacher")
     with pytest.raises(OutsideFolder, match=REFUSED):
-        check_words(words, bob, "command")
+        check_words(words, bob, Words.COMMAND)
 
 
 @pytest.mark.parametrize(
@@ -195,7 +197,7 @@ def test_words_that_reach_outside_a_submission_are_refused(course: Path, words: 
     ],
 )
 def test_words_that_stay_in_a_submission_are_arguments(course: Path, words: list[str]) -> None:
-    check_words(words, course / "submissions" / "bob", "command")
+    check_words(words, course / "submissions" / "bob", Words.COMMAND)
 
 
 def test_a_bot_toml_reaching_outside_is_that_submission_s_clear_fault(course: Path) -> None:

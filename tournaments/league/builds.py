@@ -39,7 +39,7 @@ from referee.isolation import sandbox as sandboxing
 from referee.isolation.process import BotProcess, BotStartError, last_output_lines
 from referee.records import BotSpec
 
-from .folder_words import OutsideFolder, check_text
+from .folder_words import OutsideFolder, Words, check_text
 from .runner import LeaguePlan
 from .submissions import IGNORED_NAMES, IGNORED_SUFFIXES, Submission, cannot_run, found_command, submission_spec
 
@@ -100,7 +100,7 @@ def build_submission(
 def _refusal(build: str, folder: Path) -> str | None:
     """Why `build` is not run (a word of it reaches outside `folder`), or None."""
     try:
-        check_text(build, folder, "build")
+        check_text(build, folder, Words.BUILD)
     except OutsideFolder as refused:
         return f"the build was not run: {refused}"
     return None

@@ -16,6 +16,7 @@ checked whole, and after the first `=` (`--data=../alice`), as paths relative to
 
 from __future__ import annotations
 
+import enum
 import os
 import shlex
 from collections.abc import Sequence
@@ -29,13 +30,20 @@ SHOWN_ANYWAY = (*sandbox.SYSTEM_FOLDERS, "/dev", "/proc", sandbox.TMP_INSIDE, sa
 HOME, not the machine's)."""
 
 
+class Words(enum.StrEnum):
+    """Whose words: a submission's command (bot.toml's, or the league's `each` entry's) or its build."""
+
+    COMMAND = "command"
+    BUILD = "build"
+
+
 class OutsideFolder(UnknownBot):
     """A submission's command or build names a path outside its folder."""
 
 
-def check_words(words: Sequence[str], folder: Path, what: str) -> None:
-    """OutsideFolder if a word of `words` (a submission's `what`: "command" or "build", its program first)
-    reaches outside `folder`."""
+def check_words(words: Sequence[str], folder: Path, what: Words) -> None:
+    """OutsideFolder if a word of `words` (a submission's command or build, its program first) reaches outside
+    `folder`."""
     for position, word in enumerate(words):
         if position == 0 and _on_path(word, folder):
             continue
@@ -49,7 +57,7 @@ def check_words(words: Sequence[str], folder: Path, what: str) -> None:
                 )
 
 
-def check_text(text: str, folder: Path, what: str) -> None:
+def check_text(text: str, folder: Path, what: Words) -> None:
     """`check_words` for a command line as written (shell words); one that does not split is left to what
     runs it to refuse."""
     try:

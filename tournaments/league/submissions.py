@@ -57,7 +57,7 @@ from referee.botspec import (
 from referee.errors import BadInput
 from referee.records import BotSpec
 
-from .folder_words import OutsideFolder, check_text, check_words
+from .folder_words import OutsideFolder, Words, check_text, check_words
 from .keys import MANIFEST_KEYS, names
 
 MANIFEST = "bot.toml"
@@ -260,13 +260,13 @@ def _check_command(command: str, folder: Path) -> None:
     if command.startswith(STDIO_PREFIX):
         _check_command(command[len(STDIO_PREFIX) :], folder)
     elif command.startswith(POLICY_PREFIX):
-        check_words([policy_target(command[len(POLICY_PREFIX) :])[0]], folder, "command")
+        check_words([policy_target(command[len(POLICY_PREFIX) :])[0]], folder, Words.COMMAND)
     elif command in BUILT_IN_MODULES or command in (GAME_HEURISTIC, GAME_SEARCH):
         return
     elif (folder / command).exists():
-        check_words([command], folder, "command")
+        check_words([command], folder, Words.COMMAND)
     else:
-        check_text(command, folder, "command")
+        check_text(command, folder, Words.COMMAND)
 
 
 def anchored(command: str, base: Path) -> str:
