@@ -200,6 +200,24 @@ def test_words_that_stay_in_a_submission_are_arguments(course: Path, words: list
     check_words(words, course / "submissions" / "bob", Words.COMMAND)
 
 
+def test_a_program_on_the_organiser_s_path_is_an_interpreter_or_the_system_s(
+    course: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool in the organiser's own bin folder would show its installation: refused; an interpreter there
+    (a virtual environment's python3) is the bot's runtime."""
+    tools = course / "teacher" / "bin"
+    tools.mkdir()
+    for name in ("grade-tool", "python3"):
+        (tools / name).write_text("#!/bin/sh\n")
+        (tools / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    bob = course / "submissions" / "bob"
+    with pytest.raises(OutsideFolder, match=r"its command's program 'grade-tool' is .*outside its folder"):
+        check_words(["grade-tool", "bot.py"], bob, Words.COMMAND)
+    check_words(["python3", "bot.py"], bob, Words.COMMAND)
+    check_words(["sh", "bot.sh"], bob, Words.COMMAND)
+
+
 def test_a_bot_toml_reaching_outside_is_that_submission_s_clear_fault(course: Path) -> None:
     bob = course / "submissions" / "bob"
     (bob / "bot.toml").write_text('command = "bot.py ../alice ../../teacher"\n')

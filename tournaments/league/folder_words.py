@@ -10,8 +10,11 @@ reports it), never the league's.
 
 What a word may name outside the folder is what every bot is shown anyway: the system (/usr, /etc, /bin...),
 its private /dev, /proc, /tmp and HOME, named by absolute path. A program named without a slash that is not
-a file of the folder (`python3`, `node`) is found on the organiser's PATH, and is allowed. Words are
-checked whole, and after the first `=` (`--data=../alice`), as paths relative to the folder.
+a file of the folder is found on the organiser's PATH: allowed where it is the system's, or an interpreter
+(`python3`, `node`, `java`: referee.botspec.is_interpreter) whose installation the sandbox shows as the
+bot's runtime; any other program there (an organiser's ~/bin tool) is refused, for its installation would be
+shown too. Words are checked whole, and after the first `=` (`--data=../alice`), as paths relative to the
+folder.
 """
 
 from __future__ import annotations
@@ -19,10 +22,11 @@ from __future__ import annotations
 import enum
 import os
 import shlex
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from referee.botspec import UnknownBot
+from referee.botspec import UnknownBot, is_interpreter
 from referee.isolation import sandbox
 
 SHOWN_ANYWAY = (*sandbox.SYSTEM_FOLDERS, "/dev", "/proc", sandbox.TMP_INSIDE, sandbox.HOME_INSIDE)
@@ -46,6 +50,7 @@ def check_words(words: Sequence[str], folder: Path, what: Words) -> None:
     `folder`."""
     for position, word in enumerate(words):
         if position == 0 and _on_path(word, folder):
+            _check_program(word, what)
             continue
         for path in _paths_in(word):
             if not _kept_in(path, folder):
@@ -69,6 +74,21 @@ def check_text(text: str, folder: Path, what: Words) -> None:
 
 def _on_path(program: str, folder: Path) -> bool:
     return "/" not in program and not (folder / program).exists()
+
+
+def _check_program(program: str, what: Words) -> None:
+    """OutsideFolder for a program found on PATH that is neither the system's nor an interpreter (one found
+    nowhere is left to what runs it to refuse)."""
+    found = shutil.which(program)
+    if found is None or is_interpreter(program):
+        return
+    if all(any(_within(path, place) for place in sandbox.SYSTEM_FOLDERS) for path in {found, os.path.realpath(found)}):
+        return
+    raise OutsideFolder(
+        f"its {what}'s program {program!r} is {found}, outside its folder and the system's: a bot may run "
+        "its own programs, the system's and a language's interpreter (python3, node, java, ...); put the "
+        "program in its folder and name it relative to the folder (./NAME)"
+    )
 
 
 def _paths_in(word: str) -> list[str]:
