@@ -85,7 +85,7 @@ def _check_program(program: str, what: Words) -> None:
     if all(any(_within(path, place) for place in sandbox.SYSTEM_FOLDERS) for path in {found, os.path.realpath(found)}):
         return
     raise OutsideFolder(
-        f"its {what}'s program {program!r} is {found}, outside its folder and the system's: a bot may run "
+        f"its {what}'s program {program!r} is found outside its folder and the system's: a bot may run "
         "its own programs, the system's and a language's interpreter (python3, node, java, ...); put the "
         "program in its folder and name it relative to the folder (./NAME)"
     )
