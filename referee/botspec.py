@@ -92,6 +92,11 @@ def _program(path: Path, rest: Sequence[str]) -> tuple[str, ...]:
     return (str(path), *rest)
 
 
+def is_interpreter(program: str) -> bool:
+    """`program` (a name or a path) is a language's interpreter (python3, node, sh, java, ...)."""
+    return _INTERPRETER.fullmatch(Path(program).name) is not None
+
+
 def program_name(words: Sequence[str]) -> str:
     """The name of the program a command line runs (see the module's docstring)."""
     program = Path(words[0]).name

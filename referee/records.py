@@ -269,6 +269,12 @@ class BotSpec:
     stopped_on_timeouts: bool = True
     """False for a league's baselines (trusted programs, whose timeouts are the machine's load, not theirs):
     Limits.max_timeouts never stops them, so one slow moment does not hand a student a match of forfeits."""
+    folders: tuple[str, ...] | None = None
+    """The folders of its own the bot's sandbox shows, decided on the organiser's side: for a submission its
+    folder, or the copy its build ran in (tournaments.league.submissions). Its sandbox then shows those, the
+    system, the runtime its program needs where that lies outside them, and nothing its command's other words
+    name: they are arguments, never mounts. None: a bot the organiser named (a league file's, the command
+    line's), whose sandbox shows the folders its command names (referee.isolation.sandbox.shown_folders)."""
 
 
 @dataclass(frozen=True)

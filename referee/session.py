@@ -274,6 +274,7 @@ class Session:
         declared = participant.spec.env
         jail = self._sandbox_request if participant.spec.sandbox else None
         if jail is not None:
+            jail = dataclasses.replace(jail, own=participant.spec.folders)
             env = sandbox.bot_environment(token, declared)
         else:
             env = {**os.environ, **dict(declared), limits.ENV_ENDPOINT: self.wire.endpoint, limits.ENV_TOKEN: token}

@@ -13,12 +13,14 @@ Each sandboxed bot, with every process it starts, gets:
   has no capabilities and cannot trace, signal or read the memory of any process but its own. Without root,
   bwrap maps the organiser's uid in a user namespace of its own instead (its processes are still invisible);
 - a read-only view of the system (/usr, /etc, the /bin, /sbin, /lib* links or folders, the CPU topology in
-  /sys/devices/system/cpu) and of its own
-  program's folders (`program_folders`: the program's folder, the folder of each file its command names, its
-  interpreter's virtual environment and base installation, the SDK packages for a Python bot, and the bot's
-  `cwd` if its spec gives one); the match's own files (its work folder, logs, replays) and the organiser's
-  (MatchSpec.private_paths: a league's file and store) are masked even there (an empty folder, an unreadable
-  file);
+  /sys/devices/system/cpu) and of the folders the organiser's side decides (`shown_folders`): for a
+  submission (BotSpec.folders, SandboxRequest.own) its own folder or build copy and its program's runtime
+  where the program lies outside it (its installation, a Python's virtual environment, base installation and
+  the SDK packages), never a folder its command's words name, for they are arguments, not mounts; for a bot
+  the organiser named (a league file's, the command line's) `program_folders`: that runtime, the folder of
+  each file its command names and its `cwd` if its spec gives one. The match's own files (its work folder,
+  logs, replays) and the organiser's (MatchSpec.private_paths: a league's file and store) are masked even
+  there (an empty folder, an unreadable file);
 - a private writable /tmp and HOME (`HOME_INSIDE`), each a tmpfs of limits.MAX_TMP_BYTES, new at every start,
   and a private /dev (null, zero, random, urandom, tty, a /dev/shm tmpfs);
 - nothing else of the machine: no store, league file, replays, logs, other bots' folders, organiser's home;
@@ -473,16 +475,11 @@ def sdk_folders() -> tuple[str, ...]:
 
 
 def program_folders(command: Sequence[str], cwd: str | None) -> tuple[str, ...]:
-    """The folders a bot's command needs, outermost only, system folders left out: its program's folder and
-    installation, for a Python program its virtual environment's base and the SDK, the folder of each file its
-    arguments name (relative to its cwd) or the folder they name, and its `cwd` if set."""
+    """The folders an organiser's bot's command needs (a league file's, the command line's: the organiser typed
+    its words), outermost only, system folders left out: its program's runtime (`runtime_folders`), the folder
+    of each file its arguments name (relative to its cwd) or the folder they name, and its `cwd` if set."""
     base = cwd or os.getcwd()
-    program = command[0]
-    folders = _installation(program)
-    for prefix in list(folders):
-        folders += _venv_home(prefix)
-    if _is_python(program):
-        folders += sdk_folders()
+    folders = list(runtime_folders(command[0]))
     for word in command[1:]:
         path = os.path.abspath(os.path.join(base, word))
         if os.path.isfile(path):
@@ -491,6 +488,35 @@ def program_folders(command: Sequence[str], cwd: str | None) -> tuple[str, ...]:
             folders += _with_real(path)
     if cwd is not None:
         folders += _with_real(os.path.abspath(cwd))
+    return _outermost(folders)
+
+
+def runtime_folders(program: str) -> tuple[str, ...]:
+    """What running `program` needs besides the system: its folder and installation, and for a Python program
+    its virtual environment's base and the SDK."""
+    folders = _installation(program)
+    for prefix in list(folders):
+        folders += _venv_home(prefix)
+    if _is_python(program):
+        folders += sdk_folders()
+    return _outermost(folders)
+
+
+def shown_folders(command: Sequence[str], cwd: str | None, own: Sequence[str] | None) -> tuple[str, ...]:
+    """The folders a bot's sandbox shows besides the system and its private ones. With `own` (BotSpec.folders:
+    a submission's folder or build copy, the organiser's side's choice) exactly those, and the runtime of its
+    program where the program lies outside them (`node`, the referee's Python: found on the organiser's PATH);
+    the words after the program are arguments, never mounts, so none of them can show a classmate's folder,
+    the teacher's or the league's. Without `own` (None: the organiser's bot), `program_folders`."""
+    if own is None:
+        return program_folders(command, cwd)
+    mine = [real for folder in own for real in _with_real(os.path.abspath(folder))]
+    inside = any(_within(path, folder) for path in _with_real(command[0]) for folder in mine)
+    return _outermost([*mine, *(() if inside else runtime_folders(command[0]))])
+
+
+def _outermost(folders: Iterable[str]) -> tuple[str, ...]:
+    """The existing folders that are not system folders, each once, outermost only, in order."""
     kept = sorted({folder for folder in folders if not _system(folder) and os.path.isdir(folder)})
     return tuple(folder for folder in kept if not any(_within(folder, other) and folder != other for other in kept))
 
@@ -696,6 +722,9 @@ class SandboxRequest:
     socket: Path | None
     masked: tuple[str, ...] = ()
     writable: tuple[str, ...] = ()
+    own: tuple[str, ...] | None = None
+    """The bot's own folders (BotSpec.folders; a build's copy): what `shown_folders` shows of it. None: the
+    folders its command names (an organiser's bot)."""
 
 
 class Jail:
@@ -757,8 +786,9 @@ def confine(command: Sequence[str], cwd: str | None, request: SandboxRequest, me
     if found.problem is not None or found.bwrap is None:
         raise SandboxError(f"bots cannot be sandboxed here: {found.problem}")
     bot_limits = BotLimits(memory_bytes, limits.MAX_CPU_SECONDS, sandboxed=True, own_uid=found.own_uid)
-    command = normalised_command(command, cwd)
-    folders = program_folders(command, cwd)
+    if request.own is None:
+        command = normalised_command(command, cwd)
+    folders = shown_folders(command, cwd, request.own)
     if found.own_uid:
         check_readable(command, cwd, folders)
     jail = Jail([], _lease(found), None, bot_limits)

@@ -78,7 +78,7 @@ def resolve_submission(
     outcome, output = _build(Submission(root.name, root, None, Manifest(build=build)), run_dir)
     if not outcome.ok:
         return CheckedSubmission(argument, None, outcome.detail, root, output, outcome.folder)
-    checked = _resolved(argument, _moved(argument, root, outcome.folder), game, root)
+    checked = _resolved(argument, _moved(argument, root, outcome.folder), game, root, outcome.folder)
     return replace(checked, build_output=output, built_in=outcome.folder)
 
 
@@ -111,12 +111,15 @@ def _runnable(
     return CheckedSubmission(argument, replace(spec, named_by_hello=True), None, root, built_in=folder)
 
 
-def _resolved(argument: str, runs: str, game: str, root: Path | None) -> CheckedSubmission:
+def _resolved(argument: str, runs: str, game: str, root: Path | None, own: Path | None = None) -> CheckedSubmission:
+    """The bot `runs` names; a program of a submission folder (`root`, or its built copy `own`) sees that
+    folder alone (BotSpec.folders)."""
     try:
         spec = resolve_bot(runs, game, named_by_hello=True)
     except UnknownBot as error:
         return CheckedSubmission(argument, None, f"the bot cannot be run: {error}", root)
-    return CheckedSubmission(argument, spec, None, root)
+    seen = own or root
+    return CheckedSubmission(argument, spec if seen is None else replace(spec, folders=(str(seen),)), None, root)
 
 
 def _build(submission: Submission, run_dir: Path | None) -> tuple[BuildOutcome, str]:

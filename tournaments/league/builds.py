@@ -7,10 +7,12 @@ The build runs in a copy of the submission's folder (WORK, the league's `build_d
 LEAGUE.builds/ beside the league file), never in the folder itself: the student's folder stays as handed in
 (read-only to every bot and build), its digest is never changed by a build product, and the bot then plays
 from the copy, shown read-only. The build is `sh -c BUILD` in the sandbox a bot gets (referee.isolation.sandbox:
-no network, its own uid and limits, /usr read-only: the system's compilers and node), with the copy as its
-only writable folder, limits.BUILD_TIME_S to finish and limits.BUILD_MEMORY_MB of memory. Its output goes to
-its log (LOG_DIR/builds/NAME.log, kept with the bots' logs). Where bots cannot be sandboxed, or with
-`--no-sandbox`, it runs unsandboxed, contained as such bots are.
+no network, its own uid and limits, /usr read-only: the system's compilers and node), with the copy as the
+one folder of its own it sees, writable (its words are arguments, never folders shown to it, and a build
+whose words reach outside the submission's folder is not run: tournaments.league.folder_words),
+limits.BUILD_TIME_S to finish and limits.BUILD_MEMORY_MB of memory. Its output goes to its log
+(LOG_DIR/builds/NAME.log, kept with the bots' logs). Where bots cannot be sandboxed, or with `--no-sandbox`,
+it runs unsandboxed, contained as such bots are.
 
 A build with no network cannot download: dependencies (npm packages, Python wheels) come with the submission,
 or are installed on the machine.
@@ -37,6 +39,7 @@ from referee.isolation import sandbox as sandboxing
 from referee.isolation.process import BotProcess, BotStartError, last_output_lines
 from referee.records import BotSpec
 
+from .folder_words import OutsideFolder, Words, check_text
 from .runner import LeaguePlan
 from .submissions import IGNORED_NAMES, IGNORED_SUFFIXES, Submission, cannot_run, found_command, submission_spec
 
@@ -67,13 +70,18 @@ def build_submission(
     digest was built there. `time_s`: the longest it may take (default limits.BUILD_TIME_S)."""
     if submission.build is None:
         raise ValueError(f"{submission.name} has no build")
+    refusal = _refusal(submission.build, submission.folder)
     stamp = work.with_name(work.name + ".json")
-    reused = _reused(stamp, digest, submission.build, work, log)
+    reused = None if refusal is not None else _reused(stamp, digest, submission.build, work, log)
     if reused is not None:
         return reused
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text(f"$ {submission.build}\n", encoding="utf-8")
     jailed = sandbox and sandboxing.probe().usable
+    if refusal is not None:
+        with log.open("a", encoding="utf-8") as handle:
+            handle.write(f"\n== {refusal}\n")
+        return BuildOutcome(submission.name, False, refusal, work, log, sandboxed=jailed)
     try:
         _fresh_copy(submission.folder, work)
     except (OSError, shutil.Error) as error:
@@ -89,10 +97,20 @@ def build_submission(
     return BuildOutcome(submission.name, ok, detail, work, log, sandboxed=jailed)
 
 
+def _refusal(build: str, folder: Path) -> str | None:
+    """Why `build` is not run (a word of it reaches outside `folder`), or None."""
+    try:
+        check_text(build, folder, Words.BUILD)
+    except OutsideFolder as refused:
+        return f"the build was not run: {refused}"
+    return None
+
+
 def built_spec(submission: Submission, outcome: BuildOutcome, game: str) -> BotSpec:
     """What runs a built submission: its command in the copy, or a program that says why it cannot run."""
     if not outcome.ok:
-        return BotSpec(submission.name, cannot_run(f"{submission.name}: {outcome.detail}"), str(outcome.folder))
+        reason = cannot_run(f"{submission.name}: {outcome.detail}")
+        return BotSpec(submission.name, reason, str(outcome.folder), folders=(str(outcome.folder),))
     return submission_spec(after_build(submission, outcome), game, outcome.folder)
 
 
@@ -155,7 +173,7 @@ def _build_environment() -> dict[str, str]:
 
 def _run(build: str, work: Path, log: Path, jailed: bool, time_s: float) -> tuple[bool, str]:
     """(whether it succeeded, what happened) for `sh -c BUILD` in `work`."""
-    request = sandboxing.SandboxRequest(None, writable=(str(work),)) if jailed else None
+    request = sandboxing.SandboxRequest(None, writable=(str(work),), own=(str(work),)) if jailed else None
     environment = _build_environment() if jailed else {**os.environ, "HOME": str(work)}
     started = time.monotonic()
     try:

@@ -535,7 +535,8 @@ class _Reader:
         built (tournaments.league.builds), and until then is a program saying it is not built."""
         if sub.build is not None and sub.problem is None:
             copy = build_dir / sub.name
-            spec = BotSpec(sub.name, cannot_run(f"{sub.name}: not built (`tournament run` builds it)"), str(copy))
+            reason = cannot_run(f"{sub.name}: not built (`tournament run` builds it)")
+            spec = BotSpec(sub.name, reason, str(copy), folders=(str(copy),))
         else:
             spec = submission_spec(sub, game)
         command = sub.argument(sub.command) if sub.command else sub.build and f"(built by {sub.build!r})" or ""

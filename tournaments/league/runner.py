@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from referee.isolation.sandbox import program_folders
+from referee.isolation.sandbox import shown_folders
 from referee.records import GameRecord, MatchSpec
 
 from .executors import Executor
@@ -88,7 +88,7 @@ def _check_outputs_beside_bots(league: League, roots: list[tuple[str, Path]]) ->
         command = list(bot.spec.command)
         if not os.path.isabs(command[0]):
             command[0] = shutil.which(command[0]) or command[0]
-        for folder in program_folders(command, bot.spec.cwd):
+        for folder in shown_folders(command, bot.spec.cwd, bot.spec.folders):
             for key, root in roots:
                 if Path(folder).is_relative_to(root):
                     raise LeagueFileError(

@@ -57,6 +57,7 @@ from referee.botspec import (
 )
 from referee.records import BotSpec
 
+from .folder_words import OutsideFolder, Words, check_text, check_words
 from .keys import MANIFEST_KEYS, names
 
 MANIFEST = "bot.toml"
@@ -231,7 +232,7 @@ def submission_spec(submission: Submission, game: str, folder: Path | None = Non
     try:
         return runnable_spec(submission, game, folder)
     except UnknownBot as error:
-        return BotSpec(submission.name, cannot_run(str(error)), str(folder))
+        return BotSpec(submission.name, cannot_run(str(error)), str(folder), folders=(str(folder),))
 
 
 def runnable_spec(submission: Submission, game: str, folder: Path | None = None) -> BotSpec:
@@ -243,10 +244,29 @@ def runnable_spec(submission: Submission, game: str, folder: Path | None = None)
     if submission.command is None:
         raise UnknownBot(submission.missing_program(folder))
     try:
+        _check_command(submission.command, folder)
+    except OutsideFolder as error:
+        raise OutsideFolder(f"{submission.name}: {error}") from None
+    try:
         resolved = resolve_bot(anchored(submission.argument(submission.command), folder), game)
     except UnknownBot as error:
         raise UnknownBot(f"cannot run {submission.command!r} in {folder}: {error}") from None
-    return BotSpec(submission.name, resolved.command, str(folder))
+    return BotSpec(submission.name, resolved.command, str(folder), folders=(str(folder),))
+
+
+def _check_command(command: str, folder: Path) -> None:
+    """OutsideFolder (tournaments.league.folder_words) if `command` names a path outside `folder`: a policy's
+    file, a program path given whole, or any word of a command line."""
+    if command.startswith(STDIO_PREFIX):
+        _check_command(command[len(STDIO_PREFIX) :], folder)
+    elif command.startswith(POLICY_PREFIX):
+        check_words([policy_target(command[len(POLICY_PREFIX) :])[0]], folder, Words.COMMAND)
+    elif command in BUILT_IN_MODULES or command in (GAME_HEURISTIC, GAME_SEARCH):
+        return
+    elif (folder / command).exists():
+        check_words([command], folder, Words.COMMAND)
+    else:
+        check_text(command, folder, Words.COMMAND)
 
 
 def anchored(command: str, base: Path) -> str:
