@@ -5,8 +5,12 @@
 LocalExecutor: worker processes on this machine, each playing one match at a time, each on its own share of
 the CPUs (tournaments.league.placement: why that makes matches faster and fairer); each game's record travels
 through a multiprocessing queue to this process as soon as the game ends (so the caller can commit it before
-the match is over). Workers ignore Ctrl-C (this process stops them) and stop, killing their bot
-processes, on SIGTERM or when this process dies.
+the match is over). Matches are handed to the workers a few at a time (two per worker: the one it plays and
+the next), the next as one ends, so a league of any size queues only a few. Workers ignore Ctrl-C (this process
+stops them) and stop, killing their bot processes, on SIGTERM or when this process dies. On an interrupt (or a
+failed match) this process drops the matches not yet started, SIGTERMs the workers and takes in the games they
+had finished while they stop; a worker still running after a few seconds, or any once a second interrupt
+arrives, is killed with its bots at once.
 
 DaskExecutor: one task per match on a Dask cluster (`pip install 'card-referee[dask]'`); game records come
 back through a distributed Queue as each game ends. Workers run the bots' commands as resolved here
@@ -30,6 +34,7 @@ import time
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
+from multiprocessing.queues import SimpleQueue
 from typing import Any
 
 from referee.errors import EnvironmentProblem
@@ -45,6 +50,9 @@ MatchRunner = Callable[..., MatchRecord]
 """run_match or a stand-in with its signature: runner(spec, on_game=callback) -> MatchRecord."""
 
 _POLL_S = 0.2
+_QUEUED_PER_WORKER = 2
+"""Matches handed to the workers at a time, per worker: the one it plays and the next, so none waits for this
+process between matches."""
 _PARENT_CHECK_S = 0.5
 _STOP_GRACE_S = 5.0
 _CONNECT_TIMEOUT_S = 10.0
@@ -88,23 +96,48 @@ class LocalExecutor(Executor):
         if not specs:
             return
         context = multiprocessing.get_context("spawn")
-        tasks: multiprocessing.Queue[MatchSpec | None] = context.Queue()
+        tasks: SimpleQueue[MatchSpec | None] = context.SimpleQueue()
         results: multiprocessing.Queue[tuple[Any, ...]] = context.Queue()
-        for spec in specs:
-            tasks.put(spec)
         workers = [
             context.Process(target=_work, args=(tasks, results, self.runner, os.getpid(), cpus), daemon=True)
             for cpus in self.cpu_shares(min(self.concurrency, len(specs)))
         ]
-        for _ in workers:
-            tasks.put(None)
+        submissions = _Submissions(tasks, specs, len(workers))
         try:
             _start(workers)
-            _collect(results, workers, len(specs), on_game)
+            submissions.submit(_QUEUED_PER_WORKER * len(workers))
+            _collect(results, workers, submissions, on_game)
             for worker in workers:
                 worker.join(_STOP_GRACE_S)
         finally:
-            _stop(workers)
+            _stop(workers, results, on_game)
+
+
+class _Submissions:
+    """The specs not yet handed to the workers, put on `tasks` a few at a time; after the last, one sentinel
+    per worker. However large the league, the pipe holds only the few put ahead (a put waits for a worker to
+    read when they fill it). Being a SimpleQueue, it has no feeder thread: none is left at exit pushing specs
+    to workers that are gone (which made a stopped league hang), nor dying halfway through its cleanup."""
+
+    def __init__(self, tasks: SimpleQueue[MatchSpec | None], specs: Sequence[MatchSpec], workers: int):
+        self._tasks = tasks
+        self._waiting = iter(specs)
+        self._sentinels = workers
+        self.count = len(specs)
+
+    def submit(self, count: int = 1) -> None:
+        """Hand the workers up to `count` more specs (the sentinels once there are none left)."""
+        for _ in range(count):
+            spec = next(self._waiting, None)
+            if spec is None:
+                self._end()
+                return
+            self._tasks.put(spec)
+
+    def _end(self) -> None:
+        for _ in range(self._sentinels):
+            self._tasks.put(None)
+        self._sentinels = 0
 
 
 def _start(workers: Sequence[multiprocessing.process.BaseProcess]) -> None:
@@ -117,27 +150,30 @@ def _start(workers: Sequence[multiprocessing.process.BaseProcess]) -> None:
 
 
 @contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """Ignore SIGINT for the few milliseconds of starting the workers: they inherit the disposition, so a
-    Ctrl-C during their seconds of start-up is ignored there instead of printing their tracebacks."""
+def _sigint_ignored(*others: signal.Signals) -> Iterator[None]:
+    """Ignore SIGINT (and `others`) for the few milliseconds of starting the workers: they inherit the
+    disposition, so a Ctrl-C during their seconds of start-up is ignored there instead of printing their
+    tracebacks. Also for the few milliseconds of killing the workers, which a further interrupt must not cut
+    short."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in (signal.SIGINT, *others)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _collect(
     results: multiprocessing.Queue[tuple[Any, ...]],
     workers: Sequence[multiprocessing.process.BaseProcess],
-    matches: int,
+    submissions: _Submissions,
     on_game: GameSink,
 ) -> None:
     finished = 0
-    while finished < matches:
+    while finished < submissions.count:
         try:
             message = results.get(timeout=_POLL_S)
         except queue.Empty:
@@ -145,34 +181,85 @@ def _collect(
             if dead:
                 raise ExecutorError(f"a worker process died (exit code {dead[0].exitcode})") from None
             if all(worker.exitcode is not None for worker in workers):
-                raise ExecutorError(f"the workers ended with {matches - finished} match(es) unreported") from None
+                unreported = submissions.count - finished
+                raise ExecutorError(f"the workers ended with {unreported} match(es) unreported") from None
             continue
         kind = message[0]
         if kind == "game":
             on_game(message[1])
         elif kind == "done":
             finished += 1
+            submissions.submit()
         else:
             raise ExecutorError(f"match {message[1]} failed: {message[2]}")
 
 
-def _stop(workers: Sequence[multiprocessing.process.BaseProcess]) -> None:
-    """SIGTERM each live worker (it kills its bots and exits), then SIGKILL what is left after a grace. Workers
-    never started (a start that failed) are skipped."""
+def _stop(
+    workers: Sequence[multiprocessing.process.BaseProcess],
+    results: multiprocessing.Queue[tuple[Any, ...]],
+    on_game: GameSink,
+) -> None:
+    """SIGTERM each live worker (it kills its bots and exits), handing `on_game` every game they had finished
+    while they stop; then kill what is left after a grace, or at once when an interrupt (a second Ctrl-C)
+    cuts the wait short. Workers never started (a start that failed) are skipped."""
     workers = [worker for worker in workers if worker.pid is not None]
-    for worker in workers:
-        if worker.is_alive():
-            worker.terminate()
+    try:
+        for worker in workers:
+            if worker.is_alive():
+                worker.terminate()
+        if _take_in_while_stopping(workers, results, on_game):
+            _take_in_rest(results, on_game)
+    finally:
+        with _sigint_ignored(signal.SIGTERM):
+            _kill(workers)
+
+
+def _take_in_while_stopping(
+    workers: Sequence[multiprocessing.process.BaseProcess],
+    results: multiprocessing.Queue[tuple[Any, ...]],
+    on_game: GameSink,
+) -> bool:
+    """Hand `on_game` the games the stopping workers report (each sends what it has finished before it exits,
+    so it exits only while this reads); True when they have all exited by themselves within the grace. False
+    at once if one was killed by a signal: it may have died halfway through a message, which no read ends."""
     deadline = time.monotonic() + _STOP_GRACE_S
+    while any(worker.is_alive() for worker in workers):
+        if time.monotonic() > deadline or _any_killed(workers):
+            return False
+        with contextlib.suppress(queue.Empty):
+            _take_in(results.get(timeout=_POLL_S), on_game)
+    return not _any_killed(workers)
+
+
+def _any_killed(workers: Sequence[multiprocessing.process.BaseProcess]) -> bool:
+    return any(worker.exitcode is not None and worker.exitcode < 0 for worker in workers)
+
+
+def _take_in_rest(results: multiprocessing.Queue[tuple[Any, ...]], on_game: GameSink) -> None:
+    """What the workers left in the queue: whole messages, as each flushed its queue before it exited."""
+    with contextlib.suppress(queue.Empty):
+        while True:
+            _take_in(results.get_nowait(), on_game)
+
+
+def _take_in(message: tuple[Any, ...], on_game: GameSink) -> None:
+    if message[0] == "game":
+        on_game(message[1])
+
+
+def _kill(workers: Sequence[multiprocessing.process.BaseProcess]) -> None:
+    """Kill every worker still alive, its bots first (with their sessions: a bot's own children too)."""
+    alive = {worker.pid for worker in workers if worker.is_alive()}
+    if alive:
+        kill_with_sessions(process.pid for process in live_processes() if process.ppid in alive)
     for worker in workers:
-        worker.join(max(0.0, deadline - time.monotonic()))
         if worker.is_alive():
             worker.kill()
-            worker.join()
+        worker.join()
 
 
 def _work(
-    tasks: multiprocessing.Queue[MatchSpec | None],
+    tasks: SimpleQueue[MatchSpec | None],
     results: multiprocessing.Queue[tuple[Any, ...]],
     runner: MatchRunner,
     parent: int,
