@@ -29,6 +29,7 @@ import os
 import pickle
 import queue
 import signal
+import sys
 import threading
 import time
 import uuid
@@ -272,6 +273,7 @@ def _work(
     pin(cpus)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit_on_signal)
+    sys.unraisablehook = _raise_stop_again
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
     try:
         while (spec := tasks.get()) is not None:
@@ -293,10 +295,34 @@ def _describe(error: Exception) -> str:
     return str(error) if isinstance(error, OSError) else f"{type(error).__name__}: {error}"
 
 
+class _Stopping(SystemExit):
+    """The stop signal, raised in a worker's main thread."""
+
+
 def _exit_on_signal(signum: int, frame: object) -> None:
     """Raise SystemExit in the worker's main thread, so the match's cleanup kills its bot processes."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    raise SystemExit(128 + signum)
+    raise _Stopping(128 + signum)
+
+
+def _raise_stop_again(unraisable: Any) -> None:
+    """A worker's sys.unraisablehook. A stop signal that arrives where no exception can leave (a hook that runs
+    around the fork of a bot starting, a finalizer) is swallowed there, and the worker, now ignoring the
+    signal, would play on until it is killed: the signal is sent again, a moment later, from another thread
+    (sent from here, it would be raised inside this hook and swallowed again)."""
+    if not isinstance(unraisable.exc_value, _Stopping):
+        sys.__unraisablehook__(unraisable)
+        return
+    signal.signal(signal.SIGTERM, _exit_on_signal)
+    again = threading.Timer(_POLL_S, _stop_again)
+    again.daemon = True
+    again.start()
+
+
+def _stop_again() -> None:
+    """Send the stop signal again, unless the worker is already past it (in its last cleanup)."""
+    if signal.getsignal(signal.SIGTERM) is _exit_on_signal:
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _kill_leftover_children() -> None:
