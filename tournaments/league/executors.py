@@ -5,12 +5,12 @@
 LocalExecutor: worker processes on this machine, each playing one match at a time, each on its own share of
 the CPUs (tournaments.league.placement: why that makes matches faster and fairer); each game's record travels
 through a multiprocessing queue to this process as soon as the game ends (so the caller can commit it before
-the match is over). Matches are handed to the workers a few at a time (two per worker: the one it plays and
-the next), the next as one ends, so a league of any size queues only a few. Workers ignore Ctrl-C (this process
-stops them) and stop, killing their bot processes, on SIGTERM or when this process dies. On an interrupt (or a
-failed match) this process drops the matches not yet started, SIGTERMs the workers and takes in the games they
-had finished while they stop; a worker still running after a few seconds, or any once a second interrupt
-arrives, is killed with its bots at once.
+the match is over). A worker asks for a match when it has started and each time it has played one, and is
+handed one then, so a league of any size queues at most one match per idle worker. Workers ignore Ctrl-C
+(this process stops them) and stop, killing their bot processes, on SIGTERM or when this process dies. On an
+interrupt (or a failed match) this process drops the matches not yet started, SIGTERMs the workers and takes
+in the games they had finished while they stop; a worker still running after a few seconds, or any once a
+second interrupt arrives, is killed with its bots at once.
 
 DaskExecutor: one task per match on a Dask cluster (`pip install 'card-referee[dask]'`); game records come
 back through a distributed Queue as each game ends. Workers run the bots' commands as resolved here
@@ -51,9 +51,6 @@ MatchRunner = Callable[..., MatchRecord]
 """run_match or a stand-in with its signature: runner(spec, on_game=callback) -> MatchRecord."""
 
 _POLL_S = 0.2
-_QUEUED_PER_WORKER = 2
-"""Matches handed to the workers at a time, per worker: the one it plays and the next, so none waits for this
-process between matches."""
 _PARENT_CHECK_S = 0.5
 _STOP_GRACE_S = 5.0
 _CONNECT_TIMEOUT_S = 10.0
@@ -103,10 +100,9 @@ class LocalExecutor(Executor):
             context.Process(target=_work, args=(tasks, results, self.runner, os.getpid(), cpus), daemon=True)
             for cpus in self.cpu_shares(min(self.concurrency, len(specs)))
         ]
-        submissions = _Submissions(tasks, specs, len(workers))
+        submissions = _Submissions(tasks, specs)
         try:
             _start(workers)
-            submissions.submit(_QUEUED_PER_WORKER * len(workers))
             _collect(results, workers, submissions, on_game)
             for worker in workers:
                 worker.join(_STOP_GRACE_S)
@@ -115,30 +111,20 @@ class LocalExecutor(Executor):
 
 
 class _Submissions:
-    """The specs not yet handed to the workers, put on `tasks` a few at a time; after the last, one sentinel
-    per worker. However large the league, the pipe holds only the few put ahead (a put waits for a worker to
-    read when they fill it). Being a SimpleQueue, it has no feeder thread: none is left at exit pushing specs
-    to workers that are gone (which made a stopped league hang), nor dying halfway through its cleanup."""
+    """The specs not yet handed to the workers, put on `tasks` one each time a worker asks (when it has
+    started, and after each match); once they are all handed out, a sentinel, which ends the worker that asked.
+    The pipe so holds at most one spec per idle worker, however large the league. Being a SimpleQueue, it has
+    no feeder thread: none is left at exit pushing specs to workers that are gone (which made a stopped league
+    hang), nor dying halfway through its cleanup."""
 
-    def __init__(self, tasks: SimpleQueue[MatchSpec | None], specs: Sequence[MatchSpec], workers: int):
+    def __init__(self, tasks: SimpleQueue[MatchSpec | None], specs: Sequence[MatchSpec]):
         self._tasks = tasks
         self._waiting = iter(specs)
-        self._sentinels = workers
         self.count = len(specs)
 
-    def submit(self, count: int = 1) -> None:
-        """Hand the workers up to `count` more specs (the sentinels once there are none left)."""
-        for _ in range(count):
-            spec = next(self._waiting, None)
-            if spec is None:
-                self._end()
-                return
-            self._tasks.put(spec)
-
-    def _end(self) -> None:
-        for _ in range(self._sentinels):
-            self._tasks.put(None)
-        self._sentinels = 0
+    def submit(self) -> None:
+        """Hand the worker that asked its next spec, or the sentinel."""
+        self._tasks.put(next(self._waiting, None))
 
 
 def _start(workers: Sequence[multiprocessing.process.BaseProcess]) -> None:
@@ -188,6 +174,8 @@ def _collect(
         kind = message[0]
         if kind == "game":
             on_game(message[1])
+        elif kind == "ready":
+            submissions.submit()
         elif kind == "done":
             finished += 1
             submissions.submit()
@@ -266,15 +254,17 @@ def _work(
     parent: int,
     cpus: CpuSet | None = None,
 ) -> None:
-    """A worker process: play matches from `tasks` until the sentinel, reporting every game on `results`. A
-    match that fails ends the worker (the caller stops the run at the first failure): it starts no more bots
-    while it is being stopped, and its last cleanup is not cut short by the stop signal."""
+    """A worker process: play matches from `tasks` until the sentinel, asking for each (`ready` at first, then
+    `done` with the match played) and reporting every game on `results`. A match that fails ends the worker
+    (the caller stops the run at the first failure): it starts no more bots while it is being stopped, and its
+    last cleanup is not cut short by the stop signal."""
     raise_open_files_limit()
     pin(cpus)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit_on_signal)
     sys.unraisablehook = _raise_stop_again
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    results.put(("ready",))
     try:
         while (spec := tasks.get()) is not None:
             try:
