@@ -7,6 +7,11 @@ while their match is still running. A match whose id contains "fail" raises afte
 
 `placement_runner` plays like `scripted_runner` without pacing, and first writes into the spec's log_dir the
 CPUs its worker may use and those of a process the worker starts (as a bot would be started).
+
+`fork_hook_runner` hands over its first game, then forks (as a bot starts: BotProcess gives Popen a
+preexec_fn, which runs the fork hooks) with a hook around the fork that marks IN_FORK_HOOK in the spec's
+log_dir and waits there, so that a stop signal sent then arrives where Python swallows exceptions. Were the
+worker to play on, it would mark PLAYED_ON a few seconds later.
 """
 
 from __future__ import annotations
@@ -79,3 +84,31 @@ def placement_runner(spec: MatchSpec, on_game: Callable[[GameRecord], None] | No
     placement = {"worker": os.getpid(), "cpus": sorted(os.sched_getaffinity(0)), "child": json.loads(child.stdout)}
     (Path(str(spec.log_dir)) / f"{spec.match_id}.cpus.json").write_text(json.dumps(placement))
     return scripted_runner(replace(spec, log_dir=None), on_game)
+
+
+IN_FORK_HOOK = "in-fork-hook"
+PLAYED_ON = "played-on"
+FORK_HOOK_WAIT_S = 10.0
+PLAYING_S = 3.0
+"""The game the runner plays after the fork: longer than a stopping worker takes to raise a swallowed stop
+again, shorter than the grace after which the executor kills it."""
+
+
+def fork_hook_runner(spec: MatchSpec, on_game: Callable[[GameRecord], None] | None = None) -> MatchRecord:
+    folder = Path(str(spec.log_dir))
+    first = record_for(spec, spec.games[0])
+    if on_game is not None:
+        on_game(first)
+
+    def wait_in_hook() -> None:
+        (folder / IN_FORK_HOOK).touch()
+        time.sleep(FORK_HOOK_WAIT_S)
+
+    os.register_at_fork(after_in_parent=wait_in_hook)
+    child = os.fork()
+    if child == 0:
+        os._exit(0)
+    os.waitpid(child, 0)
+    time.sleep(PLAYING_S)
+    (folder / PLAYED_ON).touch()
+    return MatchRecord(spec, (first,))

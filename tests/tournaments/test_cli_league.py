@@ -16,7 +16,9 @@ import pytest
 from click.testing import CliRunner
 
 from referee.deals import DealKey
+from referee.isolation.proctable import live_processes
 from tournaments.cli import main
+from tournaments.league.store import LeagueStore
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -215,6 +217,102 @@ def test_sigkill_at_random_moments_then_rerun_leaves_exactly_the_schedule(tmp_pa
         "every rerun deals from the stored key"
     )
     assert counts == sorted(counts), "a killed run never loses a committed game"
+
+
+HUNDRED_MATCHES = 100
+
+
+def hundred_match_league(folder: Path) -> tuple[Path, Path]:
+    """A league of 100 two-seat matches (two games each) of the deterministic heuristic bot under 15 names, so
+    that the same deals give the same results however a run is stopped and resumed; its bots run in
+    `folder`/bots. More matches than the executor's pipe could hold at once."""
+    bots = folder / "bots"
+    bots.mkdir(parents=True)
+    lines = ['game = "scout"', "players = 2", "seed = 5", f"max_tables = {HUNDRED_MATCHES}"]
+    for number in range(15):
+        lines += ["[[bots]]", f'name = "bot{number:02d}"', 'command = "heuristic"', 'cwd = "bots"']
+    league = folder / "league.toml"
+    league.write_text("\n".join(lines) + "\n")
+    return league, bots
+
+
+def keyed_store(path: Path, template: Path) -> Path:
+    """A store holding only the deal key of `template`: leagues played into either are dealt the same deals."""
+    path.write_bytes(template.read_bytes())
+    return path
+
+
+def store_contents(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    """What a run stored: every game with its deal, every seat's result, every fault."""
+    queries = {
+        "matches": "SELECT match_id, bots, games FROM matches",
+        "games": "SELECT match_id, game_index, seed, isolation FROM games",
+        "seats": "SELECT match_id, game_index, seat, bot, rank, score, forfeited FROM seats",
+        "faults": "SELECT match_id, game_index, seat, bot, kind, cause FROM faults",
+    }
+    with sqlite3.connect(db) as connection:
+        return {name: sorted(connection.execute(query).fetchall()) for name, query in queries.items()}
+
+
+def session_processes(session: int) -> list[int]:
+    """Live processes of `session` (a stopped run's own session: its executor's workers)."""
+    return [process.pid for process in live_processes() if process.session == session]
+
+
+@pytest.fixture(scope="module")
+def clean_hundred(tmp_path_factory) -> tuple[Path, dict[str, list[tuple[object, ...]]]]:
+    """The template store (only a deal key) and what an uninterrupted run of the 100-match league stores."""
+    folder = tmp_path_factory.mktemp("clean")
+    league, _ = hundred_match_league(folder)
+    template = folder / "template.sqlite"
+    with LeagueStore(template) as store:
+        store.deal_key()
+    db = keyed_store(folder / "clean.sqlite", template)
+    command = referee_command(
+        "tournament", "run", str(league), "--db", str(db), "-j", "2", "--no-sandbox", "--bootstrap", "0"
+    )
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert completed.returncode == 0, completed.stderr
+    contents = store_contents(db)
+    assert len(contents["matches"]) == HUNDRED_MATCHES and len(contents["games"]) == 2 * HUNDRED_MATCHES
+    return template, contents
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["ctrl-c", "sigterm"])
+def test_a_stopped_hundred_match_league_exits_at_once_and_resumes_to_the_clean_runs_games(
+    tmp_path: Path, clean_hundred, signum: signal.Signals, status: int
+) -> None:
+    template, clean = clean_hundred
+    league, bots = hundred_match_league(tmp_path)
+    db = keyed_store(tmp_path / "stopped.sqlite", template)
+    command = referee_command(
+        "tournament", "run", str(league), "--db", str(db), "-j", "2", "--no-sandbox", "--bootstrap", "0"
+    )
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while len(stored_games(db)) < 10:
+            assert time.monotonic() < deadline and process.poll() is None, process.communicate()
+            time.sleep(0.05)
+        process.send_signal(signum)
+        sent = time.monotonic()
+        _, errors = process.communicate(timeout=60)
+        stopped_in = time.monotonic() - sent
+    finally:
+        process.kill()
+    print(f"{signum.name}: exited {stopped_in:.2f} s after the signal, {len(stored_games(db))} games stored")
+    assert process.returncode == status, errors
+    assert "Traceback" not in errors and "Exception ignored" not in errors and "leaked" not in errors, errors
+    assert "Resume with: referee tournament run" in errors
+    assert wait_until_gone(bots) == [], "bot processes outlived the stopped run"
+    assert session_processes(process.pid) == [], "worker processes outlived the stopped run"
+    assert len(stored_games(db)) < 2 * HUNDRED_MATCHES, "the run ended before the signal stopped it"
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    assert store_contents(db) == clean
 
 
 def test_run_on_a_dask_scheduler(write_league) -> None:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import multiprocessing
 import sys
+import time
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from fake_runner import ack_path, placement_runner, scripted_runner
+from fake_runner import IN_FORK_HOOK, PLAYED_ON, ack_path, fork_hook_runner, placement_runner, scripted_runner
 
 from referee.deals import DealKey
 from referee.match import run_match
@@ -69,6 +70,28 @@ def test_interrupt_in_the_caller_stops_every_worker(specs, tmp_path: Path) -> No
     with pytest.raises(KeyboardInterrupt):
         LocalExecutor(2, runner=scripted_runner).run(paced, interrupt)
     assert not multiprocessing.active_children()
+
+
+def test_a_stop_signal_that_lands_in_a_fork_hook_still_stops_the_worker(specs, tmp_path: Path, capfd) -> None:
+    """Python swallows an exception raised in a hook around a fork (as when a bot starts), and the worker,
+    ignoring its stop signal from then on, would play on until it was killed, printing the swallowed exit."""
+
+    def interrupt_in_the_hook(record: GameRecord) -> None:
+        _wait_for_file(tmp_path / IN_FORK_HOOK)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        LocalExecutor(1, runner=fork_hook_runner).run([replace(specs[0], log_dir=str(tmp_path))], interrupt_in_the_hook)
+    assert not multiprocessing.active_children()
+    assert not (tmp_path / PLAYED_ON).exists(), "the worker played on after its stop signal"
+    assert "Exception ignored" not in capfd.readouterr().err
+
+
+def _wait_for_file(path: Path) -> None:
+    deadline = time.monotonic() + 60
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path.name} never appeared"
+        time.sleep(0.01)
 
 
 def test_local_pool_plays_real_matches(write_league) -> None:

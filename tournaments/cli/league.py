@@ -148,9 +148,10 @@ def run_command(
     options or the limits is refused. A bot whose command or program changed is held (its games kept, its
     missing ones waiting) and named; --replay-changed replays its matches with the new program (as
     `referee tournament forget` then a run would). Submission folders with a build in their bot.toml are
-    built first (their output in LOG_DIR/builds/NAME.log). Ctrl-C stops cleanly (the bots are stopped,
-    finished games are kept). Progress, with the ETA and the current leader, goes to stderr. Replays go to
-    the league's replay_dir (--replay-format html writes each game as a page to step through there).
+    built first (their output in LOG_DIR/builds/NAME.log). Ctrl-C or SIGTERM stops cleanly within seconds
+    (the bots are stopped, finished games are kept; exit 130 or 143). Progress, with the ETA and the current
+    leader, goes to stderr. Replays go to the league's replay_dir (--replay-format html writes each game as a
+    page to step through there).
 
     With --until-settled (or until_settled = true in the file) the schedule is the floor of games for every bot;
     then each round gives every open adjacent pair of the table matches that add about a quarter to the games

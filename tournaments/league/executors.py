@@ -5,8 +5,12 @@
 LocalExecutor: worker processes on this machine, each playing one match at a time, each on its own share of
 the CPUs (tournaments.league.placement: why that makes matches faster and fairer); each game's record travels
 through a multiprocessing queue to this process as soon as the game ends (so the caller can commit it before
-the match is over). Workers ignore Ctrl-C (this process stops them) and stop, killing their bot
-processes, on SIGTERM or when this process dies.
+the match is over). A worker asks for a match when it has started and each time it has played one, and is
+handed one then, so a league of any size queues at most one match per idle worker. Workers ignore Ctrl-C
+(this process stops them) and stop, killing their bot processes, on SIGTERM or when this process dies. On an
+interrupt (or a failed match) this process drops the matches not yet started, SIGTERMs the workers and takes
+in the games they had finished while they stop; a worker still running after a few seconds, or any once a
+second interrupt arrives, is killed with its bots at once.
 
 DaskExecutor: one task per match on a Dask cluster (`pip install 'card-referee[dask]'`); game records come
 back through a distributed Queue as each game ends. Workers run the bots' commands as resolved here
@@ -25,11 +29,13 @@ import os
 import pickle
 import queue
 import signal
+import sys
 import threading
 import time
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
+from multiprocessing.queues import SimpleQueue
 from typing import Any
 
 from protocol.errors import EnvironmentProblem
@@ -88,23 +94,37 @@ class LocalExecutor(Executor):
         if not specs:
             return
         context = multiprocessing.get_context("spawn")
-        tasks: multiprocessing.Queue[MatchSpec | None] = context.Queue()
+        tasks: SimpleQueue[MatchSpec | None] = context.SimpleQueue()
         results: multiprocessing.Queue[tuple[Any, ...]] = context.Queue()
-        for spec in specs:
-            tasks.put(spec)
         workers = [
             context.Process(target=_work, args=(tasks, results, self.runner, os.getpid(), cpus), daemon=True)
             for cpus in self.cpu_shares(min(self.concurrency, len(specs)))
         ]
-        for _ in workers:
-            tasks.put(None)
+        submissions = _Submissions(tasks, specs)
         try:
             _start(workers)
-            _collect(results, workers, len(specs), on_game)
+            _collect(results, workers, submissions, on_game)
             for worker in workers:
                 worker.join(_STOP_GRACE_S)
         finally:
-            _stop(workers)
+            _stop(workers, results, on_game)
+
+
+class _Submissions:
+    """The specs not yet handed to the workers, put on `tasks` one each time a worker asks (when it has
+    started, and after each match); once they are all handed out, a sentinel, which ends the worker that asked.
+    The pipe so holds at most one spec per idle worker, however large the league. Being a SimpleQueue, it has
+    no feeder thread: none is left at exit pushing specs to workers that are gone (which made a stopped league
+    hang), nor dying halfway through its cleanup."""
+
+    def __init__(self, tasks: SimpleQueue[MatchSpec | None], specs: Sequence[MatchSpec]):
+        self._tasks = tasks
+        self._waiting = iter(specs)
+        self.count = len(specs)
+
+    def submit(self) -> None:
+        """Hand the worker that asked its next spec, or the sentinel."""
+        self._tasks.put(next(self._waiting, None))
 
 
 def _start(workers: Sequence[multiprocessing.process.BaseProcess]) -> None:
@@ -117,27 +137,30 @@ def _start(workers: Sequence[multiprocessing.process.BaseProcess]) -> None:
 
 
 @contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """Ignore SIGINT for the few milliseconds of starting the workers: they inherit the disposition, so a
-    Ctrl-C during their seconds of start-up is ignored there instead of printing their tracebacks."""
+def _sigint_ignored(*others: signal.Signals) -> Iterator[None]:
+    """Ignore SIGINT (and `others`) for the few milliseconds of starting the workers: they inherit the
+    disposition, so a Ctrl-C during their seconds of start-up is ignored there instead of printing their
+    tracebacks. Also for the few milliseconds of killing the workers, which a further interrupt must not cut
+    short."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in (signal.SIGINT, *others)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _collect(
     results: multiprocessing.Queue[tuple[Any, ...]],
     workers: Sequence[multiprocessing.process.BaseProcess],
-    matches: int,
+    submissions: _Submissions,
     on_game: GameSink,
 ) -> None:
     finished = 0
-    while finished < matches:
+    while finished < submissions.count:
         try:
             message = results.get(timeout=_POLL_S)
         except queue.Empty:
@@ -145,47 +168,103 @@ def _collect(
             if dead:
                 raise ExecutorError(f"a worker process died (exit code {dead[0].exitcode})") from None
             if all(worker.exitcode is not None for worker in workers):
-                raise ExecutorError(f"the workers ended with {matches - finished} match(es) unreported") from None
+                unreported = submissions.count - finished
+                raise ExecutorError(f"the workers ended with {unreported} match(es) unreported") from None
             continue
         kind = message[0]
         if kind == "game":
             on_game(message[1])
+        elif kind == "ready":
+            submissions.submit()
         elif kind == "done":
             finished += 1
+            submissions.submit()
         else:
             raise ExecutorError(f"match {message[1]} failed: {message[2]}")
 
 
-def _stop(workers: Sequence[multiprocessing.process.BaseProcess]) -> None:
-    """SIGTERM each live worker (it kills its bots and exits), then SIGKILL what is left after a grace. Workers
-    never started (a start that failed) are skipped."""
+def _stop(
+    workers: Sequence[multiprocessing.process.BaseProcess],
+    results: multiprocessing.Queue[tuple[Any, ...]],
+    on_game: GameSink,
+) -> None:
+    """SIGTERM each live worker (it kills its bots and exits), handing `on_game` every game they had finished
+    while they stop; then kill what is left after a grace, or at once when an interrupt (a second Ctrl-C)
+    cuts the wait short. Workers never started (a start that failed) are skipped."""
     workers = [worker for worker in workers if worker.pid is not None]
-    for worker in workers:
-        if worker.is_alive():
-            worker.terminate()
+    try:
+        for worker in workers:
+            if worker.is_alive():
+                worker.terminate()
+        if _take_in_while_stopping(workers, results, on_game):
+            _take_in_rest(results, on_game)
+    finally:
+        with _sigint_ignored(signal.SIGTERM):
+            _kill(workers)
+
+
+def _take_in_while_stopping(
+    workers: Sequence[multiprocessing.process.BaseProcess],
+    results: multiprocessing.Queue[tuple[Any, ...]],
+    on_game: GameSink,
+) -> bool:
+    """Hand `on_game` the games the stopping workers report (each sends what it has finished before it exits,
+    so it exits only while this reads); True when they have all exited by themselves within the grace. False
+    at once if one was killed by a signal: it may have died halfway through a message, which no read ends."""
     deadline = time.monotonic() + _STOP_GRACE_S
+    while any(worker.is_alive() for worker in workers):
+        if time.monotonic() > deadline or _any_killed(workers):
+            return False
+        with contextlib.suppress(queue.Empty):
+            _take_in(results.get(timeout=_POLL_S), on_game)
+    return not _any_killed(workers)
+
+
+def _any_killed(workers: Sequence[multiprocessing.process.BaseProcess]) -> bool:
+    return any(worker.exitcode is not None and worker.exitcode < 0 for worker in workers)
+
+
+def _take_in_rest(results: multiprocessing.Queue[tuple[Any, ...]], on_game: GameSink) -> None:
+    """What the workers left in the queue: whole messages, as each flushed its queue before it exited."""
+    with contextlib.suppress(queue.Empty):
+        while True:
+            _take_in(results.get_nowait(), on_game)
+
+
+def _take_in(message: tuple[Any, ...], on_game: GameSink) -> None:
+    if message[0] == "game":
+        on_game(message[1])
+
+
+def _kill(workers: Sequence[multiprocessing.process.BaseProcess]) -> None:
+    """Kill every worker still alive, its bots first (with their sessions: a bot's own children too)."""
+    alive = {worker.pid for worker in workers if worker.is_alive()}
+    if alive:
+        kill_with_sessions(process.pid for process in live_processes() if process.ppid in alive)
     for worker in workers:
-        worker.join(max(0.0, deadline - time.monotonic()))
         if worker.is_alive():
             worker.kill()
-            worker.join()
+        worker.join()
 
 
 def _work(
-    tasks: multiprocessing.Queue[MatchSpec | None],
+    tasks: SimpleQueue[MatchSpec | None],
     results: multiprocessing.Queue[tuple[Any, ...]],
     runner: MatchRunner,
     parent: int,
     cpus: CpuSet | None = None,
 ) -> None:
-    """A worker process: play matches from `tasks` until the sentinel, reporting every game on `results`. A
-    match that fails ends the worker (the caller stops the run at the first failure): it starts no more bots
-    while it is being stopped, and its last cleanup is not cut short by the stop signal."""
+    """A worker process: play matches from `tasks` until the sentinel, asking for each (`ready` at first, then
+    `done` with the match played) and reporting every game on `results`. A match that fails ends the worker
+    (the caller stops the run at the first failure): it starts no more bots while it is being stopped, and its
+    last cleanup is not cut short by the stop signal."""
     raise_open_files_limit()
     pin(cpus)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit_on_signal)
+    sys.unraisablehook = _raise_stop_again
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    results.put(("ready",))
     try:
         while (spec := tasks.get()) is not None:
             try:
@@ -206,10 +285,34 @@ def _describe(error: Exception) -> str:
     return str(error) if isinstance(error, OSError) else f"{type(error).__name__}: {error}"
 
 
+class _Stopping(SystemExit):
+    """The stop signal, raised in a worker's main thread."""
+
+
 def _exit_on_signal(signum: int, frame: object) -> None:
     """Raise SystemExit in the worker's main thread, so the match's cleanup kills its bot processes."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    raise SystemExit(128 + signum)
+    raise _Stopping(128 + signum)
+
+
+def _raise_stop_again(unraisable: Any) -> None:
+    """A worker's sys.unraisablehook. A stop signal that arrives where no exception can leave (a hook that runs
+    around the fork of a bot starting, a finalizer) is swallowed there, and the worker, now ignoring the
+    signal, would play on until it is killed: the signal is sent again, a moment later, from another thread
+    (sent from here, it would be raised inside this hook and swallowed again)."""
+    if not isinstance(unraisable.exc_value, _Stopping):
+        sys.__unraisablehook__(unraisable)
+        return
+    signal.signal(signal.SIGTERM, _exit_on_signal)
+    again = threading.Timer(_POLL_S, _stop_again)
+    again.daemon = True
+    again.start()
+
+
+def _stop_again() -> None:
+    """Send the stop signal again, unless the worker is already past it (in its last cleanup)."""
+    if signal.getsignal(signal.SIGTERM) is _exit_on_signal:
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _kill_leftover_children() -> None:
