@@ -79,7 +79,20 @@ def _wait_for(path: Path) -> None:
 _PRINT_CPUS = "import json, os; print(json.dumps(sorted(os.sched_getaffinity(0))))"
 
 
+PLACEMENT_WORKERS = 2
+ARRIVAL_WAIT_S = 60.0
+"""How long a worker waits for the other to arrive: a bound that only catches a hang."""
+
+
 def placement_runner(spec: MatchSpec, on_game: Callable[[GameRecord], None] | None = None) -> MatchRecord:
+    """Writes where its worker and its child may run. A worker's first match waits until both workers have
+    one, so that each plays at least one however slowly the other starts (a worker asks for a match only when
+    it is free)."""
+    folder = Path(str(spec.log_dir))
+    (folder / f"arrived-{os.getpid()}").touch()
+    deadline = time.monotonic() + ARRIVAL_WAIT_S
+    while len(list(folder.glob("arrived-*"))) < PLACEMENT_WORKERS and time.monotonic() < deadline:
+        time.sleep(0.01)
     child = subprocess.run([sys.executable, "-c", _PRINT_CPUS], capture_output=True, text=True, check=True)
     placement = {"worker": os.getpid(), "cpus": sorted(os.sched_getaffinity(0)), "child": json.loads(child.stdout)}
     (Path(str(spec.log_dir)) / f"{spec.match_id}.cpus.json").write_text(json.dumps(placement))
