@@ -21,6 +21,8 @@ KINDS = (BadInput, BotFault, EnvironmentProblem)
 DELIBERATE = {
     "tournaments.cli.signals.Terminated": "SIGTERM raised as a KeyboardInterrupt so that it unwinds as Ctrl-C "
     "does: a signal, not an error",
+    "tournaments.league.executors._Stopping": "a league worker's stop signal raised as SystemExit in its main "
+    "thread, so that the match's cleanup runs: a signal, not an error",
     "tournaments.pages.writer.PageWarning": "a warning category, issued through warnings.warn and never raised",
     "bots.python.human.terminal.LeftTheGame": "control flow inside the human seat's own program: the person "
     "closed the input, which ends its session normally and never leaves that process",

@@ -254,9 +254,15 @@ def store_contents(db: Path) -> dict[str, list[tuple[object, ...]]]:
         return {name: sorted(connection.execute(query).fetchall()) for name, query in queries.items()}
 
 
-def session_processes(session: int) -> list[int]:
-    """Live processes of `session` (a stopped run's own session: its executor's workers)."""
-    return [process.pid for process in live_processes() if process.session == session]
+def session_processes(session: int, seconds: float = 10.0) -> list[int]:
+    """Live processes of `session` (a stopped run's own session: its executor's workers, and multiprocessing's
+    resource tracker, which ends by itself a moment after the run: it is given `seconds` to)."""
+    deadline = time.monotonic() + seconds
+    while (left := [process.pid for process in live_processes() if process.session == session]) and (
+        time.monotonic() < deadline
+    ):
+        time.sleep(0.1)
+    return left
 
 
 @pytest.fixture(scope="module")
