@@ -27,6 +27,11 @@ class Figure(enum.StrEnum):
     BASELINE_SHARE = "score share against the baselines"
     ELO = "Elo"
 
+    @property
+    def short(self) -> str:
+        """Its name in a narrow column's header."""
+        return "vs baselines" if self is Figure.BASELINE_SHARE else "Elo"
+
 
 @dataclass(frozen=True)
 class LeaderRow:

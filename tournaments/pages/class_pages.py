@@ -33,7 +33,7 @@ from .student_folder import (
     STYLES,
     FaultGroup,
     fault_groups,
-    figure_text,
+    figure_cell,
     header,
     mark_text,
     scroll,
@@ -106,14 +106,14 @@ def _leaderboard_page(grades: GradeReport, board: Leaderboard) -> str:
     rows = "".join(
         f'<tr data-place="{row.place or ""}"><td class="num">{row.place or "–"}</td>'
         f'<td class="bot">{escape(row.pseudonym)}</td>'
-        f'<td class="num figure">{escape(figure_text(board.figure, row.figure, row.low, row.high))}</td>'
+        f"{figure_cell(board.figure, row.figure, row.low, row.high)}"
         f"{_mark_cell(row.grade, marks)}{_baseline_cells(row.grade)}"
         f'<td class="num">{row.grade.games}</td></tr>'
         for row in board.rows
     )
     table = (
         f'<table class="leaderboard"><thead><tr><th class="num">#</th><th>student</th>'
-        f'<th class="num">{escape(board.figure.value)} (95%)</th>{"<th class=num>mark</th>" if marks else ""}'
+        f"{_figure_headers(board, marks)}"
         f'{_baseline_headers(grades)}<th class="num">games</th></tr></thead><tbody>{rows}</tbody></table>'
     )
     body = [
@@ -122,6 +122,11 @@ def _leaderboard_page(grades: GradeReport, board: Leaderboard) -> str:
         _baselines_section(grades),
     ]
     return document(f"{grades.league}: leaderboard", STYLES, "\n".join(body), SCRIPTS, ())
+
+
+def _figure_headers(board: Leaderboard, marks: bool) -> str:
+    figure = f'<th class="num">{escape(board.figure.short)}<small class="interval">95%</small></th>'
+    return figure + ('<th class="num">mark</th>' if marks else "")
 
 
 def _explained(board: Leaderboard, marks: bool) -> str:
@@ -164,7 +169,7 @@ def _teacher_page(grades: GradeReport, board: Leaderboard, students: Mapping[str
     rows = "".join(
         f'<tr data-bot="{escape(row.bot)}"><td class="num">{row.place or "–"}</td>'
         f'<td class="bot">{_link(students[row.bot], out, row.bot)}</td><td>{escape(row.pseudonym)}</td>'
-        f'<td class="num">{escape(figure_text(board.figure, row.figure, row.low, row.high))}</td>'
+        f"{figure_cell(board.figure, row.figure, row.low, row.high)}"
         f'{_mark_cell(row.grade, marks)}{_baseline_cells(row.grade)}<td class="num">{row.grade.games}</td>'
         f'<td class="num{" bad" if row.grade.fault_count else ""}">{row.grade.fault_count}</td>'
         f'<td class="copies">{escape(_copies_of(grades, row.bot))}</td>'
@@ -173,7 +178,7 @@ def _teacher_page(grades: GradeReport, board: Leaderboard, students: Mapping[str
     )
     table = (
         f'<table class="teacher"><thead><tr><th class="num">#</th><th>student</th><th>pseudonym</th>'
-        f'<th class="num">{escape(board.figure.value)} (95%)</th>{"<th class=num>mark</th>" if marks else ""}'
+        f"{_figure_headers(board, marks)}"
         f'{_baseline_headers(grades)}<th class="num">games</th><th class="num">faults</th>'
         f"<th>may be a copy of</th><th>bot.toml</th></tr></thead><tbody>{rows}</tbody></table>"
     )

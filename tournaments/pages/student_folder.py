@@ -213,9 +213,23 @@ def figure_text(figure: Figure, value: float | None, low: float | None, high: fl
     """A leaderboard figure with its interval: "62% (55–69%)" or "+120 (+80 to +160)"."""
     if value is None:
         return "–"
-    if figure is Figure.BASELINE_SHARE:
-        return share_text(value) + ("" if low is None or high is None else f" ({low:.0%}–{high:.0%})")
-    return f"{value:+.0f}" + ("" if low is None or high is None else f" ({low:+.0f} to {high:+.0f})")
+    return f"{_value(figure, value)}" + ("" if low is None or high is None else f" ({_range(figure, low, high)})")
+
+
+def figure_cell(figure: Figure, value: float | None, low: float | None, high: float | None) -> str:
+    """`figure_text` as a table cell's HTML: the interval below the figure, small (a phone's column is narrow)."""
+    if value is None:
+        return '<td class="num figure">–</td>'
+    interval = "" if low is None or high is None else f'<small class="interval">{_range(figure, low, high)}</small>'
+    return f'<td class="num figure">{_value(figure, value)}{interval}</td>'
+
+
+def _value(figure: Figure, value: float) -> str:
+    return share_text(value) if figure is Figure.BASELINE_SHARE else f"{value:+.0f}"
+
+
+def _range(figure: Figure, low: float, high: float) -> str:
+    return f"{low:.0%}–{high:.0%}" if figure is Figure.BASELINE_SHARE else f"{low:+.0f} to {high:+.0f}"
 
 
 def mark_text(grade: BotGrade) -> str:
@@ -269,8 +283,8 @@ def _mark_section(grade: BotGrade) -> str:
         said = f'<p>Your mark: <strong class="mark">{held.low:g}</strong>.</p>'
     else:
         said = (
-            f'<p>Your mark: <strong class="mark uncertain">{held.low:g} or more, up to {held.high:g}</strong>: '
-            "the games cannot yet tell; your teacher decides (more games settle it).</p>"
+            f'<p>Your mark: <strong class="mark uncertain">between {held.low:g} and {held.high:g}</strong>: '
+            "your games cannot yet tell which; your teacher decides (more games settle it).</p>"
             f'<p class="muted">{escape(held.note or "")}</p>'
         )
     return f'<section id="mark"><h2>Mark</h2>{said}</section>'
