@@ -63,7 +63,7 @@ def wilson(share: float, games: int, z: float = Z95) -> tuple[float, float]:
     spread = z * z / games
     centre = (share + spread / 2) / (1 + spread)
     half = z * math.sqrt(share * (1 - share) / games + spread / (4 * games)) / (1 + spread)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return max(0.0, min(share, centre - half)), min(1.0, max(share, centre + half))
 
 
 def against_baselines(games: Sequence[RankedGame], bot: str, baselines: Sequence[str]) -> tuple[BaselineResult, ...]:
