@@ -122,11 +122,15 @@ def test_the_leaderboard_order_is_the_same_whatever_the_bootstrap_seed(runs: lis
 def test_pseudonyms_hold_when_a_classmate_resubmits_and_places_move(runs: list[Path]) -> None:
     league = runs[1]
     folder = league.parent
-    before = _pages(league, folder / "before")
+    before = _pages(league, folder / "pages")
+    replays = folder / "pages" / "students" / "first_move" / "replays"
+    (replays / "scout-2p-0000000000000000-0000.html").write_text("a replay of a match no longer stored")
     first_move = folder / "submissions" / "first_move" / "bot.py"
     first_move.write_text((folder / "submissions" / "scaffold" / "bot.py").read_text())
     invoke("tournament", "run", str(league), "-j", "2", "--bootstrap", "0", "--replay-changed")
-    after = _pages(league, folder / "after")
+    after = _pages(league, folder / "pages")
+    kept = [path.name for path in replays.iterdir()]
+    assert len(kept) == report(league)["first_move"]["games"], "a replay of a match no longer stored stayed"
     assert before["names"] == after["names"]
     assert before["places"] != after["places"], "the resubmission moved no place: the test shows nothing"
     assert not any(name in after["board"] for name in STUDENTS)

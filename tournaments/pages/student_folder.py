@@ -80,12 +80,14 @@ def write_student_folder(
     pseudonyms: Mapping[str, str],
     figure: Figure = Figure.BASELINE_SHARE,
 ) -> StudentFolder:
-    """Write `row`'s student's folder (the module's docstring) into `folder`, made if missing. `pseudonyms` maps
-    every classmate to the name shown for them; `figure` is what the leaderboard orders by."""
+    """Write `row`'s student's folder (the module's docstring) into `folder`, made if missing (its replays/ and
+    logs/ are written afresh: a replay or log of a program since replaced never stays). `pseudonyms` maps every
+    classmate to the name shown for them; `figure` is what the leaderboard orders by."""
     grade = row.grade
     shown = _namer(grade.bot, grades, pseudonyms)
-    (folder / REPLAYS).mkdir(parents=True, exist_ok=True)
-    (folder / LOGS).mkdir(exist_ok=True)
+    for made in (folder / REPLAYS, folder / LOGS):
+        shutil.rmtree(made, ignore_errors=True)
+        made.mkdir(parents=True)
     games = [seat for seat in store.seat_rows() if seat["bot"] == grade.bot]
     stored = store.replay_paths()
     logs = _copy_logs(grade, folder / LOGS)
