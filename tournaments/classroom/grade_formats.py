@@ -13,8 +13,9 @@ with = + - @, tab or carriage return: a bot named after a folder `=HYPERLINK(...
 JSON: "bots" (the students), "baselines" (their rows apart), "skipped" (folders the league skipped, and why),
 "copies" (pairs flagged: tournaments.classroom.copies; in CSV, column copies), "changed" (bots whose program
 changed since their stored games: their figures are the old program's), "soft_play"; per student
-"mark_range" ([low, high] the shares' intervals allow), "mark_uncertain" and "share_95" (baseline -> the share's
-95% interval). Numbers are rounded for
+"mark_range" ([low, high] the shares' intervals allow), "mark_uncertain", "share_95" (baseline -> the share's
+95% interval) and "pseudonym" (the name the published pages show: tournaments.classroom.pseudonyms; also the
+CSV's last column). Numbers are rounded for
 people, not for further computation: Elo to 0.1, means and shares to 0.001.
 """
 
@@ -156,7 +157,7 @@ def grades_json(report: GradeReport) -> str:
         "game": report.game,
         "games": report.games,
         "bootstrap": report.bootstrap,
-        "bots": [_bot_json(grade) for grade in report.students],
+        "bots": [{**_bot_json(grade), "pseudonym": report.pseudonyms.get(grade.bot)} for grade in report.students],
         "baselines": [_bot_json(grade) for grade in report.baseline_grades],
         "skipped": list(report.skipped),
         "changed": list(report.changed),
@@ -221,11 +222,17 @@ def grades_csv(report: GradeReport) -> str:
         "copies",
         "language",
         "version",
+        "pseudonym",
     )
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n", restval="")
     writer.writeheader()
     for grade in report.bots:
-        extra = {"copies": copies_cell(report, grade.bot), "language": grade.language, "version": grade.version}
+        extra = {
+            "copies": copies_cell(report, grade.bot),
+            "language": grade.language,
+            "version": grade.version,
+            "pseudonym": report.pseudonyms.get(grade.bot, ""),
+        }
         row = {**_csv_row(grade, report.soft_play), **extra}
         writer.writerow({key: csv_cell(value) for key, value in row.items()})
     return buffer.getvalue()

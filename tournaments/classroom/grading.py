@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.botspec import log_file_names
@@ -31,6 +31,7 @@ from ..ratings.marks import BaselineResult, HeldMark
 from ..ratings.soft_play import SoftPlayCheck
 from .copies import CopyFlag, find_copies
 from .fault_groups import FaultGroup, group_faults
+from .pseudonyms import league_pseudonyms
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,8 @@ class GradeReport:
 
     soft_play: SoftPlayCheck | None = None
     """Pairs whose results together depart from their ratings (tournaments.ratings.soft_play)."""
+    pseudonyms: Mapping[str, str] = field(default_factory=dict)
+    """Student -> the name published pages show (tournaments.classroom.pseudonyms; needs the league file)."""
 
     def copies_of(self, bot: str) -> tuple[CopyFlag, ...]:
         return tuple(flag for flag in self.copies if bot in flag.bots)
@@ -171,6 +174,7 @@ def grade_league(
         copies,
         changed,
         results.soft_play,
+        league_pseudonyms(store, students, league.pseudonyms) if league is not None else {},
     )
 
 

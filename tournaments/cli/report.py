@@ -15,8 +15,7 @@ import click
 
 from ..classroom.grade_formats import grades_csv, grades_json
 from ..classroom.grading import GradeReport, grade_league
-from ..classroom.pseudonyms import league_pseudonyms
-from ..league.league_file import League, load_league
+from ..league.league_file import load_league
 from ..league.store import LeagueStore
 from ..league_report import LeagueReport, league_report
 from ..pages.class_pages import ClassPages, write_class_pages
@@ -113,7 +112,7 @@ def report_command(
         if report_format == PAGES:
             assert loaded is not None
             grades = grade_league(store, loaded, bootstrap, seed, anchor, prior_draws)
-            written = _write_pages(grades, store, loaded, Path(output))
+            written = _write_pages(grades, store, Path(output))
             echo(f"wrote {written.leaderboard}, {written.teacher} and {len(written.students)} student pages")
             return
         if report_format in PAGE_FORMATS:
@@ -129,10 +128,9 @@ def report_command(
         _write(lambda: ROW_FORMATS[report_format](rows), output)
 
 
-def _write_pages(grades: GradeReport, store: LeagueStore, league: League, out: Path) -> ClassPages:
+def _write_pages(grades: GradeReport, store: LeagueStore, out: Path) -> ClassPages:
     try:
-        names = league_pseudonyms(store, (grade.bot for grade in grades.students), league.pseudonyms)
-        return write_class_pages(grades, store, names, out)
+        return write_class_pages(grades, store, grades.pseudonyms, out)
     except OSError as error:
         raise click.ClickException(f"cannot write the pages into {out}: {error.strerror or error}") from error
 
