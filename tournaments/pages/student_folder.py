@@ -21,7 +21,7 @@ the machine's paths. Every link is relative and stays in the folder; every page 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -106,7 +106,7 @@ def write_student_folder(
     return StudentFolder(folder, page, replays, tuple(logs.values()))
 
 
-def _namer(bot: str, grades: GradeReport, pseudonyms: Mapping[str, str]) -> Any:
+def _namer(bot: str, grades: GradeReport, pseudonyms: Mapping[str, str]) -> Callable[[str], str]:
     baselines = set(grades.baselines)
 
     def shown(name: str) -> str:
@@ -129,7 +129,7 @@ def _copy_logs(grade: BotGrade, logs: Path) -> dict[str, Path]:
     return copies
 
 
-def private_replay(replay: Mapping[str, Any], bot: str, shown: Any, log: str | None) -> dict[str, Any]:
+def private_replay(replay: Mapping[str, Any], bot: str, shown: Callable[[str], str], log: str | None) -> dict[str, Any]:
     """`replay` as `bot`'s folder may hold it: names through `shown`, no commands, `bot`'s log at `log` (a path
     relative to the replay's folder) and none of the others', the others' fault details withheld."""
     mine = {seat["seat"] for seat in replay["seats"] if seat["bot"] == bot}
@@ -146,7 +146,9 @@ def private_replay(replay: Mapping[str, Any], bot: str, shown: Any, log: str | N
     return {**replay, "seats": seats, "faults": faults}
 
 
-def _write_replay(source: str, bot: str, shown: Any, replays: Path, logs: Mapping[str, Path]) -> Path | None:
+def _write_replay(
+    source: str, bot: str, shown: Callable[[str], str], replays: Path, logs: Mapping[str, Path]
+) -> Path | None:
     try:
         replay = load_replay(_readable(source))
         log = logs.get(str(replay.get("match_id")))
@@ -261,7 +263,7 @@ def _student_page(
     replays: Mapping[tuple[str, int], Path],
     logs: Mapping[str, Path],
     folder: Path,
-    shown: Any,
+    shown: Callable[[str], str],
 ) -> str:
     grade = row.grade
     place = "no place (no games)" if row.place is None else f"place {row.place} of {len(grades.students)}"
@@ -350,7 +352,9 @@ def _logs_section(logs: Mapping[str, Path], base: Path) -> str:
     return f'<section id="logs"><h2>Logs</h2>{said}<ul>{items}</ul></section>'
 
 
-def _games_section(games: Sequence[SeatRow], replays: Mapping[tuple[str, int], Path], base: Path, shown: Any) -> str:
+def _games_section(
+    games: Sequence[SeatRow], replays: Mapping[tuple[str, int], Path], base: Path, shown: Callable[[str], str]
+) -> str:
     rows = "".join(
         f'<tr><td class="num">{row["game"]}</td>'
         f"<td>{escape(', '.join(shown(bot) for bot in row['seating'] if bot != row['bot']))}</td>"
