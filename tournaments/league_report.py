@@ -27,7 +27,7 @@ from referee.isolation.sandbox import Isolation
 from .league.league_file import League
 from .league.store import BotTiming, LeagueStore, StoredFault, StoredGame
 from .ratings.elo import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS, Anchor, Ratings, rate_tallies
-from .ratings.marks import BaselineResult, against_baselines, mark_of
+from .ratings.marks import BaselineResult, HeldMark, against_baselines, mark_held
 from .ratings.settling import DEFAULT_RULE, Settlement, SettleRule, settlement
 from .ratings.soft_play import SoftPlayCheck, soft_play_check
 from .ratings.tallies import GameTallies
@@ -60,7 +60,10 @@ class LeagueResults:
     against: Mapping[str, tuple[BaselineResult, ...]] = field(default_factory=dict)
     """Student -> its results against each baseline (tournaments.ratings.marks); empty without baselines."""
     marks: Mapping[str, float] = field(default_factory=dict)
-    """Student -> its mark under the league file's [marks]; empty without marks."""
+    """Student -> its mark under the league file's [marks] where the mark holds (tournaments.ratings.marks:
+    an uncertain mark is left out, and `held_marks` says why); empty without marks."""
+    held_marks: Mapping[str, HeldMark] = field(default_factory=dict)
+    """Student -> the marks its shares' intervals allow (one where it holds); empty without marks."""
 
     @property
     def settlement(self) -> Settlement | None:
@@ -103,6 +106,7 @@ def _results(
     students = [bot for bot in (*(rating.bot for rating in ratings.bots), *store.bot_names()) if bot not in baselines]
     against = {bot: against_baselines(stored, bot, baselines) for bot in dict.fromkeys(students)} if baselines else {}
     marks = league.marks if league is not None else {}
+    held = {bot: mark for bot, results in against.items() if (mark := mark_held(results, marks)) is not None}
     counts = store.isolation_counts()
     return LeagueResults(
         name=name or store.league_name() or store.path.stem,
@@ -118,7 +122,8 @@ def _results(
         rule=rule,
         baselines=baselines,
         against=against,
-        marks={bot: mark for bot, results in against.items() if (mark := mark_of(results, marks)) is not None},
+        marks={bot: mark.mark for bot, mark in held.items() if mark.mark is not None},
+        held_marks=held,
     )
 
 

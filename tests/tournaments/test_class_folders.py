@@ -146,7 +146,9 @@ def test_the_report_marks_the_class(played: tuple[Path, Any, dict[str, Any]]) ->
             + ([60] if shares["heuristic"] >= 0.5 else [])
             + ([80] if shares["heuristic"] >= 0.75 else [])
         )
-        assert bots[name]["mark"] == expected, (name, shares)
+        low, high = bots[name]["mark_range"]
+        assert low <= expected <= high, (name, shares, low, high)
+        assert bots[name]["mark"] == (expected if low == high else None), (name, shares)
     for name in ("broken_build", "timeout", "crash_mid_game"):
         assert bots[name]["mark"] == 0
     assert bots["random"]["mark"] is None and bots["random"]["place"] is None

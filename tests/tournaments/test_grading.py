@@ -13,7 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from referee.records import FaultKind
+from tournaments.classroom.pseudonyms import league_pseudonyms
 from tournaments.cli import main
+from tournaments.league.store import LeagueStore
 
 CLASS = Path(__file__).resolve().parents[1] / "fixtures" / "class"
 PLAYING = ("heuristic_copy", "longest_show", "first_move", "half_random")
@@ -190,3 +192,16 @@ def test_students_have_results_against_each_baseline(
     csv_rows = {row["bot"]: row for row in rows}
     assert float(csv_rows["heuristic_copy"]["random_share"]) == bots["heuristic_copy"]["against"]["random"]["share"]
     assert csv_rows["random"]["random_share"] == "" and csv_rows["first_move"]["mark"] == ""
+
+
+def test_students_have_pseudonyms_from_their_names_and_the_league_s_secret(
+    graded: tuple[Path, dict[str, Any], list[dict[str, str]]],
+) -> None:
+    folder, report, rows = graded
+    with LeagueStore(folder / "class.sqlite", create=False) as store:
+        expected = league_pseudonyms(store, [row["bot"] for row in report["bots"]])
+    assert {row["bot"]: row["pseudonym"] for row in report["bots"]} == expected
+    assert len(set(expected.values())) == len(expected) and not set(expected.values()) & set(expected)
+    csv_rows = {row["bot"]: row for row in rows}
+    assert all(csv_rows[bot]["pseudonym"] == pseudonym for bot, pseudonym in expected.items())
+    assert all(csv_rows[bot]["pseudonym"] == "" for bot in BASELINES)

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from tournaments.league.league_file import LeagueFileError, load_league
 from tournaments.league.store import StoredGame
-from tournaments.ratings.marks import BaselineResult, against_baselines, mark_of
+from tournaments.ratings.marks import BaselineResult, HeldMark, Straddle, against_baselines, mark_held, mark_of, wilson
+
+ROOT = Path(__file__).resolve().parents[2]
 
 LADDER = {"random": ((0.5, 40.0),), "heuristic": ((0.5, 60.0), (0.6, 80.0))}
 
@@ -68,3 +71,53 @@ def test_bad_marks_name_their_key(tmp_path: Path, marks: str, problem: str) -> N
     path.write_text(HEAD + BOTS + f"[marks]\n{marks}\n")
     with pytest.raises(LeagueFileError, match=re.escape(problem)):
         load_league(path)
+
+
+def test_the_wilson_interval_holds_the_share_stays_in_bounds_and_narrows_with_games() -> None:
+    for share, games in [(0.0, 10), (0.5, 10), (1.0, 10), (0.57, 100), (0.93, 400)]:
+        low, high = wilson(share, games)
+        assert 0.0 <= low <= share <= high <= 1.0 and low < high
+    assert wilson(0.5, 400)[1] - wilson(0.5, 400)[0] < (wilson(0.5, 100)[1] - wilson(0.5, 100)[0]) * 0.55
+    assert wilson(0.5, 100) == pytest.approx((0.404, 0.596), abs=0.001)
+    assert BaselineResult("random", 0, None, None).interval is None
+    assert BaselineResult("random", 100, 0.5, 1.5).interval == wilson(0.5, 100)
+
+
+def test_a_mark_holds_where_every_interval_is_clear_of_the_thresholds() -> None:
+    clear = (BaselineResult("random", 400, 0.93, 1.1), BaselineResult("heuristic", 400, 0.05, 1.9))
+    held = mark_held(clear, LADDER)
+    assert held == HeldMark(40.0, 40.0) and held.holds and held.mark == 40.0 and held.note is None
+    assert mark_held(clear, {}) is None
+
+
+def test_a_mark_on_a_threshold_is_uncertain_and_says_which() -> None:
+    near = (BaselineResult("random", 100, 0.5, 1.5), BaselineResult("heuristic", 100, 0.02, 2.0))
+    held = mark_held(near, LADDER)
+    assert held is not None and not held.holds and held.mark is None
+    assert (held.low, held.high) == (0.0, 40.0)
+    assert held.straddles == (Straddle("random", *wilson(0.5, 100), 0.5),)
+    assert held.note == "uncertain: 0-40; random: 0.40-0.60 straddles 0.5"
+
+
+def test_a_straddled_threshold_below_the_mark_held_elsewhere_is_not_news() -> None:
+    """Beating heuristic clearly holds 80 whatever random's share: its straddled 0.5 changes nothing."""
+    results = (BaselineResult("random", 100, 0.5, 1.5), BaselineResult("heuristic", 400, 0.9, 1.1))
+    assert mark_held(results, LADDER) == HeldMark(80.0, 80.0)
+
+
+def test_the_documented_marks_leave_the_unchanged_scaffold_clear_of_every_threshold() -> None:
+    """The how-to's [marks], read from the page: a random bot's share against random (0.5, give or take what
+    100 games allow) and against heuristic (0) hold a mark of 0; a simple strategy's hold one mark."""
+    documented = re.search(r"```toml\n(.*?)```", (ROOT / "docs" / "how-to" / "grade-a-class.md").read_text(), re.S)
+    assert documented is not None
+    data = tomllib.loads(documented.group(1))
+    marks = {baseline: tuple(map(tuple, pairs)) for baseline, pairs in data["marks"].items()}
+    games = data["deals_per_match"] * 2
+    for random_share in (0.4, 0.5, 0.6):
+        results = (BaselineResult("random", games, random_share, 1.5), BaselineResult("heuristic", games, 0.0, 2.0))
+        assert mark_held(results, marks) == HeldMark(0.0, 0.0), random_share
+    simple = (BaselineResult("random", games, 0.86, 1.1), BaselineResult("heuristic", games, 0.06, 1.9))
+    strong = (BaselineResult("random", games, 1.0, 1.0), BaselineResult("heuristic", games, 0.5, 1.5))
+    held = [mark_held(simple, marks), mark_held(strong, marks)]
+    assert all(mark is not None and mark.holds for mark in held)
+    assert 0.0 < held[0].mark < held[1].mark  # type: ignore[union-attr,operator]

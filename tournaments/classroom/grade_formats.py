@@ -3,14 +3,19 @@
 CSV: one row per bot, the students in place order, then the baselines (no place); columns CSV_COLUMNS
 (`soft_play`: the partners with which the soft-play check flags the bot, tournaments/ratings/soft_play.py; the
 JSON has every pair tested, under `soft_play`), then mark and, per baseline B, B_games, B_share and
-B_mean_rank (a student's results against it: tournaments.ratings.marks), copies, and the language and
+B_mean_rank (a student's results against it: tournaments.ratings.marks), mark_uncertain (where the shares'
+intervals straddle a threshold, the marks they allow and why: "uncertain: 0-40; random: 0.62-0.79 straddles 0.7";
+the mark is then empty), copies, and the language and
 version its bot.toml declares; a bot's logs in one cell, separated by LOG_SEPARATOR; the first fault's detail
 in one line (`one_line`; the JSON keeps it whole). A text cell a spreadsheet would run as a formula (it starts
 with = + - @, tab or carriage return: a bot named after a folder `=HYPERLINK(...)`) starts with a single quote
 (protocol.safe_text.csv_cell).
 JSON: "bots" (the students), "baselines" (their rows apart), "skipped" (folders the league skipped, and why),
 "copies" (pairs flagged: tournaments.classroom.copies; in CSV, column copies), "changed" (bots whose program
-changed since their stored games: their figures are the old program's), "soft_play". Numbers are rounded for
+changed since their stored games: their figures are the old program's), "soft_play"; per student
+"mark_range" ([low, high] the shares' intervals allow), "mark_uncertain", "share_95" (baseline -> the share's
+95% interval) and "pseudonym" (the name the published pages show: tournaments.classroom.pseudonyms; also the
+CSV's last column). Numbers are rounded for
 people, not for further computation: Elo to 0.1, means and shares to 0.001.
 """
 
@@ -99,6 +104,12 @@ def _bot_json(grade: BotGrade) -> dict[str, Any]:
         "language": grade.language,
         "version": grade.version,
         "mark": grade.mark,
+        "mark_range": None if grade.held_mark is None else [grade.held_mark.low, grade.held_mark.high],
+        "mark_uncertain": None if grade.held_mark is None else grade.held_mark.note,
+        "share_95": {
+            result.baseline: None if result.interval is None else [round(end, 3) for end in result.interval]
+            for result in grade.against
+        },
         "against": {
             result.baseline: {
                 "games": result.games,
@@ -146,7 +157,7 @@ def grades_json(report: GradeReport) -> str:
         "game": report.game,
         "games": report.games,
         "bootstrap": report.bootstrap,
-        "bots": [_bot_json(grade) for grade in report.students],
+        "bots": [{**_bot_json(grade), "pseudonym": report.pseudonyms.get(grade.bot)} for grade in report.students],
         "baselines": [_bot_json(grade) for grade in report.baseline_grades],
         "skipped": list(report.skipped),
         "changed": list(report.changed),
@@ -170,7 +181,7 @@ def copies_cell(report: GradeReport, bot: str) -> str:
 
 def _csv_row(grade: BotGrade, soft_play: SoftPlayCheck | None = None) -> dict[str, Any]:
     row = _bot_json(grade)
-    del row["fault_groups"], row["clock_warning"]
+    del row["fault_groups"], row["clock_warning"], row["mark_range"], row["share_95"]
     first = grade.first_fault
     interval = row.pop("elo_95") or [None, None]
     same = ("place", "bot", "games", "mean_rank", "mean_score", "decisions", "mean_ms", "max_ms")
@@ -187,6 +198,7 @@ def _csv_row(grade: BotGrade, soft_play: SoftPlayCheck | None = None) -> dict[st
         "logs": LOG_SEPARATOR.join(grade.logs),
         "soft_play": _flags_of(soft_play, grade.bot),
         "mark": "" if grade.mark is None else grade.mark,
+        "mark_uncertain": row["mark_uncertain"] or "",
         **{
             f"{result.baseline}_{figure}": "" if value is None else value
             for result in grade.against
@@ -202,11 +214,25 @@ def baseline_columns(baselines: tuple[str, ...]) -> tuple[str, ...]:
 
 def grades_csv(report: GradeReport) -> str:
     buffer = io.StringIO()
-    columns = (*CSV_COLUMNS, "mark", *baseline_columns(report.baselines), "copies", "language", "version")
+    columns = (
+        *CSV_COLUMNS,
+        "mark",
+        "mark_uncertain",
+        *baseline_columns(report.baselines),
+        "copies",
+        "language",
+        "version",
+        "pseudonym",
+    )
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n", restval="")
     writer.writeheader()
     for grade in report.bots:
-        extra = {"copies": copies_cell(report, grade.bot), "language": grade.language, "version": grade.version}
+        extra = {
+            "copies": copies_cell(report, grade.bot),
+            "language": grade.language,
+            "version": grade.version,
+            "pseudonym": report.pseudonyms.get(grade.bot, ""),
+        }
         row = {**_csv_row(grade, report.soft_play), **extra}
         writer.writerow({key: csv_cell(value) for key, value in row.items()})
     return buffer.getvalue()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.botspec import log_file_names
@@ -27,10 +27,11 @@ from ..league.league_file import League
 from ..league.store import BotTiming, LeagueStore, StoredFault, StoredGame
 from ..league_report import clock_warning, league_results
 from ..ratings.elo import DEFAULT_PRIOR_DRAWS, Anchor, BotRating
-from ..ratings.marks import BaselineResult
+from ..ratings.marks import BaselineResult, HeldMark
 from ..ratings.soft_play import SoftPlayCheck
 from .copies import CopyFlag, find_copies
 from .fault_groups import FaultGroup, group_faults
+from .pseudonyms import league_pseudonyms
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,10 @@ class BotGrade:
     against: tuple[BaselineResult, ...] = ()
     """Its results against each baseline (none for a baseline)."""
     mark: float | None = None
-    """Its mark from [marks] (None without marks, and for a baseline)."""
+    """Its mark from [marks] where it holds (None without marks, for a baseline, and where it is uncertain)."""
+    held_mark: HeldMark | None = None
+    """The marks its shares' 95% intervals allow (tournaments.ratings.marks): one, or an uncertain range with the
+    thresholds it straddles (None without marks, and for a baseline)."""
     build_log: str | None = None
     """The log of its build, if it had one."""
     language: str | None = None
@@ -104,6 +108,8 @@ class GradeReport:
 
     soft_play: SoftPlayCheck | None = None
     """Pairs whose results together depart from their ratings (tournaments.ratings.soft_play)."""
+    pseudonyms: Mapping[str, str] = field(default_factory=dict)
+    """Student -> the name published pages show (tournaments.classroom.pseudonyms; needs the league file)."""
 
     def copies_of(self, bot: str) -> tuple[CopyFlag, ...]:
         return tuple(flag for flag in self.copies if bot in flag.bots)
@@ -145,6 +151,7 @@ def grade_league(
         baselines=results.baselines,
         against=results.against,
         marks=results.marks,
+        held_marks=results.held_marks,
         build_logs=_build_logs(league),
         manifests=_manifests(league),
     )
@@ -167,6 +174,7 @@ def grade_league(
         copies,
         changed,
         results.soft_play,
+        league_pseudonyms(store, students, league.pseudonyms) if league is not None else {},
     )
 
 
@@ -183,7 +191,8 @@ class _Facts:
     against: Mapping[str, tuple[BaselineResult, ...]]
     """Student -> its results against each baseline."""
     marks: Mapping[str, float]
-    """Student -> its mark (none without [marks])."""
+    """Student -> its mark where it holds (none without [marks])."""
+    held_marks: Mapping[str, HeldMark]
     build_logs: Mapping[str, str]
     manifests: Mapping[str, tuple[str | None, str | None]]
     move_time_ms: int | None = None
@@ -216,6 +225,7 @@ class _Facts:
             clock_warning=clock_warning(timing.max_ms, self.move_time_ms),
             against=against,
             mark=None if baseline else self.marks.get(bot),
+            held_mark=None if baseline else self.held_marks.get(bot),
             build_log=self.build_logs.get(bot),
             language=self.manifests.get(bot, (None, None))[0],
             version=self.manifests.get(bot, (None, None))[1],

@@ -15,7 +15,7 @@ import click
 
 from ..classroom.grade_formats import grades_csv, grades_json
 from ..classroom.grading import GradeReport, grade_league
-from ..league.league_file import League, load_league
+from ..league.league_file import load_league
 from ..league.store import LeagueStore
 from ..league_report import LeagueReport, league_report
 from ..pages.class_pages import ClassPages, write_class_pages
@@ -93,9 +93,10 @@ def report_command(
     the file's [marks], its mark.
 
     pages (with LEAGUE.toml and -o DIR): DIR/leaderboard.html to publish (students under the file's
-    [pseudonyms], else "student N"), DIR/students/NAME.html for each student (games, faults collapsed with the
-    step that caused them, results against each baseline, links to replays and logs) and DIR/teacher.html
-    (names, marks, possible copies, skipped folders).
+    [pseudonyms], else a pseudonym hashed from the name under the league's secret; ordered by the score share
+    against the baselines, shown with its 95% interval), a folder DIR/students/NAME/ to hand to each student
+    alone (its page, its replays and its logs; classmates under pseudonyms) and DIR/teacher.html (names, marks
+    and uncertain ones, possible copies, skipped folders).
 
     The page's Elo table has a group column (bots the games cannot tell apart, as in `tournament table`);
     --anchor fixes one bot's Elo in every format.
@@ -111,7 +112,7 @@ def report_command(
         if report_format == PAGES:
             assert loaded is not None
             grades = grade_league(store, loaded, bootstrap, seed, anchor, prior_draws)
-            written = _write_pages(grades, store, loaded, Path(output))
+            written = _write_pages(grades, store, Path(output))
             echo(f"wrote {written.leaderboard}, {written.teacher} and {len(written.students)} student pages")
             return
         if report_format in PAGE_FORMATS:
@@ -127,9 +128,9 @@ def report_command(
         _write(lambda: ROW_FORMATS[report_format](rows), output)
 
 
-def _write_pages(grades: GradeReport, store: LeagueStore, league: League, out: Path) -> ClassPages:
+def _write_pages(grades: GradeReport, store: LeagueStore, out: Path) -> ClassPages:
     try:
-        return write_class_pages(grades, store, league.pseudonyms, out)
+        return write_class_pages(grades, store, grades.pseudonyms, out)
     except OSError as error:
         raise click.ClickException(f"cannot write the pages into {out}: {error.strerror or error}") from error
 

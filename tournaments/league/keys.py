@@ -76,8 +76,8 @@ LEAGUE_KEYS: tuple[Key, ...] = (
     Key("anchor", "table", "none", "One bot's fixed Elo in the tables: `[anchor]` then `random = 0`."),
     Key("limits", "table", "the defaults below", "Clocks and memory: the keys below."),
     Key("config", "table", "the game's defaults", "Game options; `referee games` lists them."),
-    Key("marks", "table", "none", "Per baseline, [[score share, mark], ...]: a mark from the shares reached."),
-    Key("pseudonyms", "table", '"student N"', "What a published leaderboard calls each bot."),
+    Key("marks", "table", "none", "Per baseline, [[score share, mark], ...]: marks where the shares clear them."),
+    Key("pseudonyms", "table", "a keyed hash", "What a published leaderboard calls each bot."),
     Key("bots", "array of tables", "", "The bots: `[[bots]]` entries, below. Required."),
 )
 """The top level of a league file."""
