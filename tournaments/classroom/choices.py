@@ -29,7 +29,7 @@ import numpy as np
 
 from .position_bank import Bank, Position
 
-MIN_COUNTED = 20
+MIN_COUNTED = 10
 MIN_AGREEMENT = 0.6
 ALPHA = 0.01
 
