@@ -8,6 +8,9 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from referee.botspec import resolve_bot
+from referee.games import load_game
+from referee.records import Limits
 from tournaments.classroom.base_code import LeftOut, base_prints, folder_prints, given_prints
 from tournaments.classroom.choices import is_lead, pair_tallies
 from tournaments.classroom.copies import CopyKind, identical_programs, similar_code
@@ -15,6 +18,7 @@ from tournaments.classroom.position_bank import (
     Bank,
     KnownStrategy,
     Position,
+    ask_bank,
     candidate_positions,
     known_choices,
     tutorial_strategy,
@@ -242,3 +246,20 @@ def test_peers_seat_every_student_at_two_tables_of_students() -> None:
     assert all(sum(name in table for table in tables) == 2 for name in students)
     assert len(peer_tables(students, 2, 3, random.Random(3))) == 21
     assert peer_tables(students, 2, 0, random.Random(3)) == []
+
+
+CLASS = Path(__file__).resolve().parents[1] / "fixtures" / "class"
+
+
+def test_every_bot_is_asked_the_same_positions_in_a_session_of_its_own(tmp_path: Path) -> None:
+    config = load_game("scout").resolve_config({})
+    bank = Bank("scout", config, tuple(candidate_positions("scout", 2, config, seed=3, count=12)))
+    heuristic = resolve_bot("heuristic", "scout")
+    answers = ask_bank(heuristic, bank, Limits(move_time_ms=5000, startup_time_s=30), log_dir=tmp_path)
+    assert all(answer is not None for answer in answers)
+    assert answers == ask_bank(heuristic, bank, Limits(move_time_ms=5000, startup_time_s=30))
+    assert [path.name for path in tmp_path.iterdir()] == [f"{heuristic.name}.log"]
+    hung = resolve_bot(str(CLASS / "timeout" / "bot.py"), "scout")
+    assert ask_bank(hung, bank, Limits(move_time_ms=200, startup_time_s=30)) == (None,) * 12
+    crashing = resolve_bot(str(CLASS / "crash_at_start" / "bot.py"), "scout")
+    assert ask_bank(crashing, bank, Limits(startup_time_s=30)) == (None,) * 12

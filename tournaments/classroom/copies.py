@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from referee.botspec import GAME_HEURISTIC, resolve_bot
 from referee.records import BotSpec
 
 from ..league.builds import BUILD_LOGS, prepare_submission
@@ -169,10 +170,11 @@ def ask_class(
 
 
 def league_bank(league: League, *, sandbox: bool = True) -> Bank:
-    """The league's bank: the kept one if made for these settings and baselines, else a new one (kept)."""
+    """The league's bank: the kept one if made for these settings and baselines, else a new one (kept). Its
+    references are the league's baselines, or the game's heuristic in a league without any."""
     references = {bot.name: bot.spec for bot in league.bots if bot.baseline}
     if not references:
-        references = {bot.name: bot.spec for bot in league.bots if bot.command in ("heuristic",)}
+        references = {GAME_HEURISTIC: resolve_bot(GAME_HEURISTIC, league.game)}
     seed = league.copies.bank_seed if league.copies.bank_seed is not None else league.seed
     key = [league.game, league.players, dict(league.config), seed, league.copies.bank]
     key += [sorted((bot.name, bot.digest) for bot in league.bots if bot.name in references)]

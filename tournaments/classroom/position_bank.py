@@ -15,7 +15,8 @@ chose there: agreeing on such a choice is explained without a copy.
 Asking one bot is one match-like session (referee.session: the league's sandbox, limits and start-up, the bot's
 log kept): each position is sent as a game of its own, game_start, one request with the whole observation,
 game_over with that game's result. A position the bot does not answer in time, or answers with an action that
-is not legal, has no answer (None); a bot that crashes is started again, at most MAX_STARTS times in all.
+is not legal, has no answer (None); a bot that crashes is started again, at most MAX_STARTS times in all, and
+one that lets MAX_SILENT positions in a row time out is asked no more.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ CANDIDATES_PER_POSITION = 2
 POSITIONS_PER_GAME = 4
 MAX_STARTS = 3
 """A bot that crashed is started again until it has been started this many times; then it is asked no more."""
+MAX_SILENT = 3
+"""A bot that let this many positions in a row time out is asked no more (a hung bot costs seconds, not minutes)."""
 _DEFAULT_LIMITS = Limits()
 _ENCODE = msgspec.json.Encoder(order="sorted")
 _DECODE = msgspec.json.Decoder()
@@ -202,10 +205,12 @@ class _Asker:
         self.log_keys = load_game(bank.game).info.log_keys
         self.next_id = 1
         self.match_id = secrets.token_hex(8)
+        self.silent = 0
+        """Positions in a row that timed out."""
 
     def answer(self, index: int, position: Position) -> int | None:
         self.session.restart_crashed()
-        if self.bot.down is not None or self.bot.starts > MAX_STARTS:
+        if self.bot.down is not None or self.bot.starts > MAX_STARTS or self.silent >= MAX_SILENT:
             return None
         limits = self.session.spec.limits
         start = codec.game_start(
@@ -223,6 +228,7 @@ class _Asker:
         self.session.send(self.bot, frame)
         deadline = self.session.clock() + (limits.move_time_ms + limits.time_bank_ms) / 1000
         action = self._wait(request_id, deadline, index)
+        self.silent = self.silent + 1 if action is None and self.bot.down is None else 0
         self.session.hold(self.bot, True)
         if self.bot.down is None:
             self.session.send(self.bot, codec.encode(codec.game_over(dict(position.result), position.seat)))

@@ -49,7 +49,7 @@ LEAGUE_KEYS: tuple[Key, ...] = (
         "peers",
         "integer",
         "0",
-        "Baselines schedule only: each student also meets students at 2 x peers tables (for the copies check).",
+        "Baselines schedule only: each student also meets students at 2 x peers tables.",
     ),
     Key("fault_policy", "string", '"forfeit"', '"forfeit" or "substitute".'),
     Key(

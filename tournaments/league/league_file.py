@@ -23,8 +23,8 @@ A baselines schedule grades a class: each bot that is not a baseline (a student)
 (players - 1) baselines, and the baselines play their own round robin; a ladder such as random < heuristic
 then separates the students even when none beats the strongest baseline. Students meet each other only with
 `peers = K`: in an order of the students drawn from the seed, each sits with the next K (see
-tournaments.league.schedule); marks count the baseline games only, and the copies check needs students at
-one table to compare their actions (deals are each match's own).
+tournaments.league.schedule); marks count the baseline games only. The copies check does not need them: every
+student answers one bank of positions (tournaments.classroom.copies, `[copies]`).
 
 Every mistake is a LeagueFileError naming the file, the key, what is wrong and what to do.
 """
