@@ -181,7 +181,7 @@ def league_bank(league: League, *, sandbox: bool = True) -> Bank:
     path = copies_folder(league) / "bank.json"
     kept = _read_json(path)
     if isinstance(kept, dict) and kept.get("key") == json.loads(json.dumps(key)):
-        return Bank(league.game, kept["config"], tuple(Position(**position) for position in kept["positions"]))
+        return _kept_bank(league, kept)
     bank = make_bank(
         league.game,
         league.players,
@@ -193,9 +193,25 @@ def league_bank(league: League, *, sandbox: bool = True) -> Bank:
         sandbox=sandbox,
         log_dir=copies_folder(league) / "logs" / "references",
     )
-    positions = [asdict(position) for position in bank.positions]
-    _write_json(path, {"key": key, "config": dict(bank.config), "positions": positions})
-    return Bank(bank.game, dict(bank.config), tuple(Position(**position) for position in positions))
+    kept = {"key": key, "config": dict(bank.config), "positions": [asdict(position) for position in bank.positions]}
+    _write_json(path, kept)
+    return _kept_bank(league, json.loads(json.dumps(kept)))
+
+
+def _kept_bank(league: League, kept: Mapping[str, Any]) -> Bank:
+    """The bank as bank.json keeps it (read back as written, so that its identity is the same either way)."""
+    positions = tuple(
+        Position(
+            position["players"],
+            position["seat"],
+            position["observation"],
+            tuple(position["legal"]),
+            position["result"],
+            tuple(position["known"]),
+        )
+        for position in kept["positions"]
+    )
+    return Bank(league.game, kept["config"], positions)
 
 
 def _runnable(league: League, bot: LeagueBot, sandbox: bool) -> BotSpec:
@@ -233,7 +249,7 @@ def _choices(league: League, students: list[LeagueBot]) -> tuple[list[CopyFlag],
     kept = _read_json(folder / "bank.json")
     if not isinstance(kept, dict):
         return [], "choices: not compared (`referee tournament copies` asks every student the position bank)"
-    bank = Bank(league.game, kept["config"], tuple(Position(**position) for position in kept["positions"]))
+    bank = _kept_bank(league, kept)
     answers = {bot.name: found for bot in students if (found := _kept_answers(folder, bot, bank)) is not None}
     missing = sorted(bot.name for bot in students if bot.name not in answers)
     tallies = pair_tallies(bank, answers)
