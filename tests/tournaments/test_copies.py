@@ -8,6 +8,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+
 from referee.botspec import resolve_bot
 from referee.games import load_game
 from referee.records import Limits
@@ -25,6 +27,7 @@ from tournaments.classroom.position_bank import (
 )
 from tournaments.classroom.scaffold import Language, new_bot
 from tournaments.classroom.winnow import K, W, fingerprints, similarity, tokens, winnow
+from tournaments.league.league_file import CopySettings, LeagueFileError, load_league
 from tournaments.league.schedule import peer_tables
 
 ORIGINAL = '''
@@ -263,3 +266,20 @@ def test_every_bot_is_asked_the_same_positions_in_a_session_of_its_own(tmp_path:
     assert ask_bank(hung, bank, Limits(move_time_ms=200, startup_time_s=30)) == (None,) * 12
     crashing = resolve_bot(str(CLASS / "crash_at_start" / "bot.py"), "scout")
     assert ask_bank(crashing, bank, Limits(startup_time_s=30)) == (None,) * 12
+
+
+def test_the_league_file_names_the_base_code_and_the_bank(tmp_path: Path) -> None:
+    head = 'game = "scout"\nplayers = 2\nseed = 3\n[[bots]]\nname = "a"\ncommand = "random"\n'
+    head += '[[bots]]\nname = "b"\ncommand = "random"\n'
+    path = tmp_path / "class.toml"
+    path.write_text(head)
+    assert load_league(path).copies == CopySettings()
+    (tmp_path / "handout").mkdir()
+    path.write_text(head + '[copies]\nbase = ["handout"]\nbank = 50\nbank_seed = 9\n')
+    assert load_league(path).copies == CopySettings((tmp_path / "handout",), 50, 9)
+    path.write_text(head + '[copies]\nbase = ["missing"]\n')
+    with pytest.raises(LeagueFileError, match=r"key 'copies.base': .*missing' does not exist"):
+        load_league(path)
+    path.write_text(head + "[copies]\nbanks = 3\n")
+    with pytest.raises(LeagueFileError, match=r"key 'copies.banks': is not a league setting"):
+        load_league(path)
