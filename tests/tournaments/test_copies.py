@@ -23,6 +23,7 @@ from tournaments.classroom.position_bank import (
     ask_bank,
     candidate_positions,
     known_choices,
+    make_bank,
     tutorial_strategy,
 )
 from tournaments.classroom.scaffold import Language, new_bot
@@ -283,3 +284,16 @@ def test_the_league_file_names_the_base_code_and_the_bank(tmp_path: Path) -> Non
     path.write_text(head + "[copies]\nbanks = 3\n")
     with pytest.raises(LeagueFileError, match=r"key 'copies.banks': is not a league setting"):
         load_league(path)
+
+
+def test_the_bank_leaves_out_positions_where_the_references_and_the_tutorial_agree() -> None:
+    config = load_game("scout").resolve_config({})
+    heuristic = resolve_bot("heuristic", "scout")
+    limits = Limits(move_time_ms=5000, startup_time_s=30)
+    bank = make_bank("scout", 2, config, seed=2, size=15, references={"heuristic": heuristic}, limits=limits)
+    assert len(bank.positions) == 15
+    answers = ask_bank(heuristic, bank, limits)
+    for position, answer in zip(bank.positions, answers, strict=True):
+        known = known_choices("scout", position)
+        assert answer in position.known and set(known.values()) <= set(position.known)
+        assert answer != known[KnownStrategy.TUTORIAL], "where the heuristic and the tutorial agree: left out"

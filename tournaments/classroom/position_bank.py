@@ -46,7 +46,9 @@ from referee.session import BotTransport, Participant, Session
 DEFAULT_BANK = 200
 """Positions in the bank (the league's `[copies] bank`): each student answers them all, one decision each."""
 CANDIDATES_PER_POSITION = 2
-"""Candidates drawn for each position kept (the references' agreements are left out)."""
+"""Candidates drawn in a batch for each position wanted (the references' agreements are left out)."""
+MAX_BATCHES = 4
+"""Batches of candidates drawn at most: where the references agree nearly everywhere the bank may stay smaller."""
 POSITIONS_PER_GAME = 4
 MAX_STARTS = 3
 """A bot that crashed is started again until it has been started this many times; then it is asked no more."""
@@ -151,21 +153,23 @@ def make_bank(
     sandbox: bool = True,
     log_dir: Path | None = None,
 ) -> Bank:
-    """The bank: candidates, each reference's answers, the positions where not all of them agree (see above)."""
-    candidates = candidate_positions(game, players, config, seed, size * CANDIDATES_PER_POSITION)
-    draft = Bank(game, dict(config), tuple(candidates))
-    answers = [ask_bank(spec, draft, limits, sandbox=sandbox, log_dir=log_dir) for spec in references.values()]
-    kept = []
-    for index, position in enumerate(candidates):
-        known = known_choices(game, position)
-        chosen = {answer[index] for answer in answers if answer[index] is not None}
-        voices = chosen | ({known[KnownStrategy.TUTORIAL]} if KnownStrategy.TUTORIAL in known else set())
-        if len(voices) == 1:
-            continue
-        explained = sorted({choice for choice in chosen if choice is not None} | set(known.values()))
-        kept.append(replace(position, known=tuple(explained)))
-        if len(kept) == size:
-            break
+    """The bank: candidates, each reference's answers, the positions where not all of them agree (see above).
+    Candidates are drawn in batches until `size` are kept, at most MAX_BATCHES batches."""
+    kept: list[Position] = []
+    for batch in range(MAX_BATCHES):
+        candidates = candidate_positions(game, players, config, seed + batch, size * CANDIDATES_PER_POSITION)
+        draft = Bank(game, dict(config), tuple(candidates))
+        answers = [ask_bank(spec, draft, limits, sandbox=sandbox, log_dir=log_dir) for spec in references.values()]
+        for index, position in enumerate(candidates):
+            known = known_choices(game, position)
+            chosen = {answer[index] for answer in answers if answer[index] is not None}
+            voices = chosen | ({known[KnownStrategy.TUTORIAL]} if KnownStrategy.TUTORIAL in known else set())
+            if len(voices) == 1:
+                continue
+            explained = sorted({choice for choice in chosen if choice is not None} | set(known.values()))
+            kept.append(replace(position, known=tuple(explained)))
+            if len(kept) == size:
+                return Bank(game, dict(config), tuple(kept))
     return Bank(game, dict(config), tuple(kept))
 
 
