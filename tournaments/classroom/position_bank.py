@@ -9,8 +9,9 @@ The positions: seeded games of the league's game, players and options, played by
 engine; from each, POSITIONS_PER_GAME decisions with at least two legal actions, each as the seat on move saw
 it (its observation and legal actions). A candidate is kept unless every reference agrees there: the league's
 baselines (asked as the students are) and the tutorial's strategy (`KnownStrategy`); where they all choose one
-action the position says nothing about anyone (candidates are drawn in batches until the bank is full). The bank keeps, with each position, what each known strategy
-chose there: agreeing on such a choice is explained without a copy.
+action the position says nothing about anyone (candidates are drawn in batches until the bank is full). The
+bank keeps, with each position, what each known strategy chose there: agreeing on such a choice is explained
+without a copy.
 
 Asking one bot is one match-like session (referee.session: the league's sandbox, limits and start-up, the bot's
 log kept): each position is sent as a game of its own, game_start, one request with the whole observation,
