@@ -132,3 +132,11 @@ def test_every_command_of_the_tutorial_runs(tmp_path: Path) -> None:
     assert set(report) == {"mybot", "random", "heuristic"}
     assert report["mybot"]["faults"] == "0" and int(report["mybot"]["games"]) == 8
     assert "mybot" in outputs["referee tournament table league.toml"]
+
+
+def test_the_tutorial_s_code_is_the_copies_check_s_given_code() -> None:
+    # The copies check removes the code the tutorial gives every student (tournaments.classroom.base_code) and
+    # knows its strategy (tournaments.classroom.position_bank): the file it reads is the tutorial's listing.
+    given = Path(__file__).resolve().parents[1] / "tournaments" / "classroom" / "given" / "scout_tutorial.py"
+    listings = [block.text for block in blocks(TUTORIAL.read_text()) if block.info == ("python", "mybot/bot.py")]
+    assert listings == [given.read_text()]

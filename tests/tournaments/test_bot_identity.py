@@ -223,3 +223,46 @@ def test_forget_drops_the_bots_matches_and_nothing_else(tmp_path: Path) -> None:
         assert sum(len(match.games) for match in store.missing(schedule)) == 4
     unknown = invoke("tournament", "forget", str(league), "nobody")
     assert unknown.exit_code == 1 and "holds no bot 'nobody'" in unknown.output and "Traceback" not in unknown.output
+
+
+FROM_LOG = """import pathlib
+from protocol.sdk import run_bot
+
+exec(pathlib.Path(__file__).with_name("moves.log").read_text())
+
+if __name__ == "__main__":
+    raise SystemExit(run_bot(choose, name="ann"))
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "first", "second"),
+    [
+        (
+            "moves.log",
+            "def choose(observation, legal):\n    return legal[0]\n",
+            "def choose(o, legal):\n    return legal[-1]\n",
+        ),
+        ("__pycache__/helper.cpython-311.pyc", "", "x"),
+    ],
+)
+def test_a_change_to_any_file_of_a_folder_is_replayed(tmp_path: Path, name: str, first: str, second: str) -> None:
+    # A .log the bot executes, byte code beside it: the folder's digest covers them, so --replay-changed replays.
+    folder = tmp_path / "subs" / "ann"
+    (folder / "__pycache__").mkdir(parents=True)
+    (folder / "bot.py").write_text(FROM_LOG)
+    (folder / "moves.log").write_text("def choose(observation, legal):\n    return legal[0]\n")
+    (folder / name).write_text(first)
+    league = script_league(tmp_path, {"rand-a": "random", "rand-b": "random"})
+    league.write_text(league.read_text() + '[[bots]]\neach = "subs/*"\n')
+    played = invoke("tournament", "run", str(league), "-j", "1", "--bootstrap", "0", "--json")
+    assert played.exit_code == 0, played.output
+    assert json.loads(played.stdout)["games"] == 6
+    still = invoke("tournament", "run", str(league), "-j", "1", "--bootstrap", "0")
+    assert "held" not in still.stderr and "Played" not in still.stderr, "running a bot changes nothing in its folder"
+    (folder / name).write_text(second)
+    held = invoke("tournament", "run", str(league), "-j", "1", "--bootstrap", "0")
+    assert "bot 'ann' is held" in held.stderr, held.stderr
+    rerun = invoke("tournament", "run", str(league), "-j", "1", "--bootstrap", "0", "--replay-changed")
+    assert rerun.exit_code == 0, rerun.output
+    assert "replaying 'ann'" in rerun.stderr and "Played 4 games" in rerun.stderr

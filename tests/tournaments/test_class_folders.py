@@ -28,6 +28,7 @@ STUDENTS = (
 )
 DEALS = 2
 PEERS = 1
+"""Students also meet students (the league's schedule; the copies check no longer needs it)."""
 BASELINE_GAMES = 2 * DEALS * 2
 """Two baselines, DEALS deals per match, two seats."""
 GAMES_PER_STUDENT = BASELINE_GAMES + 2 * PEERS * DEALS * 2
@@ -175,13 +176,20 @@ def test_a_resubmission_replays_only_that_student_s_games(played: tuple[Path, An
 
 
 def test_copies_are_flagged_for_the_teacher(played: tuple[Path, Any, dict[str, Any]]) -> None:
-    flags = {(flag["kind"], tuple(flag["bots"])): flag for flag in played[2]["copies"]}
+    league = played[0]
+    before = {(flag["kind"], tuple(flag["bots"])) for flag in _report(league)["copies"]}
+    assert not any(kind == "similar choices" for kind, _ in before), "no student has answered the bank yet"
+    asked = invoke("tournament", "copies", str(league), "--json")
+    leads = json.loads(asked.stdout)
+    assert any("answered the same 200 positions" in line for line in leads["compared"])
+    flags = {(flag["kind"], tuple(flag["bots"])): flag for flag in _report(league)["copies"]}
+    assert {(flag["kind"], tuple(flag["bots"])) for flag in leads["leads"]} == set(flags)
     assert ("identical program", ("first_move", "first_move_twin")) in flags
     similar = flags[("similar code", ("greedy", "greedy_renamed"))]
-    assert similar["figure"] >= 0.9 and "code fingerprints in common" in similar["detail"]
+    assert similar["figure"] >= 0.9 and "fingerprints after the base code is removed" in similar["detail"]
     assert ("similar code", ("broken_build", "c_stdio")) in flags
-    acting = flags[("same actions", ("greedy", "greedy_renamed"))]
-    assert acting["figure"] == 1.0 and "standard deviations above it" in acting["detail"]
+    acting = flags[("similar choices", ("greedy", "greedy_renamed"))]
+    assert acting["figure"] == 1.0 and "expected from the class's answers" in acting["detail"]
     flagged = {bot for _, bots in flags for bot in bots}
     assert not flagged & {"half_random", "timeout", "js_stdio", "longest_show"}, flags
     assert not any(kind == "similar code" and bots == ("first_move", "first_move_twin") for kind, bots in flags)

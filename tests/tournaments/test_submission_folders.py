@@ -99,15 +99,14 @@ def test_baseline_must_be_a_boolean(tmp_path: Path) -> None:
         load_league(league)
 
 
-def test_the_digest_covers_the_whole_folder_but_caches_and_logs(tmp_path: Path) -> None:
+def test_the_digest_covers_every_file_of_the_folder_but_version_control(tmp_path: Path) -> None:
     folder = tmp_path / "sub"
     (folder / "lib").mkdir(parents=True)
     (folder / "bot.py").write_text("import lib.moves\n")
     (folder / "lib" / "moves.py").write_text("BEST = 1\n")
     first = folder_digest(folder)
-    (folder / "__pycache__").mkdir()
-    (folder / "__pycache__" / "bot.cpython-311.pyc").write_bytes(b"\0")
-    (folder / "run.log").write_text("noise")
+    (folder / ".git").mkdir()
+    (folder / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     assert folder_digest(folder) == first
     (folder / "lib" / "moves.py").write_text("BEST = 2\n")
     assert folder_digest(folder) != first
@@ -115,6 +114,19 @@ def test_the_digest_covers_the_whole_folder_but_caches_and_logs(tmp_path: Path) 
     assert folder_digest(folder) == first
     (folder / "bot.py").chmod(0o755)
     assert folder_digest(folder) != first
+    (folder / "bot.py").chmod(0o644)
+    assert folder_digest(folder) == first
+    # What a bot can run is never left out: byte code Python would import, a log it executes.
+    for name in ("__pycache__/moves.cpython-311.pyc", "run.log", "helper.pyc"):
+        path = folder / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(b"\0")
+        assert folder_digest(folder) != first, name
+        changed = folder_digest(folder)
+        path.write_bytes(b"\1")
+        assert folder_digest(folder) != changed, name
+        path.unlink()
+        assert folder_digest(folder) == first, name
 
 
 C_BOT = "int main(void) { return 0; }\n"

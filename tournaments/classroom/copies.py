@@ -1,69 +1,58 @@
-"""Copies among a class's submissions, for a teacher to look at (never a verdict: a flag says what was measured).
+"""Copies among a class's submissions, for a teacher to look into: leads, never verdicts. Each lead says what was
+compared and what was found.
 
-    flags = find_copies(league, store)
+    asked = ask_class(league)                 # every student answers the position bank (kept, asked once a program)
+    report = copy_report(league)              # CopyReport: the leads, and what was compared
+    flags = find_copies(league)               # its leads alone (the grade report's `copies`)
 
 Three measures, each over pairs of students (bots that are not baselines):
-- identical program: the same program digest (tournaments.league.identity, or a folder's digest: every file
-  of the two folders the same);
-- similar code: winnowed fingerprints (tournaments.classroom.winnow) of the source files of two submission
-  folders, fingerprints found in more than a quarter of the class (and in at least COMMON_AT_LEAST folders)
-  left out as shared base code; flagged from SIMILAR_SHARE of the smaller one's fingerprints in common and at
-  least MIN_SHARED of them (runs of some 40 tokens or more in common);
-- same actions: the rules engine replays every game (seed, config, deal and recorded actions) and keys each
-  decision a student took itself (not a forfeit's fallback) by what that bot was shown: a canonical hash of
-  its observation and its legal actions (position_key). Two students' decisions under one key were taken in
-  the very same position from their point of view, whichever match, deal or rotation they came from. Deals
-  are each match's own (tournaments.league.schedule), so such positions come from students at one table:
-  there every deal is played from every seat, and two copies play the same games seat for seat (at two
-  seats, A against B in rotation 0 is B against A in rotation 1), meeting each other's every position; two
-  different programs part at their first different choice. In a baselines schedule, students meet only if
-  the league sets `peers` (tournaments.league.schedule). Each position counts once per pair (each bot's first
-  decision there, replays in store order), and not where both chose the first or the last legal action (which
-  any trivial bot picks and two students reach on their own). The number agreed is compared with chance, the
-  sum over positions of 1 / (legal actions there): flagged when at least MIN_POSITIONS positions were
-  compared, at least AGREE_SHARE agreed, and the agreements exceed chance by Z_FLAG standard deviations
-  (binomial, each position its own chance). Two deterministic programs that decide alike are flagged even if
-  their code differs: the flag says how often they agreed and how often chance would have. It needs the
-  games' replays (the league's replay_dir) and replays every game once: about 1 ms a game (docs/results.md, Grading).
+- similar code: the winnowed fingerprints (tournaments.classroom.winnow) of every text file of two submission
+  folders (tournaments.classroom.base_code: not dependencies, binaries or byte code), once the base code is
+  removed: the scaffolds of every language, the tutorial's code and the league's `[copies] base`; and the
+  fingerprints found in more than a quarter of the class (and in at least COMMON_AT_LEAST folders), code the
+  students share without copying from one another. A lead from SIMILAR_SHARE of the smaller one's remaining
+  fingerprints in common and at least MIN_SHARED of them (runs of some 15 tokens or more in common): "shares 212
+  of 230 fingerprints after the base code is removed", with the files that hold them;
+- identical program: the same program digest (tournaments.league.identity), where the program holds anything but
+  base code (two unchanged scaffolds are the same program, and no lead);
+- similar choices: every student answers the same bank of positions offline (tournaments.classroom.position_bank,
+  asked with `ask_class`, the answers kept in LEAGUE.copies/ beside the league file for each program); a pair is
+  a lead when it chose alike, beyond the known strategies, far more often than the class's own answers make
+  likely (tournaments.classroom.choices). Whoever they were seated with does not matter.
 """
 
 from __future__ import annotations
 
 import enum
-import hashlib
 import itertools
-import math
+import json
 from collections import Counter
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import msgspec
+from referee.botspec import GAME_HEURISTIC, resolve_bot
+from referee.records import BotSpec
 
-from referee.games import GameError, load_game
-from referee.replay import ReplayError, load
-
-from ..league.league_file import League
+from ..league.builds import BUILD_LOGS, prepare_submission
+from ..league.league_file import League, LeagueBot
 from ..league.store import LeagueStore
-from ..league.submissions import folder_files
-from .winnow import folder_fingerprints, similarity
+from .base_code import FolderPrints, base_prints, folder_prints
+from .choices import is_lead, pair_tallies
+from .position_bank import Bank, Position, ask_bank, make_bank
 
 COMMON_AT_LEAST = 4
 SIMILAR_SHARE = 0.8
 MIN_SHARED = 10
-MIN_POSITIONS = 10
-AGREE_SHARE = 0.9
-Z_FLAG = 3.0
-
-_CANONICAL = msgspec.json.Encoder(order="sorted")
-"""JSON with every object's keys sorted: equal values, equal bytes."""
+COPIES_FOLDER = ".copies"
+"""LEAGUE.copies/ beside the league file: the bank, the students' answers and the logs of their sessions."""
 
 
 class CopyKind(enum.StrEnum):
     IDENTICAL = "identical program"
     SIMILAR = "similar code"
-    ACTIONS = "same actions"
+    CHOICES = "similar choices"
 
 
 @dataclass(frozen=True)
@@ -72,130 +61,225 @@ class CopyFlag:
     bots: tuple[str, str]
     """In name order."""
     figure: float
-    """1 for identical programs; the share of fingerprints in common; the share of positions agreed."""
+    """1 for identical programs; the share of fingerprints in common; the share of counted positions agreed."""
     detail: str
-    """What was measured, in words."""
-
-
-def find_copies(league: League, store: LeagueStore) -> tuple[CopyFlag, ...]:
-    """Every flag of the league's students (see the module's docstring), identical programs first."""
-    students = [bot for bot in league.bots if not bot.baseline]
-    identical = identical_programs({bot.name: bot.digest for bot in students})
-    folders = {bot.name: bot.submission.folder for bot in students if bot.submission is not None}
-    same = {flag.bots for flag in identical}
-    similar = [flag for flag in similar_code(folders) if flag.bots not in same]
-    replays = _replays(path for _, path in sorted(store.replay_paths().items()))
-    actions = same_actions(replays, {bot.name for bot in students}, league.game)
-    return (*identical, *similar, *actions)
-
-
-def identical_programs(digests: Mapping[str, str]) -> list[CopyFlag]:
-    flags = []
-    for first, second in itertools.combinations(sorted(digests), 2):
-        if digests[first] == digests[second]:
-            detail = f"the same program ({digests[first][:19]}...)"
-            flags.append(CopyFlag(CopyKind.IDENTICAL, (first, second), 1.0, detail))
-    return flags
-
-
-def similar_code(folders: Mapping[str, Path]) -> list[CopyFlag]:
-    prints = {name: folder_fingerprints(folder, folder_files(folder)) for name, folder in folders.items()}
-    counts = Counter(value for found in prints.values() for value in found)
-    common = {value for value, count in counts.items() if count > max(COMMON_AT_LEAST - 1, len(prints) // 4)}
-    kept = {name: found - common for name, found in prints.items()}
-    flags = []
-    for first, second in itertools.combinations(sorted(kept), 2):
-        shared = len(kept[first] & kept[second])
-        share = similarity(kept[first], kept[second])
-        if shared >= MIN_SHARED and share >= SIMILAR_SHARE:
-            smaller = min(len(kept[first]), len(kept[second]))
-            detail = f"{shared} of {smaller} code fingerprints in common ({share:.0%}, comments and names aside)"
-            flags.append(CopyFlag(CopyKind.SIMILAR, (first, second), share, detail))
-    return flags
+    """What was compared and found, in words."""
 
 
 @dataclass(frozen=True)
-class _Decision:
-    bot: str
-    action: Any
-    choices: int
-    """How many legal actions there were."""
-    trivial: bool
-    """Whether the action was the first or the last legal one (what a trivial bot plays)."""
+class CopyReport:
+    flags: tuple[CopyFlag, ...]
+    compared: tuple[str, ...]
+    """What was compared, a line for each measure (and for each student, what of its folder)."""
 
 
-def same_actions(replays: Iterable[Mapping[str, Any]], students: set[str], game: str) -> list[CopyFlag]:
-    """Pairs of students who chose alike in the positions both were shown (see the module's docstring)."""
-    by_position: dict[bytes, dict[str, _Decision]] = {}
-    for replay in replays:
-        for key, decision in _decisions(replay, students, game):
-            by_position.setdefault(key, {}).setdefault(decision.bot, decision)
-    tallies: dict[tuple[str, str], list[float]] = {}
-    for decisions in by_position.values():
-        for first, second in itertools.combinations(sorted(decisions), 2):
-            terms = _compare(decisions[first], decisions[second])
-            if terms is not None:
-                tally = tallies.setdefault((first, second), [0, 0, 0.0, 0.0])
-                for index, term in enumerate(terms):
-                    tally[index] += term
-    return [flag for pair, tally in sorted(tallies.items()) if (flag := _flag(pair, tally)) is not None]
+def find_copies(league: League, store: LeagueStore | None = None) -> tuple[CopyFlag, ...]:
+    """The leads of `copy_report` (the store is not needed: kept for callers that pass it)."""
+    return copy_report(league).flags
 
 
-def position_key(observation: Mapping[str, Any], legal: Iterable[Any]) -> bytes:
-    """What a bot was shown before a decision (its observation and its legal actions), hashed canonically:
-    equal keys, the same position from the bot's point of view, whichever match, deal or rotation."""
-    return hashlib.blake2b(_CANONICAL.encode([observation, list(legal)]), digest_size=16).digest()
-
-
-def _compare(first: _Decision, second: _Decision) -> tuple[int, int, float, float] | None:
-    """(1, agreed, chance's expected agreement, its variance), or None for a trivial choice both made."""
-    agreed = first.action == second.action
-    if agreed and first.trivial:
-        return None
-    chance = 1 / max(first.choices, 1)
-    return 1, int(agreed), chance, chance * (1 - chance)
-
-
-def _flag(pair: tuple[str, str], tally: list[float]) -> CopyFlag | None:
-    compared, agreed, expected, variance = tally
-    if compared < MIN_POSITIONS or agreed < AGREE_SHARE * compared or variance <= 0:
-        return None
-    z = (agreed - expected) / math.sqrt(variance)
-    if z < Z_FLAG:
-        return None
-    detail = (
-        f"chose alike in {int(agreed)} of {int(compared)} identical positions (chance: {expected:.1f}; "
-        f"{z:.1f} standard deviations above it)"
+def copy_report(league: League) -> CopyReport:
+    """Every lead among the league's students (see the module's docstring), from their folders and the answers
+    `ask_class` kept; no bot is run."""
+    students = [bot for bot in league.bots if not bot.baseline]
+    folders = {bot.name: bot.submission.folder for bot in students if bot.submission is not None}
+    base = base_prints(league.copies.base)
+    prints = {name: folder_prints(folder) for name, folder in folders.items()}
+    similar, kept = similar_code(prints, base)
+    identical = identical_programs({bot.name: bot.digest for bot in students}, kept)
+    same = {flag.bots for flag in identical}
+    choices, compared = _choices(league, students)
+    base_words = "the scaffolds of every language, the tutorial's code" + "".join(
+        f", {path.name}" for path in league.copies.base
     )
-    return CopyFlag(CopyKind.ACTIONS, pair, agreed / compared, detail)
+    lines = (
+        f"code: every text file of {len(prints)} submission folder(s), after removing the base code ({base_words}) "
+        "and code shared by more than a quarter of the class",
+        *(f"  {name}: {found.summary()}" for name, found in sorted(prints.items())),
+        compared,
+    )
+    flags = (*identical, *(flag for flag in similar if flag.bots not in same), *choices)
+    return CopyReport(tuple(flags), lines)
 
 
-def _decisions(replay: Mapping[str, Any], students: set[str], game: str) -> list[tuple[bytes, _Decision]]:
-    """Each decision a student took itself in the replay (not a forfeit's fallback), keyed by its position;
-    the rules engine replays the game. An unreadable replay gives none."""
-    try:
-        bots = [seat["bot"] for seat in replay["seats"]]
-        state = load_game(game).new_game(replay["players"], replay["seed"], replay["config"], deal=replay["deal"])
-        found = []
-        for entry in replay["actions"]:
-            seat, action = entry["seat"], entry["action"]
-            if entry["by"] == "bot" and bots[seat] in students:
-                legal = state.legal_actions_view(seat)
-                key = position_key(state.observation(seat), legal)
-                trivial = action in (legal[0], legal[-1])
-                found.append((key, _Decision(bots[seat], action, len(legal), trivial)))
-            state.apply(seat, action)
-    except (GameError, KeyError, TypeError, ValueError, IndexError, msgspec.EncodeError):
-        return []
-    return found
-
-
-def _replays(paths: Iterable[str]) -> list[dict[str, Any]]:
-    found = []
-    for path in paths:
-        json_path = Path(path).with_suffix(".json")
-        try:
-            found.append(load(json_path))
-        except (ReplayError, OSError):
+def identical_programs(digests: Mapping[str, str], kept: Mapping[str, frozenset[int]] | None = None) -> list[CopyFlag]:
+    """Pairs with the same digest; of submission folders (`kept`: their fingerprints after the base code), only
+    those that hold anything but base code."""
+    flags = []
+    for first, second in itertools.combinations(sorted(digests), 2):
+        if digests[first] != digests[second]:
             continue
-    return found
+        if kept is not None and first in kept and not kept[first]:
+            continue
+        detail = f"the same program ({digests[first][:19]}...), not only base code"
+        flags.append(CopyFlag(CopyKind.IDENTICAL, (first, second), 1.0, detail))
+    return flags
+
+
+def similar_code(
+    prints: Mapping[str, FolderPrints], base: frozenset[int] = frozenset()
+) -> tuple[list[CopyFlag], dict[str, frozenset[int]]]:
+    """The leads from code, and each folder's fingerprints once the base code and the class's common code are
+    removed."""
+    counts = Counter(value for found in prints.values() for value in found.all)
+    common = {value for value, count in counts.items() if count > max(COMMON_AT_LEAST - 1, len(prints) // 4)}
+    kept = {name: found.all - base - common for name, found in prints.items()}
+    flags = []
+    for first, second in itertools.combinations(sorted(kept), 2):
+        shared = kept[first] & kept[second]
+        smaller = min(len(kept[first]), len(kept[second]))
+        share = len(shared) / smaller if smaller else 0.0
+        if len(shared) >= MIN_SHARED and share >= SIMILAR_SHARE:
+            where = "; ".join(f"{name}: {', '.join(prints[name].holding(shared))}" for name in (first, second))
+            detail = (
+                f"shares {len(shared)} of {smaller} fingerprints after the base code is removed ({share:.0%} of the "
+                f"smaller folder's; names, comments and layout aside), in {where}"
+            )
+            flags.append(CopyFlag(CopyKind.SIMILAR, (first, second), share, detail))
+    return flags, kept
+
+
+# The position bank.
+
+
+def copies_folder(league: League) -> Path:
+    return league.path.with_suffix(COPIES_FOLDER)
+
+
+def ask_class(
+    league: League, *, sandbox: bool = True, on_asked: Callable[[str, int], None] | None = None
+) -> dict[str, tuple[int | None, ...]]:
+    """Every student's answers to the league's bank: kept ones reused (the same program, the same bank), the
+    others asked (tournaments.classroom.position_bank) and kept. `on_asked(student, answered)` hears of each
+    student asked."""
+    bank = league_bank(league, sandbox=sandbox)
+    folder = copies_folder(league)
+    answers = {}
+    for bot in league.bots:
+        if bot.baseline:
+            continue
+        found = _kept_answers(folder, bot, bank)
+        if found is None:
+            spec = _runnable(league, bot, sandbox)
+            found = ask_bank(spec, bank, league.limits, sandbox=sandbox, log_dir=folder / "logs" / bot.name)
+            _keep_answers(folder, bot, bank, found)
+            if on_asked is not None:
+                on_asked(bot.name, sum(answer is not None for answer in found))
+        answers[bot.name] = found
+    return answers
+
+
+def league_bank(league: League, *, sandbox: bool = True) -> Bank:
+    """The league's bank: the kept one if made for these settings and baselines, else a new one (kept). Its
+    references are the league's baselines, or the game's heuristic in a league without any."""
+    references = {bot.name: bot.spec for bot in league.bots if bot.baseline}
+    if not references:
+        references = {GAME_HEURISTIC: resolve_bot(GAME_HEURISTIC, league.game)}
+    seed = league.copies.bank_seed if league.copies.bank_seed is not None else league.seed
+    key = [league.game, league.players, dict(league.config), seed, league.copies.bank]
+    key += [sorted((bot.name, bot.digest) for bot in league.bots if bot.name in references)]
+    path = copies_folder(league) / "bank.json"
+    kept = _read_json(path)
+    if isinstance(kept, dict) and kept.get("key") == json.loads(json.dumps(key)):
+        return _kept_bank(league, kept)
+    bank = make_bank(
+        league.game,
+        league.players,
+        league.config,
+        seed,
+        league.copies.bank,
+        references,
+        league.limits,
+        sandbox=sandbox,
+        log_dir=copies_folder(league) / "logs" / "references",
+    )
+    kept = {"key": key, "config": dict(bank.config), "positions": [asdict(position) for position in bank.positions]}
+    _write_json(path, kept)
+    return _kept_bank(league, json.loads(json.dumps(kept)))
+
+
+def _kept_bank(league: League, kept: Mapping[str, Any]) -> Bank:
+    """The bank as bank.json keeps it (read back as written, so that its identity is the same either way)."""
+    positions = tuple(
+        Position(
+            position["players"],
+            position["seat"],
+            position["observation"],
+            tuple(position["legal"]),
+            position["result"],
+            tuple(position["known"]),
+        )
+        for position in kept["positions"]
+    )
+    return Bank(league.game, kept["config"], positions)
+
+
+def _runnable(league: League, bot: LeagueBot, sandbox: bool) -> BotSpec:
+    """What runs `bot`: a submission with a build from its built copy (the league's, reused when built)."""
+    sub = bot.submission
+    if sub is None or sub.build is None or sub.problem is not None:
+        return bot.spec
+    work = (league.build_dir or league.path.with_suffix(".builds")) / sub.name
+    log = (league.log_dir or league.path.with_suffix(".logs")) / BUILD_LOGS / f"{sub.name}.log"
+    spec, _ = prepare_submission(sub, bot.digest, league.game, work, log, sandbox=sandbox)
+    return spec
+
+
+def _answers_path(folder: Path, bot: LeagueBot) -> Path:
+    return folder / "answers" / f"{bot.name}.json"
+
+
+def _kept_answers(folder: Path, bot: LeagueBot, bank: Bank) -> tuple[int | None, ...] | None:
+    kept = _read_json(_answers_path(folder, bot))
+    if not isinstance(kept, dict) or (kept.get("bank"), kept.get("digest")) != (bank.identity, bot.digest):
+        return None
+    answers = kept.get("answers")
+    if not isinstance(answers, list) or len(answers) != len(bank.positions):
+        return None
+    return tuple(answer if isinstance(answer, int) else None for answer in answers)
+
+
+def _keep_answers(folder: Path, bot: LeagueBot, bank: Bank, answers: tuple[int | None, ...]) -> None:
+    _write_json(_answers_path(folder, bot), {"bank": bank.identity, "digest": bot.digest, "answers": list(answers)})
+
+
+def _choices(league: League, students: list[LeagueBot]) -> tuple[list[CopyFlag], str]:
+    """The leads from the kept answers of the students (none asked yet: none, and the line says so)."""
+    folder = copies_folder(league)
+    kept = _read_json(folder / "bank.json")
+    if not isinstance(kept, dict):
+        return [], "choices: not compared (`referee tournament copies` asks every student the position bank)"
+    bank = _kept_bank(league, kept)
+    answers = {bot.name: found for bot in students if (found := _kept_answers(folder, bot, bank)) is not None}
+    missing = sorted(bot.name for bot in students if bot.name not in answers)
+    tallies = pair_tallies(bank, answers)
+    flags = []
+    for tally in tallies:
+        if is_lead(tally, len(tallies)):
+            detail = (
+                f"chose alike in {tally.agreed} of {tally.counted} positions of the bank where either chose what no "
+                f"known strategy does (expected from the class's answers: {tally.expected:.1f}; "
+                f"p = {tally.p_value:.1g}, {len(tallies)} pairs compared)"
+            )
+            flags.append(CopyFlag(CopyKind.CHOICES, tally.pair, tally.agreed / tally.counted, detail))
+    line = (
+        f"choices: {len(answers)} student(s) answered the same {len(bank.positions)} positions; a pair is compared "
+        "where either chose what no known strategy (the first or last legal action, the tutorial's, a baseline's) does"
+    )
+    if missing:
+        line += f"; not asked yet (the program changed, or new): {', '.join(missing)}"
+    return flags, line
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _write_json(path: Path, value: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(value), encoding="utf-8")
+    temporary.replace(path)

@@ -14,6 +14,14 @@ The digest is of one file, the one the command names:
 A program of several files (a package, weights beside it) changes without its digest changing: such a bot
 declares `version = "..."` in the league file and changes it with the program; the digest is then that
 version and no file is read.
+
+A submission folder (tournaments.league.submissions) is a program of many files, identified by `folder_digest`:
+every file of the folder (`bot_files`: all but version control's own folders, VERSION_CONTROL), by relative path,
+executable bit and content. Nothing a bot can read is left out: a `.log` or `.txt` it executes, a `.pyc` it
+imports (Python runs a byte-code file in `__pycache__` whose header matches its source's size and time without
+reading the source), `node_modules`, a compiled `bot`. Bots never write into their folder (the sandbox shows it
+read-only; unsandboxed, a submission's Python is told not to write byte code), so the digest changes only when
+the folder does. Build products never enter it: builds run in a copy (tournaments.league.builds).
 """
 
 from __future__ import annotations
@@ -23,7 +31,8 @@ import importlib.util
 import os
 import re
 import shutil
-from collections.abc import Sequence
+import stat
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from protocol.errors import BadInput
@@ -34,6 +43,10 @@ INTERPRETERS = re.compile(
     r"elixir|escript|racket|guile|tclsh|env)[0-9.]*"
 )
 """Names (without a version suffix such as 3.11) of programs that run another file: the bot is that file."""
+
+
+VERSION_CONTROL = frozenset({".git", ".hg", ".svn"})
+"""Folders a version control system keeps beside the files: never the bot's, never part of its digest."""
 
 
 class ProgramUnreadable(BadInput, OSError):
@@ -101,3 +114,31 @@ def _module_file(module: str) -> Path | None:
     if found is None or found.origin is None or not Path(found.origin).is_file():
         return None
     return Path(found.origin)
+
+
+def folder_digest(folder: Path) -> str:
+    """ "tree:HEX": SHA-256 over every file of `folder` (`bot_files`): relative path, executable bit, content.
+    Symbolic links count by where they point (never followed), other special files (a named pipe) by their
+    name alone: nothing a folder holds can make this read forever."""
+    digest = hashlib.sha256()
+    for path in bot_files(folder):
+        relative = path.relative_to(folder).as_posix()
+        mode = path.lstat().st_mode
+        if stat.S_ISLNK(mode):
+            entry = b"link\0" + os.readlink(path).encode(errors="surrogateescape")
+        elif not stat.S_ISREG(mode):
+            entry = b"special\0"
+        else:
+            with path.open("rb") as handle:
+                content = hashlib.file_digest(handle, "sha256").digest()
+            entry = (b"exec\0" if mode & stat.S_IXUSR else b"file\0") + content
+        digest.update(relative.encode(errors="surrogateescape") + b"\0" + entry + b"\0")
+    return "tree:" + digest.hexdigest()
+
+
+def bot_files(folder: Path) -> Iterator[Path]:
+    """Every file of `folder` but version control's, in a fixed order, symbolic links not followed."""
+    for root, folders, files in os.walk(folder):
+        folders[:] = sorted(name for name in folders if name not in VERSION_CONTROL)
+        for name in sorted(files):
+            yield Path(root, name)

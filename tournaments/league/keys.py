@@ -49,7 +49,7 @@ LEAGUE_KEYS: tuple[Key, ...] = (
         "peers",
         "integer",
         "0",
-        "Baselines schedule only: each student also meets students at 2 x peers tables (for the copies check).",
+        "Baselines schedule only: each student also meets students at 2 x peers tables.",
     ),
     Key("fault_policy", "string", '"forfeit"', '"forfeit" or "substitute".'),
     Key(
@@ -78,6 +78,7 @@ LEAGUE_KEYS: tuple[Key, ...] = (
     Key("config", "table", "the game's defaults", "Game options; `referee games` lists them."),
     Key("marks", "table", "none", "Per baseline, [[score share, mark], ...]: marks where the shares clear them."),
     Key("pseudonyms", "table", "a keyed hash", "What a published leaderboard calls each bot."),
+    Key("copies", "table", "the defaults below", "The copies check (`tournament copies`): the keys below."),
     Key("bots", "array of tables", "", "The bots: `[[bots]]` entries, below. Required."),
 )
 """The top level of a league file."""
@@ -94,6 +95,22 @@ LIMIT_KEYS: tuple[Key, ...] = (
     Key("memory_mb", "integer", str(limits.DEFAULT_MEMORY_MB), limits.MEMORY_LIMIT_MEANING),
 )
 """The `[limits]` table of a league file; each is also an option of `referee play` and `check-bot`."""
+
+DEFAULT_COPY_BANK = 200
+"""Positions every student answers for the copies check, by default."""
+
+COPIES_KEYS: tuple[Key, ...] = (
+    Key(
+        "base",
+        "array of paths",
+        "none",
+        "Code every student was given besides the scaffolds (folders or files, relative to the league file): "
+        "left out of the comparison.",
+    ),
+    Key("bank", "integer", str(DEFAULT_COPY_BANK), "Positions every student answers (one decision each)."),
+    Key("bank_seed", "integer", "the league's seed", "Which positions the bank holds."),
+)
+"""The `[copies]` table of a league file (tournaments.classroom.copies)."""
 
 BOT_KEYS: tuple[Key, ...] = (
     Key("name", "string", "", "The bot's name in the league. Required."),

@@ -23,8 +23,8 @@ A baselines schedule grades a class: each bot that is not a baseline (a student)
 (players - 1) baselines, and the baselines play their own round robin; a ladder such as random < heuristic
 then separates the students even when none beats the strongest baseline. Students meet each other only with
 `peers = K`: in an order of the students drawn from the seed, each sits with the next K (see
-tournaments.league.schedule); marks count the baseline games only, and the copies check needs students at
-one table to compare their actions (deals are each match's own).
+tournaments.league.schedule); marks count the baseline games only. The copies check does not need them: every
+student answers one bank of positions (tournaments.classroom.copies, `[copies]`).
 
 Every mistake is a LeagueFileError naming the file, the key, what is wrong and what to do.
 """
@@ -96,6 +96,15 @@ class LeagueBot:
 
 
 @dataclass(frozen=True)
+class CopySettings:
+    """[copies] (keys.COPIES_KEYS)."""
+
+    base: tuple[Path, ...] = ()
+    bank: int = keys.DEFAULT_COPY_BANK
+    bank_seed: int | None = None
+
+
+@dataclass(frozen=True)
 class League:
     path: Path
     name: str
@@ -136,6 +145,8 @@ class League:
     """Settling settings the file gives (None: the command's or the library's default)."""
     anchor: tuple[str, float] | None = None
     """(bot, Elo) fixed in the tables, if the file anchors one."""
+    copies: CopySettings = field(default_factory=lambda: CopySettings())
+    """[copies]: the copies check's settings (tournaments.classroom.copies)."""
 
     @property
     def games_per_match(self) -> int:
@@ -219,6 +230,7 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
         resolution=reader.number(data, "resolution", 0, "") if "resolution" in data else None,
         min_games=reader.optional_integer(data, "min_games", minimum=0),
         anchor=reader.anchor(data, [bot.name for bot in bots]),
+        copies=reader.copies(data),
     )
 
 
@@ -429,6 +441,20 @@ class _Reader:
         if repeated:
             raise self.error("pseudonyms", f"{repeated[0]!r} is given to several bots", "give each its own")
         return dict(table)
+
+    def copies(self, data: Mapping[str, Any]) -> CopySettings:
+        table = self.table(data, "copies")
+        self.no_unknown_keys(table, frozenset(keys.names(keys.COPIES_KEYS)), "copies.", "see the league file reference")
+        base = table.get("base", [])
+        if not isinstance(base, list) or not all(isinstance(path, str) and path for path in base):
+            raise self.error("copies.base", f"must be a list of paths, not {base!r}", 'base = ["handout"]')
+        paths = tuple(self.path.parent / path for path in base)
+        missing = [str(path) for path in paths if not path.exists()]
+        if missing:
+            raise self.error("copies.base", f"{missing[0]!r} does not exist", "name folders or files beside the file")
+        bank = self.integer(table, "bank", minimum=1, maximum=100_000) if "bank" in table else keys.DEFAULT_COPY_BANK
+        seed = self.integer(table, "bank_seed", minimum=0, maximum=MAX_SEED) if "bank_seed" in table else None
+        return CopySettings(paths, bank, seed)
 
     def limits(self, data: Mapping[str, Any]) -> Limits:
         table = self.table(data, "limits")

@@ -22,21 +22,18 @@ are compared for clashes: a folder named like another bot of the league (a basel
 reported (League.skipped, tournaments.league.league_file), never fatal to the class. So is a folder whose
 name has invisible or bidirectional characters.
 
-`folder_digest` identifies a submission for the store: every file of the folder except IGNORED_NAMES and
-IGNORED_SUFFIXES (version control, Python's byte-code caches, logs: what the bot's behaviour cannot depend
-on), by relative path, executable bit and content, so a fix to a library beside the program, or to
-package.json, is a new program. Build products never enter it: builds run in a copy (builds.py).
+`folder_digest` (tournaments.league.identity) identifies a submission for the store: every file of the folder
+but version control's, so any change, to a library beside the program, to package.json, to a `.log` or `.pyc` it
+reads, is a new program. Build products never enter it: builds run in a copy (builds.py).
 """
 
 from __future__ import annotations
 
 import enum
 import glob
-import hashlib
 import os
 import re
 import shlex
-import stat
 import sys
 import tomllib
 from collections.abc import Iterator, Mapping
@@ -58,14 +55,17 @@ from referee.botspec import (
 from referee.records import BotSpec
 
 from .folder_words import OutsideFolder, Words, check_text, check_words
+from .identity import VERSION_CONTROL, bot_files
+from .identity import folder_digest as folder_digest
 from .keys import MANIFEST_KEYS, names
 
 MANIFEST = "bot.toml"
 FOUND_IN_ORDER = (("bot.py", "bot.py"), ("bot", "./bot"), ("bot.js", "node bot.js"))
 """(file in the folder, the command that runs it there)."""
 BUILD_FILES = ("Makefile", "makefile", "GNUmakefile", "CMakeLists.txt", "build.sh")
-IGNORED_NAMES = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache", ".DS_Store"})
-IGNORED_SUFFIXES = (".pyc", ".pyo", ".log")
+IGNORED_NAMES = VERSION_CONTROL
+"""What a build's copy leaves out, as the digest does (tournaments.league.identity)."""
+IGNORED_SUFFIXES: tuple[str, ...] = ()
 MAX_MANIFEST_BYTES = 65536
 _MANIFEST_KEYS = names(MANIFEST_KEYS)
 
@@ -196,33 +196,9 @@ def normalised(name: str) -> str:
     return re.sub(r"[\W_]+", "", name.casefold())
 
 
-def folder_digest(folder: Path) -> str:
-    """ "tree:HEX": SHA-256 over every file of `folder` that may change the bot (see the module's docstring).
-    Symbolic links count by where they point (never followed), other special files (a named pipe) by their
-    name alone: nothing a folder holds can make this read forever."""
-    digest = hashlib.sha256()
-    for path in folder_files(folder):
-        relative = path.relative_to(folder).as_posix()
-        mode = path.lstat().st_mode
-        if stat.S_ISLNK(mode):
-            entry = b"link\0" + os.readlink(path).encode(errors="surrogateescape")
-        elif not stat.S_ISREG(mode):
-            entry = b"special\0"
-        else:
-            with path.open("rb") as handle:
-                content = hashlib.file_digest(handle, "sha256").digest()
-            entry = (b"exec\0" if mode & stat.S_IXUSR else b"file\0") + content
-        digest.update(relative.encode(errors="surrogateescape") + b"\0" + entry + b"\0")
-    return "tree:" + digest.hexdigest()
-
-
 def folder_files(folder: Path) -> Iterator[Path]:
-    """The files of `folder`, in a fixed order, ignored names left out, symlinks not followed."""
-    for root, folders, files in os.walk(folder):
-        folders[:] = sorted(name for name in folders if name not in IGNORED_NAMES)
-        for name in sorted(files):
-            if name not in IGNORED_NAMES and not name.endswith(IGNORED_SUFFIXES):
-                yield Path(root, name)
+    """The files of `folder` its digest covers (tournaments.league.identity.bot_files)."""
+    return bot_files(folder)
 
 
 def submission_spec(submission: Submission, game: str, folder: Path | None = None) -> BotSpec:
@@ -251,7 +227,12 @@ def runnable_spec(submission: Submission, game: str, folder: Path | None = None)
         resolved = resolve_bot(anchored(submission.argument(submission.command), folder), game)
     except UnknownBot as error:
         raise UnknownBot(f"cannot run {submission.command!r} in {folder}: {error}") from None
-    return BotSpec(submission.name, resolved.command, str(folder), folders=(str(folder),))
+    return BotSpec(submission.name, resolved.command, str(folder), folders=(str(folder),), env=NO_BYTE_CODE)
+
+
+NO_BYTE_CODE = (("PYTHONDONTWRITEBYTECODE", "1"),)
+"""A submission's Python writes no byte code into its folder (unsandboxed, the folder is writable), which would
+change its digest (tournaments.league.identity) between runs."""
 
 
 def _check_command(command: str, folder: Path) -> None:
