@@ -262,3 +262,54 @@ def test_without_the_cpu_floor_a_frozen_bot_busy_in_the_kernel_takes_cpu() -> No
     bot on move (what the test above would see if the floor were gone)."""
     taken, busy = _taken_while_frozen(False)
     assert taken >= 0.08, (taken, busy)
+
+
+AWAKE_LIMITS = dataclasses.replace(TEST_LIMITS, log_cap_bytes=8 * 1024 * 1024)
+
+
+def _awake_intervals(tmp_path: Path, ponder: bool) -> list[list[tuple[int, int]]]:
+    """Two awake recorders play two games of SCOUT (a start-up each, an orientation decision at every round,
+    new processes between the games, a bye each): each one's awake intervals, as it recorded them."""
+    require_sandbox()
+    if not sandbox.probe().cgroups.freezer:
+        pytest.skip(f"bots cannot be frozen here: {sandbox.probe().whole_bot_limits}")
+    recorder = fixture_bot("awake_recorder")
+    bots = [dataclasses.replace(recorder, name=name) for name in ("first", "second")]
+    spec = match_spec(
+        "scout", bots, games=2, seed=5, limits=AWAKE_LIMITS, log_dir=str(tmp_path / "logs"), ponder=ponder
+    )
+    record = run_match(spec)
+    assert not any(game.faults for game in record.games), [game.faults for game in record.games]
+    intervals = []
+    for bot in record.bots:
+        log = Path(str(bot.log_path)).read_text()
+        batches = [json.loads(line.removeprefix("AWAKE ")) for line in log.splitlines() if line.startswith("AWAKE ")]
+        intervals.append(sorted((start, end) for batch in batches for start, end in batch))
+        assert len(intervals[-1]) >= 10, log[-2000:]
+    return intervals
+
+
+def _overlaps(first: list[tuple[int, int]], second: list[tuple[int, int]]) -> list[tuple[tuple[int, int], ...]]:
+    """The pairs of intervals, one of each sorted list, that share an instant."""
+    found, later = [], 0
+    for a in first:
+        while later < len(second) and second[later][1] < a[0]:
+            later += 1
+        index = later
+        while index < len(second) and second[index][0] <= a[1]:
+            found.append((a, second[index]))
+            index += 1
+    return found
+
+
+def test_no_two_bots_are_ever_awake_together(tmp_path: Path) -> None:
+    """Start-ups, simultaneous decisions, byes and the rest thaw one bot at a time: two bots that would pass
+    their hands over a channel the kernel shares while both run never run together, by their own clocks."""
+    first, second = _awake_intervals(tmp_path, ponder=False)
+    assert not _overlaps(first, second), _overlaps(first, second)[:5]
+
+
+def test_pondering_bots_are_awake_together(tmp_path: Path) -> None:
+    """The check above can fail: with ponder (no freezing) the same two bots run side by side."""
+    first, second = _awake_intervals(tmp_path, ponder=True)
+    assert _overlaps(first, second)
