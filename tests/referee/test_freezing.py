@@ -214,7 +214,8 @@ def _runtime_s(pids: set[int]) -> float:
 
 def _taken_while_frozen(floor: bool) -> tuple[float, float]:
     """(share of a CPU the frozen reader took, share the busy bot on move had), both pinned to one CPU, over
-    three frozen seconds."""
+    five freezes of 0.3 s: short enough that the reads in flight at each freeze (64 of about 10 ms of CPU
+    each) are not done by its end, however loaded the machine."""
     support = sandbox.probe().cgroups
     if not (support.freezer and support.cpu and support.cpuset) or os.geteuid() != 0:
         pytest.skip(f"no freezer, cpu and cpuset cgroups here: {sandbox.probe().whole_bot_limits}")
@@ -232,10 +233,10 @@ def _taken_while_frozen(floor: bool) -> tuple[float, float]:
         assert reader.stdout is not None and reader.stdout.readline() == b"reading\n"
         assert mover.stdout is not None and mover.stdout.readline() == b"busy\n"
         taken = busy = elapsed = 0.0
-        for _ in range(3):
+        for _ in range(5):
             reader_group.hold(True)
             started, reader_before, mover_before = time.monotonic(), _runtime_s({reader.pid}), _runtime_s({mover.pid})
-            time.sleep(1.0)
+            time.sleep(0.3)
             taken += _runtime_s({reader.pid}) - reader_before
             busy += _runtime_s({mover.pid}) - mover_before
             elapsed += time.monotonic() - started
@@ -254,14 +255,14 @@ def test_a_frozen_bot_busy_in_the_kernel_takes_no_cpu_from_the_bot_on_move() -> 
     """64 threads in long reads of a shared-memory file go on inside the kernel after the freeze (each call to
     its end); with the CPU floor while frozen, what is left of them yields to the bot on move on their CPU."""
     taken, busy = _taken_while_frozen(True)
-    assert taken <= 0.03, (taken, busy)
+    assert busy > 0 and taken <= 0.1 * busy, (taken, busy)
 
 
 def test_without_the_cpu_floor_a_frozen_bot_busy_in_the_kernel_takes_cpu() -> None:
     """The same without the floor: the reads in flight when the freeze came take a good part of the CPU from the
     bot on move (what the test above would see if the floor were gone)."""
     taken, busy = _taken_while_frozen(False)
-    assert taken >= 0.08, (taken, busy)
+    assert busy > 0 and taken >= 0.3 * busy, (taken, busy)
 
 
 AWAKE_LIMITS = dataclasses.replace(TEST_LIMITS, log_cap_bytes=8 * 1024 * 1024)
