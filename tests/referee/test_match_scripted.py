@@ -329,6 +329,18 @@ def test_frozen_bots_are_thawed_for_each_request_except_a_bot_on_move_again() ->
     assert all(process.holds[:1] == [True] for process in table.processes), "frozen from their hello"
 
 
+def test_with_bots_frozen_scauvers_setup_and_vanguards_ask_one_seat_at_a_time() -> None:
+    """Scauver's simultaneous decisions (the setup, the vanguards at the showdown) ask their seats one by one
+    too: no two requests go out at the same instant, and no two bots are ever awake together."""
+    table = ScriptedTable([ScriptedBot(name, _at_random(name)) for name in ("a", "b", "c")], probe=FREEZER)
+    (game,) = play(table, table.spec("scauver", limits=CLOCKS)).games
+
+    asked = sorted(at for process in table.processes for at in process.request_times())
+    assert not game.faults and len(asked) > 3
+    assert len(asked) == len(set(asked)), "two seats were asked at once"
+    assert not table.together, table.together
+
+
 def _at_random(seed: str) -> Script:
     """Answer after 1/8 s, with a legal action drawn from a generator seeded by `seed`."""
     choices = random.Random(seed)
