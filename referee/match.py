@@ -134,6 +134,18 @@ class GameRunner:
             self.session.send(participant, codec.encode(message))
 
     def _decide(self, movers: list[int]) -> None:
+        """Ask the seats on move. Where bots are frozen while not on move (Session.freezes), the seats of a
+        simultaneous decision are asked one after another, each thawed alone and frozen again before the next:
+        no two bots are ever awake together (two colluders thawed at once, each holding its new hand, could pass
+        it over any channel the kernel shares), and each seat's clock runs only while it is awake. The engine
+        reveals no seat's choice before all have chosen, so the order changes nothing a bot sees."""
+        if len(movers) > 1 and self.session.freezes:
+            for seat in movers:
+                self._ask([seat])
+        else:
+            self._ask(movers)
+
+    def _ask(self, movers: list[int]) -> None:
         state = self.state
         move_ms = self.match.limits.move_time_ms
         awake = self._freeze_awake(movers)

@@ -304,6 +304,16 @@ class Session:
         self.wire.watch(process.pidfd)
 
     def _start_and_handshake(self, group: list[Participant]) -> None:
+        """Start the bots of `group` and wait for their hellos. Where bots are frozen while not on move, one at
+        a time, each with the whole startup limit, frozen from its hello before the next starts: no two bots
+        are ever awake together."""
+        if self.freezes:
+            for participant in group:
+                self._start_together([participant])
+        else:
+            self._start_together(group)
+
+    def _start_together(self, group: list[Participant]) -> None:
         for participant in group:
             self._spawn(participant)
         waiting = {p.index: p for p in group if p.down is None}
@@ -557,7 +567,19 @@ class Session:
 
     def _say_bye(self, group: list[Participant]) -> None:
         """Send bye to the bots of `group` that are up and wait, at most _BYE_GRACE_S, until their processes
-        exit. What they send meanwhile is read and dropped (a pending message would end every wait at once)."""
+        exit. Where bots are frozen while not on move, one at a time, each frozen again if it has not exited by
+        then: no two bots are ever awake together."""
+        if not self.freezes:
+            self._bye_together(group)
+            return
+        for participant in group:
+            self._bye_together([participant])
+            if participant.process is not None and not participant.process.exited():
+                self.hold(participant, True)
+
+    def _bye_together(self, group: list[Participant]) -> None:
+        """Say bye to the bots of `group` and wait for them. What they send meanwhile is read and dropped (a
+        pending message would end every wait at once)."""
         waiting = set()
         for participant in group:
             if participant.down is None and participant.process is not None:

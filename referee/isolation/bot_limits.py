@@ -3,8 +3,10 @@ inherits them.
 
 Every bot: open files (RLIMIT_NOFILE, limits.MAX_OPEN_FILES per process: the referee checks which bot made a new
 tcp connection by reading its program's fds, see referee.wire.connection, and a bot must not be able to make that
-check slow), memory (RLIMIT_DATA, which counts memory actually written to, so runtimes that reserve large
-address ranges such as V8 or Go still start) and, if asked, CPU time.
+check slow; in the sandbox, where every socket is a unix socket with the machine's default buffer, see
+referee.isolation.seccomp, it also bounds the kernel memory a process's sockets hold, which RLIMIT_DATA does not
+count and the bot's memory cgroup charges), memory (RLIMIT_DATA, which counts memory actually written to, so
+runtimes that reserve large address ranges such as V8 or Go still start) and, if asked, CPU time.
 
 A sandboxed bot also gets: no core files, files of at most limits.MAX_TMP_BYTES (RLIMIT_FSIZE), no way to raise
 its priority or take a real-time policy (RLIMIT_NICE and RLIMIT_RTPRIO 0), and, when it runs under a uid of its

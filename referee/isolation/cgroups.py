@@ -1,6 +1,7 @@
 """A control group per sandboxed bot, so that its limits hold for all its processes together: memory (tmpfs
 files included), processes and threads, the CPUs it may run on, an equal CPU weight and a CPU quota
-(limits.BOT_CPU_SHARE of the referee's CPUs), and the freezer that stops it while it is not on move.
+(limits.BOT_CPU_SHARE of the referee's CPUs), and the freezer that stops it while it is not on move, with a CPU
+floor while it is frozen.
 
 Which kind the machine allows is found once per process (`cgroup_support`):
 - cgroup v2, where the cgroup that holds the referee's own one hands the memory and pids controllers to its
@@ -16,6 +17,13 @@ Which kind the machine allows is found once per process (`cgroup_support`):
 A bot joins its cgroups itself, between fork and exec (`BotCgroup.join`), so even its first child is counted.
 `BotCgroup.remove` kills whatever is left in them and removes them. `BotCgroup.hold` freezes or thaws every
 process of the bot at once (cgroup v2's cgroup.freeze, v1's freezer.state).
+
+The freezer stops a process only where it returns to user space: a call already in the kernel (a long read of
+a tmpfs file, a large mapping populated) runs on to its end, and a bot with many threads in such calls keeps
+CPUs busy while frozen (the third audit measured 12-26% of a CPU, up to 1.06 s in one wait). Recent kernels
+throttle a cgroup over its CPU quota only at that same return too, so while frozen a bot's cgroup also gets the
+lowest CPU weight there is (the CPU floor: what is left of its calls runs only on CPU time no one else wants) and
+the lowest quota (which older kernels enforce inside calls as well); both are restored before it is thawed.
 """
 
 from __future__ import annotations
@@ -41,6 +49,10 @@ _CPU_PERIOD_US = 100_000
 _CPU_WEIGHT_V2, _CPU_SHARES_V1 = 100, 1024
 """Every bot's CPU weight: the default of a cgroup, the same for every bot."""
 _PREFIX = "card-referee-"
+_FLOOR_QUOTA_US = 1000
+"""The smallest CPU quota a cgroup may have (1 ms per period)."""
+_FLOOR_WEIGHT_V2, _FLOOR_SHARES_V1 = 1, 2
+"""The smallest CPU weight of a cgroup."""
 
 _log = logging.getLogger(__name__)
 
@@ -284,9 +296,14 @@ class BotCgroup:
     """The file that freezes the bot, with what to write there to freeze and to thaw it (None: no freezer)."""
     freezer_apart: bool = False
     """The freezer's cgroup is in a hierarchy of its own, holding none of the bot's limits (cgroup v1 mode)."""
+    cpu_floor: tuple[tuple[Path, str, str], ...] = ()
+    """The CPU files set while the bot is frozen, with their value then and their usual one (the CPU floor; empty
+    without a cpu cgroup)."""
     _freezer_fd: int | None = field(default=None, repr=False)
     """The freezer file, kept open: freezing is on every decision's path, and opening a cgroup file walks and
     locks the cgroup filesystem each time (`bench protocol` prints what freezing costs)."""
+    _floor_fds: tuple[int, ...] = field(default=(), repr=False)
+    """The files of `cpu_floor`, kept open for the same reason."""
 
     @classmethod
     def create(
@@ -305,7 +322,8 @@ class BotCgroup:
         except OSError as error:
             BotCgroup(tuple(folders)).remove()
             raise CgroupError(f"cannot set up the bot's cgroup: {error}") from None
-        return cls(tuple(folders), _freezer(folders), freezer_apart=support.mode is CgroupMode.V1)
+        floor = _cpu_floor(folders, support.mode, cpus)
+        return cls(tuple(folders), _freezer(folders), freezer_apart=support.mode is CgroupMode.V1, cpu_floor=floor)
 
     def oom_kills(self) -> int:
         """How many of the bot's processes the kernel killed for going over its memory limit (memory.events in
@@ -332,12 +350,20 @@ class BotCgroup:
     def hold(self, frozen: bool) -> None:
         """Freeze (stop every process of the bot where it is, children included) or thaw it; nothing where the
         bot has no freezer. Thawing is done by the time this returns; freezing completes within a few
-        scheduler ticks."""
-        if self.freezer is not None:
-            path, freeze, thaw = self.freezer
-            if self._freezer_fd is None:
-                self._freezer_fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
-            os.pwrite(self._freezer_fd, (freeze if frozen else thaw).encode(), 0)
+        scheduler ticks, and what the bot's calls still do in the kernel meanwhile gets the CPU floor (set
+        after the freeze, lifted before the thaw)."""
+        if self.freezer is None:
+            return
+        path, freeze, thaw = self.freezer
+        if self._freezer_fd is None:
+            self._freezer_fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+            self._floor_fds = tuple(os.open(file, os.O_WRONLY | os.O_CLOEXEC) for file, _, _ in self.cpu_floor)
+        if frozen:
+            os.pwrite(self._freezer_fd, freeze.encode(), 0)
+        for fd, (_, low, usual) in zip(self._floor_fds, self.cpu_floor, strict=True):
+            os.pwrite(fd, (low if frozen else usual).encode(), 0)
+        if not frozen:
+            os.pwrite(self._freezer_fd, thaw.encode(), 0)
 
     def exempt(self, pids: Collection[int]) -> None:
         """Take `pids` (the sandbox's own processes in front of the bot: bwrap and the init of its PID namespace)
@@ -363,9 +389,9 @@ class BotCgroup:
     def remove(self) -> None:
         """Kill every process left in the bot's cgroups and remove them (a few tries: a killed process leaves
         its cgroup only once it has exited)."""
-        if self._freezer_fd is not None:
-            os.close(self._freezer_fd)
-            self._freezer_fd = None
+        for fd in (*self._floor_fds, *(() if self._freezer_fd is None else (self._freezer_fd,))):
+            os.close(fd)
+        self._freezer_fd, self._floor_fds = None, ()
         for folder in self.folders:
             if not _clear(folder):
                 _log.warning("the cgroup %s of a bot could not be removed", folder)
@@ -386,7 +412,7 @@ def _limit(
     if "pids" in parent.controllers:
         _write(folder / "pids.max", str(max_tasks))
     if "cpu" in parent.controllers and cpus:
-        quota = max(1000, int(len(cpus) * limits.BOT_CPU_SHARE * _CPU_PERIOD_US))
+        quota = _quota(cpus)
         if mode is CgroupMode.V2:
             _write(folder / "cpu.weight", str(_CPU_WEIGHT_V2))
             _write(folder / "cpu.max", f"{quota} {_CPU_PERIOD_US}")
@@ -398,6 +424,32 @@ def _limit(
         if mode is CgroupMode.V1:
             _write(folder / "cpuset.mems", (parent.folder / "cpuset.effective_mems").read_text().strip())
         _write(folder / "cpuset.cpus", _cpu_list(cpus))
+
+
+def _quota(cpus: Collection[int]) -> int:
+    return max(_FLOOR_QUOTA_US, int(len(cpus) * limits.BOT_CPU_SHARE * _CPU_PERIOD_US))
+
+
+def _cpu_floor(folders: list[Path], mode: CgroupMode, cpus: Collection[int]) -> tuple[tuple[Path, str, str], ...]:
+    """The CPU files of the bot's cgroup with their floor and usual values (empty without a cpu cgroup)."""
+    if mode is CgroupMode.V2:
+        values = {
+            "cpu.weight": (str(_FLOOR_WEIGHT_V2), str(_CPU_WEIGHT_V2)),
+            "cpu.max": (f"{_FLOOR_QUOTA_US} {_CPU_PERIOD_US}", f"{_quota(cpus)} {_CPU_PERIOD_US}"),
+        }
+    else:
+        values = {
+            "cpu.shares": (str(_FLOOR_SHARES_V1), str(_CPU_SHARES_V1)),
+            "cpu.cfs_quota_us": (str(_FLOOR_QUOTA_US), str(_quota(cpus))),
+        }
+    if not cpus:
+        return ()
+    return tuple(
+        (folder / name, low, usual)
+        for folder in folders
+        for name, (low, usual) in values.items()
+        if (folder / name).exists()
+    )
 
 
 _FREEZERS = (("cgroup.freeze", "1", "0"), ("freezer.state", "FROZEN", "THAWED"))

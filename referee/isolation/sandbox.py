@@ -5,8 +5,8 @@ Each sandboxed bot, with every process it starts, gets:
 - its own PID namespace with its own /proc (it sees its own processes only; bwrap's init is pid 1 and reaps,
   and when the bot's program ends, or the referee, every process of the sandbox is killed), and its own mount,
   IPC, UTS (hostname "bot") and cgroup namespaces;
-- a network namespace of its own with nothing in it but a loopback device: the match's ipc socket, bound in at
-  `SOCKET_INSIDE`, is its one way out;
+- a network namespace of its own with nothing in it but a loopback device, and unix sockets only (the seccomp
+  filter): the match's ipc socket, bound in at `SOCKET_INSIDE`, is its one way out;
 - an unprivileged host uid of its own, leased from a range (referee.isolation.uids) when the referee runs as root: bwrap
   starts util-linux `setpriv`, which takes the uid and its gid, drops every supplementary group, the whole
   capability bounding set and the inheritable set, and sets no_new_privs before it execs the bot. So the bot
@@ -28,9 +28,10 @@ Each sandboxed bot, with every process it starts, gets:
   (`bot_environment`);
 - a seccomp filter that refuses the calls reaching kernel state shared between bots or kept past them
   (referee.isolation.seccomp: keyrings, file locks, leases and notifications, inotify and fanotify, the page
-  cache's residency, io_uring, sysinfo), and the machine's global counters in /proc and /sys shown constant
-  or empty (PROC_SHOWN_CONSTANT, PROC_SHOWN_EMPTY, PROC_HIDDEN_FOLDERS, CPU_HIDDEN): no bot can pass bits
-  to another through them, nor keep notes in them for a later process;
+  cache's residency, io_uring, sysinfo, sockets of other families than AF_UNIX, socket cookies), and the
+  machine's global counters in /proc and /sys shown constant or empty (PROC_SHOWN_CONSTANT, PROC_SHOWN_EMPTY,
+  PROC_HIDDEN_FOLDERS, CPU_HIDDEN): no bot can pass bits to another through them, nor keep notes in them for a
+  later process;
 - limits for the bot as a whole where the machine has cgroups for it (referee.isolation.cgroups: memory, processes
   and threads, the referee's CPUs), else RLIMIT_NPROC of its uid and per-process limits
   (referee.isolation.bot_limits: memory, open files, file size, CPU time, no priority above the referee's).

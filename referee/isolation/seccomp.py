@@ -13,7 +13,18 @@ What it closes (`RULES`, the one list of it):
   `preadv2`/`pwritev2` with RWF_NOWAIT, which tell whether they are resident): one bot evicts or loads pages,
   another (or its own later process) reads the pattern back;
 - `io_uring_*` (its requests are not seen by this filter, so they would bypass all of the above), and
-  `perf_event_open` and `sysinfo` (global counters: load, free memory, the machine's process count).
+  `perf_event_open` and `sysinfo` (global counters: load, free memory, the machine's process count);
+- sockets of any family but AF_UNIX (`socket` and `socketpair` fail with EAFNOSUPPORT; `socketcall`, the
+  32-bit multiplexer whose arguments a filter cannot read, wholly): a bot's network namespace has only a
+  loopback device, but its UDP and TCP buffers are counted in the machine's /proc/net/sockstat (the third
+  audit passed 30-34 of 32-36 symbols through UDP memory), its netlink sockets reach sock_diag (every socket's
+  cookie), and a bot needs none of them: the SDKs, the C and the JavaScript bots speak ZeroMQ over ipc, a unix
+  socket;
+- the socket cookies, a counter of the machine's (`getsockopt` SO_COOKIE and SO_NETNS_COOKIE: a bot that makes
+  sockets moves it, another reads how far, 28/28 to 36/36 symbols across freezes), and `bpf`;
+- socket buffers larger than the machine's default (`setsockopt` SO_SNDBUF, SO_RCVBUF and their FORCE forms):
+  with open files capped (referee.isolation.bot_limits), what a bot's sockets can hold stays bounded, and the
+  memory cgroup charges it where there is one.
 Container runtimes refuse most of these for the same reasons. The x32 ABI is refused because its calls carry
 other numbers (and no bot needs it).
 
@@ -38,7 +49,7 @@ _JUMP_AT_LEAST = 0x35  # BPF_JMP | BPF_JGE | BPF_K
 _JUMP_ANY_BIT = 0x45  # BPF_JMP | BPF_JSET | BPF_K
 _RETURN = 0x06  # BPF_RET | BPF_K
 _ALLOW = 0x7FFF0000
-_REFUSE = 0x00050000 | errno.EPERM  # SECCOMP_RET_ERRNO
+_RETURN_ERRNO = 0x00050000  # SECCOMP_RET_ERRNO, with the errno in the low 16 bits
 _NUMBER_OFFSET, _ARCH_OFFSET = 0, 4  # in struct seccomp_data
 _ARGUMENT_OFFSET = 16  # args[0]; each argument is 8 bytes
 _X32_BIT = 0x40000000
@@ -60,17 +71,24 @@ LOCK_COMMANDS = {
 }
 """The `fcntl` commands refused (the same numbers in every ABI here)."""
 RWF_NOWAIT = 0x00000008
+AF_UNIX = 1
+SOCKET_COOKIES = {"SO_COOKIE": 57, "SO_NETNS_COOKIE": 71}
+"""The `getsockopt` options refused (at any level: a unix socket has options at SOL_SOCKET only)."""
+BUFFER_SIZES = {"SO_SNDBUF": 7, "SO_RCVBUF": 8, "SO_SNDBUFFORCE": 32, "SO_RCVBUFFORCE": 33}
+"""The `setsockopt` options refused."""
 
 
 @dataclass(frozen=True)
 class Rule:
-    """Refuse the calls named, wholly (argument None), or when their `argument` (0-based) equals one of
-    `values`, or has any bit of `bits`."""
+    """Refuse the calls named, with `error`: wholly (argument None), or when their `argument` (0-based) equals
+    one of `values`, or has any bit of `bits`, or (`only` given) is none of `only`."""
 
     calls: tuple[str, ...]
     argument: int | None = None
     values: tuple[int, ...] = ()
     bits: int = 0
+    only: tuple[int, ...] = ()
+    error: int = errno.EPERM
 
 
 RULES = (
@@ -81,7 +99,10 @@ RULES = (
     Rule(("fadvise64", "fadvise64_64", "arm_fadvise64_64", "mincore", "cachestat")),
     Rule(("preadv2", "pwritev2"), argument=5, bits=RWF_NOWAIT),
     Rule(("io_uring_setup", "io_uring_enter", "io_uring_register")),
-    Rule(("perf_event_open", "sysinfo")),
+    Rule(("perf_event_open", "sysinfo", "bpf", "socketcall")),
+    Rule(("socket", "socketpair"), argument=0, only=(AF_UNIX,), error=errno.EAFNOSUPPORT),
+    Rule(("getsockopt",), argument=2, values=tuple(SOCKET_COOKIES.values())),
+    Rule(("setsockopt",), argument=2, values=tuple(BUFFER_SIZES.values())),
 )
 """Everything the filter refuses, besides the x32 ABI: a call an ABI lacks is left out of its part."""
 
@@ -90,27 +111,31 @@ _X86_64 = {
     "add_key": 248, "request_key": 249, "keyctl": 250, "flock": 73, "fcntl": 72, "inotify_init": 253,
     "inotify_init1": 294, "inotify_add_watch": 254, "fanotify_init": 300, "fanotify_mark": 301,
     "fadvise64": 221, "mincore": 27, "cachestat": 451, "preadv2": 327, "pwritev2": 328, "io_uring_setup": 425,
-    "io_uring_enter": 426, "io_uring_register": 427, "perf_event_open": 298, "sysinfo": 99,
+    "io_uring_enter": 426, "io_uring_register": 427, "perf_event_open": 298, "sysinfo": 99, "bpf": 321,
+    "socket": 41, "socketpair": 53, "setsockopt": 54, "getsockopt": 55,
 }  # fmt: skip
 _I386 = {
     "add_key": 286, "request_key": 287, "keyctl": 288, "flock": 143, "fcntl": 55, "fcntl64": 221,
     "inotify_init": 291, "inotify_init1": 332, "inotify_add_watch": 292, "fanotify_init": 338,
     "fanotify_mark": 339, "fadvise64": 250, "fadvise64_64": 272, "mincore": 218, "cachestat": 451,
     "preadv2": 378, "pwritev2": 379, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-    "perf_event_open": 336, "sysinfo": 116,
+    "perf_event_open": 336, "sysinfo": 116, "bpf": 357, "socketcall": 102, "socket": 359, "socketpair": 360,
+    "setsockopt": 366, "getsockopt": 365,
 }  # fmt: skip
 _AARCH64 = {
     "add_key": 217, "request_key": 218, "keyctl": 219, "flock": 32, "fcntl": 25, "inotify_init1": 26,
     "inotify_add_watch": 27, "fanotify_init": 262, "fanotify_mark": 263, "fadvise64": 223, "mincore": 232,
     "cachestat": 451, "preadv2": 286, "pwritev2": 287, "io_uring_setup": 425, "io_uring_enter": 426,
-    "io_uring_register": 427, "perf_event_open": 241, "sysinfo": 179,
+    "io_uring_register": 427, "perf_event_open": 241, "sysinfo": 179, "bpf": 280, "socket": 198,
+    "socketpair": 199, "setsockopt": 208, "getsockopt": 209,
 }  # fmt: skip
 _ARM = {
     "add_key": 309, "request_key": 310, "keyctl": 311, "flock": 143, "fcntl": 55, "fcntl64": 221,
     "inotify_init": 316, "inotify_init1": 360, "inotify_add_watch": 317, "fanotify_init": 367,
     "fanotify_mark": 368, "arm_fadvise64_64": 270, "mincore": 219, "cachestat": 451, "preadv2": 392,
     "pwritev2": 393, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-    "perf_event_open": 364, "sysinfo": 116,
+    "perf_event_open": 364, "sysinfo": 116, "bpf": 386, "socket": 281, "socketpair": 288, "setsockopt": 294,
+    "getsockopt": 295,
 }  # fmt: skip
 
 
@@ -123,10 +148,10 @@ class Abi:
     numbers: Mapping[str, int]
     x32: bool = False
 
-    def refused(self) -> tuple[int, ...]:
-        """The numbers of the calls this ABI refuses wholly."""
-        wholly = (call for rule in RULES if rule.argument is None for call in rule.calls)
-        return tuple(self.numbers[call] for call in wholly if call in self.numbers)
+    def refused(self) -> tuple[tuple[int, int], ...]:
+        """The numbers of the calls this ABI refuses wholly, each with its errno."""
+        wholly = ((call, rule.error) for rule in RULES if rule.argument is None for call in rule.calls)
+        return tuple((self.numbers[call], error) for call, error in wholly if call in self.numbers)
 
 
 ABIS = {
@@ -191,9 +216,9 @@ def _abi_block(program: _Program, abi: Abi, name: str, next_block: str) -> None:
     program.add(_JUMP_EQUAL, abi.arch, None, next_block)
     program.add(_LOAD_WORD, _NUMBER_OFFSET)
     if abi.x32:
-        program.add(_JUMP_AT_LEAST, _X32_BIT, "refuse")
-    for number in abi.refused():
-        program.add(_JUMP_EQUAL, number, "refuse")
+        program.add(_JUMP_AT_LEAST, _X32_BIT, _refuse(errno.EPERM))
+    for number, error in abi.refused():
+        program.add(_JUMP_EQUAL, number, _refuse(error))
     checked = _argument_rules(abi)
     for position, (number, _) in enumerate(checked):
         program.add(_JUMP_EQUAL, number, f"{name}-argument-{position}")
@@ -203,10 +228,16 @@ def _abi_block(program: _Program, abi: Abi, name: str, next_block: str) -> None:
         program.label(f"{name}-argument-{position}")
         program.add(_LOAD_WORD, _ARGUMENT_OFFSET + 8 * rule.argument)
         for value in rule.values:
-            program.add(_JUMP_EQUAL, value, "refuse")
+            program.add(_JUMP_EQUAL, value, _refuse(rule.error))
         if rule.bits:
-            program.add(_JUMP_ANY_BIT, rule.bits, "refuse")
-        program.add(_RETURN, _ALLOW)
+            program.add(_JUMP_ANY_BIT, rule.bits, _refuse(rule.error))
+        for value in rule.only:
+            program.add(_JUMP_EQUAL, value, "allow")
+        program.add(_RETURN, _RETURN_ERRNO | rule.error if rule.only else _ALLOW)
+
+
+def _refuse(error: int) -> str:
+    return f"refuse-{error}"
 
 
 def filter_program(machine: str | None = None) -> bytes | None:
@@ -221,10 +252,19 @@ def filter_program(machine: str | None = None) -> bytes | None:
             program.label(f"abi-{position}")
         _abi_block(program, abi, f"abi-{position}", f"abi-{position + 1}")
     program.label(f"abi-{len(abis)}")
+    program.label("allow")
     program.add(_RETURN, _ALLOW)
-    program.label("refuse")
-    program.add(_RETURN, _REFUSE)
+    for error in sorted({errno.EPERM, *(rule.error for rule in RULES)}):
+        program.label(_refuse(error))
+        program.add(_RETURN, _RETURN_ERRNO | error)
     return program.assemble()
+
+
+_WHAT_VALUES = {
+    "fcntl": "lock, lease and notify commands",
+    "getsockopt": "socket cookies",
+    "setsockopt": "buffer sizes",
+}
 
 
 def refused_calls() -> list[str]:
@@ -232,8 +272,10 @@ def refused_calls() -> list[str]:
     described = []
     for rule in RULES:
         calls = "/".join(rule.calls)
-        if rule.values:
-            described.append(f"{calls} lock, lease and notify commands")
+        if rule.only:
+            described.append(f"{calls} of any family but AF_UNIX")
+        elif rule.values:
+            described.append(f"{calls} {_WHAT_VALUES[rule.calls[0]]}")
         elif rule.bits:
             described.append(f"{calls} with RWF_NOWAIT")
         else:

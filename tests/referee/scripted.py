@@ -11,7 +11,8 @@ waits (Wire.wait), to the next step that is due or to the referee's deadline: ev
 
 Every frame the referee sends is kept per process (`ScriptedProcess.received`), and every freeze and thaw
 (`holds`); a request sent to a frozen bot is a referee error (AssertionError), as it would leave the bot unable
-to answer.
+to answer. Each time a process starts or thaws while another one is awake (started, neither frozen nor ended),
+the table notes the names of the bots awake together (`together`).
 """
 
 from __future__ import annotations
@@ -124,6 +125,11 @@ class ScriptedProcess:
     received_at: list[float] = field(default_factory=list)
     """When each frame of `received` was sent, on the table's clock."""
     requests: int = 0
+    on_thaw: Callable[[], None] | None = None
+
+    @property
+    def awake(self) -> bool:
+        return not self.frozen and not self.killed and self.status is None
 
     @property
     def pidfd(self) -> int:
@@ -142,6 +148,8 @@ class ScriptedProcess:
         if not self.killed:
             self.frozen = frozen
             self.holds.append(frozen)
+            if not frozen and self.on_thaw is not None:
+                self.on_thaw()
 
     def kill(self) -> None:
         self.killed = True
@@ -178,6 +186,12 @@ class ScriptedTable:
         self._exited: list[int] = []
         self._watched: set[int] = set()
         self._idle = 0
+        self.together: list[tuple[str, ...]] = []
+
+    def _note_awake(self) -> None:
+        awake = tuple(sorted(process.bot.name for process in self.processes if process.awake))
+        if len(awake) > 1:
+            self.together.append(awake)
 
     def spec(self, game: str, games: int = 1, seed: int = 1, limits: Limits = TEST_LIMITS, **extra: Any) -> MatchSpec:
         """The first `games` games of the balanced match of the table's bots, unsandboxed unless its probe
@@ -223,6 +237,8 @@ class ScriptedTable:
         log_path.touch()
         self.processes.append(process)
         self._by_identity[process.identity] = process
+        process.on_thaw = self._note_awake
+        self._note_awake()
         if bot.hello_after_ms is not None:
             hello = {"type": codec.HELLO, "protocol": limits.PROTOCOL_VERSION, "token": env[limits.ENV_TOKEN]}
             self._after(bot.hello_after_ms, process, codec.encode(hello | {"name": bot.name}))

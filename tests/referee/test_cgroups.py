@@ -3,6 +3,7 @@ and values written; tests/referee/test_freezing.py tests freezing on the machine
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from protocol import limits
@@ -36,3 +37,27 @@ def test_holding_writes_the_freezer_file_each_time_from_its_start(tmp_path: Path
 def test_without_cpu_or_freezer_a_v1_machine_says_so() -> None:
     support = CgroupSupport(CgroupMode.V1, (Hierarchy(Path("/x"), frozenset({"memory"})),))
     assert not support.cpu and not support.freezer
+
+
+def test_a_frozen_bot_gets_the_lowest_cpu_weight_and_quota_and_its_own_back_when_thawed(tmp_path: Path) -> None:
+    support = CgroupSupport(CgroupMode.V2, (Hierarchy(tmp_path, frozenset({"memory", "pids", "cpu"})),))
+    group = BotCgroup.create(support, "bot-2", None, 64, {0, 1})
+    folder = tmp_path / "card-referee-bot-2"
+    quota = int(2 * limits.BOT_CPU_SHARE * 100_000)
+    assert group.cpu_floor == (
+        (folder / "cpu.weight", "1", "100"),
+        (folder / "cpu.max", "1000 100000", f"{quota} 100000"),
+    )
+    for name in ("cpu.weight", "cpu.max"):
+        (folder / name).write_text("")  # a regular file keeps what a shorter value does not overwrite
+    (folder / "cgroup.freeze").write_text("0")
+    holding = dataclasses.replace(group, freezer=(folder / "cgroup.freeze", "1", "0"))
+    holding.hold(True)
+    assert (folder / "cgroup.freeze").read_text() == "1"
+    assert (folder / "cpu.weight").read_text() == "1"
+    assert (folder / "cpu.max").read_text() == "1000 100000"
+    holding.hold(False)
+    assert (folder / "cgroup.freeze").read_text() == "0"
+    assert (folder / "cpu.weight").read_text() == "100"
+    assert (folder / "cpu.max").read_text() == f"{quota} 100000"
+    holding.remove()

@@ -10,17 +10,19 @@ and last 0.15 s out (the referee's time to freeze and thaw it, generously under 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
 import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from referee_helpers import TEST_LIMITS, fixture_bot, match_spec
+from referee_helpers import FIXTURE_BOTS, TEST_LIMITS, fixture_bot, match_spec
 from sandbox_checks import require_sandbox
 
 from referee import replay
@@ -198,3 +200,112 @@ def test_a_bot_on_move_again_is_not_frozen_and_thawed_in_between(tmp_path: Path)
     in_game = len(thaws) - 3  # the bye thaws each bot once
     assert again > 0 and all(move["by"] == "bot" for move in moves)
     assert len(moves) - again - phases <= in_game <= len(moves) - again
+
+
+def _runtime_s(pids: set[int]) -> float:
+    """The CPU time every thread of `pids` has had, in seconds (the scheduler's own count, in ns)."""
+    total = 0
+    for pid in pids:
+        for stat in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                total += int(stat.read_text().split()[0])
+    return total / 1e9
+
+
+def _taken_while_frozen(floor: bool) -> tuple[float, float]:
+    """(share of a CPU the frozen reader took, share the busy bot on move had), both pinned to one CPU, over
+    five freezes of 0.3 s: short enough that the reads in flight at each freeze (64 of about 10 ms of CPU
+    each) are not done by its end, however loaded the machine."""
+    support = sandbox.probe().cgroups
+    if not (support.freezer and support.cpu and support.cpuset) or os.geteuid() != 0:
+        pytest.skip(f"no freezer, cpu and cpuset cgroups here: {sandbox.probe().whole_bot_limits}")
+    cpu = max(os.sched_getaffinity(0))
+    groups = [BotCgroup.create(support, f"floor-{os.getpid()}-{name}", 1 << 29, 512, {cpu}) for name in "rm"]
+    reader_group = groups[0] if floor else dataclasses.replace(groups[0], cpu_floor=())
+    reader = subprocess.Popen(
+        [sys.executable, str(FIXTURE_BOTS / "_kernel_reader.py")], stdout=subprocess.PIPE, preexec_fn=groups[0].join
+    )
+    mover = subprocess.Popen(
+        [sys.executable, "-c", "print('busy', flush=True)\nwhile True: pass"], stdout=subprocess.PIPE,
+        preexec_fn=groups[1].join,
+    )  # fmt: skip
+    try:
+        assert reader.stdout is not None and reader.stdout.readline() == b"reading\n"
+        assert mover.stdout is not None and mover.stdout.readline() == b"busy\n"
+        taken = busy = elapsed = 0.0
+        for _ in range(5):
+            reader_group.hold(True)
+            started, reader_before, mover_before = time.monotonic(), _runtime_s({reader.pid}), _runtime_s({mover.pid})
+            time.sleep(0.3)
+            taken += _runtime_s({reader.pid}) - reader_before
+            busy += _runtime_s({mover.pid}) - mover_before
+            elapsed += time.monotonic() - started
+            reader_group.hold(False)
+            time.sleep(0.2)
+    finally:
+        for process in (reader, mover):
+            process.kill()
+            process.wait()
+        for group in (reader_group, *groups):
+            group.remove()
+    return taken / elapsed, busy / elapsed
+
+
+def test_a_frozen_bot_busy_in_the_kernel_takes_no_cpu_from_the_bot_on_move() -> None:
+    """64 threads in long reads of a shared-memory file go on inside the kernel after the freeze (each call to
+    its end); with the CPU floor while frozen, what is left of them yields to the bot on move on their CPU."""
+    taken, busy = _taken_while_frozen(True)
+    assert busy > 0 and taken <= 0.1 * busy, (taken, busy)
+
+
+def test_without_the_cpu_floor_a_frozen_bot_busy_in_the_kernel_takes_cpu() -> None:
+    """The same without the floor: the reads in flight when the freeze came take a good part of the CPU from the
+    bot on move (what the test above would see if the floor were gone)."""
+    taken, busy = _taken_while_frozen(False)
+    assert busy > 0 and taken >= 0.3 * busy, (taken, busy)
+
+
+AWAKE_LIMITS = dataclasses.replace(TEST_LIMITS, log_cap_bytes=8 * 1024 * 1024)
+
+
+def _awake_intervals(tmp_path: Path) -> list[list[tuple[int, int]]]:
+    """Two awake recorders play two games of SCOUT (a start-up each, an orientation decision at every round,
+    new processes between the games, a bye each): each one's awake intervals, as it recorded them."""
+    require_sandbox()
+    if not sandbox.probe().cgroups.freezer:
+        pytest.skip(f"bots cannot be frozen here: {sandbox.probe().whole_bot_limits}")
+    recorder = fixture_bot("awake_recorder")
+    bots = [dataclasses.replace(recorder, name=name) for name in ("first", "second")]
+    spec = match_spec("scout", bots, games=2, seed=5, limits=AWAKE_LIMITS, log_dir=str(tmp_path / "logs"))
+    record = run_match(spec)
+    assert not any(game.faults for game in record.games), [game.faults for game in record.games]
+    intervals = []
+    for bot in record.bots:
+        log = Path(str(bot.log_path)).read_text()
+        batches = [json.loads(line.removeprefix("AWAKE ")) for line in log.splitlines() if line.startswith("AWAKE ")]
+        intervals.append(sorted((start, end) for batch in batches for start, end in batch))
+        assert len(intervals[-1]) >= 10, log[-2000:]
+    return intervals
+
+
+def _overlaps(first: list[tuple[int, int]], second: list[tuple[int, int]]) -> list[tuple[tuple[int, int], ...]]:
+    """The pairs of intervals, one of each sorted list, that share an instant."""
+    found, later = [], 0
+    for a in first:
+        while later < len(second) and second[later][1] < a[0]:
+            later += 1
+        index = later
+        while index < len(second) and second[index][0] <= a[1]:
+            found.append((a, second[index]))
+            index += 1
+    return found
+
+
+def test_no_two_bots_are_ever_awake_together(tmp_path: Path) -> None:
+    """Start-ups, simultaneous decisions, byes and the rest thaw one bot at a time: two bots that would pass
+    their hands over a channel the kernel shares while both run never run together, by their own clocks. (The
+    referee before this rule, which thawed every seat of SCOUT's orientation decision at once, fails it; bots
+    that ponder overlap only when the scheduler runs them on two CPUs at once, which a loaded machine may not
+    do, so the scripted table's test_without_freezing_bots_start_together_and_the_table_says_so is the control.)"""
+    first, second = _awake_intervals(tmp_path)
+    assert not _overlaps(first, second), _overlaps(first, second)[:5]

@@ -248,6 +248,36 @@ def test_a_seat_that_times_out_in_a_simultaneous_decision_leaves_the_others_answ
     assert game.timings[seat_of(game, "quick")].decisions == len(quick.requests_received())
 
 
+def test_with_bots_frozen_a_simultaneous_decision_thaws_one_seat_at_a_time_each_on_its_own_clock() -> None:
+    """Each seat of the orientation decision is asked once the seat before it has answered, its clock running
+    from its own request; the startup, the game and the bye never have two bots awake together."""
+    table = ScriptedTable(
+        [
+            ScriptedBot("slow", on_request(1, Answer(after_ms=1250))),
+            ScriptedBot("quick", on_request(1, Answer(after_ms=250))),
+        ],
+        probe=FREEZER,
+    )
+    (game,) = play(table).games
+
+    (slow,), (quick,) = table.started("slow"), table.started("quick")
+    first, second = sorted([(slow.request_times()[0], "slow"), (quick.request_times()[0], "quick")])
+    took = {"slow": 1.25, "quick": 0.25}
+    assert second[0] == first[0] + took[first[1]], "the second seat is asked once the first has answered"
+    assert not game.faults
+    assert (banks(table, "slow")[1], banks(table, "quick")[1]) == (250, 500)
+    assert game.timings[seat_of(game, "slow")].max_ms == 1250
+    assert game.timings[seat_of(game, "quick")].max_ms == 250
+    assert not table.together, table.together
+
+
+def test_without_freezing_bots_start_together_and_the_table_says_so() -> None:
+    """The check above can fail: unfrozen bots (no sandbox) start and decide together."""
+    table = ScriptedTable([ScriptedBot("a"), ScriptedBot("b")])
+    play(table)
+    assert ("a", "b") in table.together
+
+
 # The handshake and freezing.
 
 
@@ -277,7 +307,8 @@ def test_frozen_bots_are_thawed_for_each_request_except_a_bot_on_move_again() ->
     """Every request reaches a thawed bot (the scripted table checks it), and a bot thaws once for each request
     except where it alone is on move right after its own answer closed the decision before, and once more for its
     bye. Every answer takes 1/8 s, so the answers to a simultaneous decision arrive together, in the order of the
-    requests (the table's order for steps due at once): the last seat's closes it."""
+    requests (the table's order for steps due at once): the last seat's closes it. The seats of a simultaneous
+    decision are asked one at a time (the assertion that they were asked together moved with that)."""
     bots = [ScriptedBot(name, _at_random(name)) for name in ("a", "b", "c")]
     table = ScriptedTable(bots, probe=FREEZER)
     (game,) = play(table, table.spec("scout", limits=CLOCKS)).games
@@ -291,9 +322,23 @@ def test_frozen_bots_are_thawed_for_each_request_except_a_bot_on_move_again() ->
     again = sum(now == before[-1:] for before, now in pairs)
     thaws = sum(not frozen for process in table.processes for frozen in process.holds)
     assert game.isolation is Isolation.PARTIAL and not game.faults
-    assert any(len(before) > 1 and now == before[-1:] for before, now in pairs), "one closed a simultaneous decision"
+    assert all(len(names) == 1 for names in movers), "a simultaneous decision asks one seat at a time"
+    assert any(now == before for before, now in pairs), "a seat is on move again right after its own answer"
     assert thaws == len(asked) - again + len(bots)
+    assert not table.together, "no two bots are ever awake together"
     assert all(process.holds[:1] == [True] for process in table.processes), "frozen from their hello"
+
+
+def test_with_bots_frozen_scauvers_setup_and_vanguards_ask_one_seat_at_a_time() -> None:
+    """Scauver's simultaneous decisions (the setup, the vanguards at the showdown) ask their seats one by one
+    too: no two requests go out at the same instant, and no two bots are ever awake together."""
+    table = ScriptedTable([ScriptedBot(name, _at_random(name)) for name in ("a", "b", "c")], probe=FREEZER)
+    (game,) = play(table, table.spec("scauver", limits=CLOCKS)).games
+
+    asked = sorted(at for process in table.processes for at in process.request_times())
+    assert not game.faults and len(asked) > 3
+    assert len(asked) == len(set(asked)), "two seats were asked at once"
+    assert not table.together, table.together
 
 
 def _at_random(seed: str) -> Script:

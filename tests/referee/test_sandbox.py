@@ -171,6 +171,9 @@ def _run_filter(program: bytes, arch: int, number: int, arguments: tuple[int, ..
 
 X86_64, I386, AARCH64, ARM = 0xC000003E, 0x40000003, 0xC00000B7, 0x40000028
 ALLOW, REFUSE = 0x7FFF0000, 0x00050000 | errno.EPERM
+NO_FAMILY = 0x00050000 | errno.EAFNOSUPPORT
+AF_UNIX, AF_INET, AF_INET6, AF_NETLINK, AF_PACKET = 1, 2, 10, 16, 17
+SOL_SOCKET, SO_SNDBUF, SO_RCVBUF, SO_PEERCRED, SO_COOKIE, SO_NETNS_COOKIE = 1, 7, 8, 17, 57, 71
 
 
 @pytest.mark.parametrize(
@@ -214,6 +217,29 @@ ALLOW, REFUSE = 0x7FFF0000, 0x00050000 | errno.EPERM
         ("aarch64", ARM, 221, (3, 38), REFUSE),  # fcntl64 F_OFD_SETLKW
         ("aarch64", AARCH64, 219, (), REFUSE),  # keyctl
         ("aarch64", AARCH64, 63, (), ALLOW),  # read
+        ("x86_64", X86_64, 41, (AF_UNIX, 1, 0), ALLOW),  # socket
+        ("x86_64", X86_64, 41, (AF_INET, 2, 0), NO_FAMILY),
+        ("x86_64", X86_64, 41, (AF_INET6, 1, 0), NO_FAMILY),
+        ("x86_64", X86_64, 41, (AF_NETLINK, 3, 4), NO_FAMILY),  # sock_diag
+        ("x86_64", X86_64, 41, (AF_PACKET, 3, 0), NO_FAMILY),
+        ("x86_64", X86_64, 41, ((1 << 32) | AF_INET, 2, 0), NO_FAMILY),
+        ("x86_64", X86_64, 53, (AF_UNIX, 1, 0, 0), ALLOW),  # socketpair
+        ("x86_64", X86_64, 53, (AF_INET, 1, 0, 0), NO_FAMILY),
+        ("x86_64", I386, 359, (AF_INET, 2, 0), NO_FAMILY),
+        ("x86_64", I386, 359, (AF_UNIX, 2, 0), ALLOW),
+        ("x86_64", I386, 102, (1, 0), REFUSE),  # socketcall
+        ("x86_64", X86_64, 55, (3, SOL_SOCKET, SO_COOKIE, 0, 0), REFUSE),  # getsockopt
+        ("x86_64", X86_64, 55, (3, SOL_SOCKET, SO_NETNS_COOKIE, 0, 0), REFUSE),
+        ("x86_64", X86_64, 55, (3, SOL_SOCKET, SO_PEERCRED, 0, 0), ALLOW),
+        ("x86_64", X86_64, 55, (3, SOL_SOCKET, SO_SNDBUF, 0, 0), ALLOW),
+        ("x86_64", X86_64, 54, (3, SOL_SOCKET, SO_SNDBUF, 0, 0), REFUSE),  # setsockopt
+        ("x86_64", X86_64, 54, (3, SOL_SOCKET, SO_RCVBUF, 0, 0), REFUSE),
+        ("x86_64", X86_64, 54, (3, SOL_SOCKET, 16, 0, 0), ALLOW),  # SO_PASSCRED
+        ("x86_64", X86_64, 321, (), REFUSE),  # bpf
+        ("aarch64", AARCH64, 198, (AF_INET, 2, 0), NO_FAMILY),
+        ("aarch64", AARCH64, 198, (AF_UNIX, 1, 0), ALLOW),
+        ("aarch64", AARCH64, 209, (3, SOL_SOCKET, SO_COOKIE, 0, 0), REFUSE),
+        ("aarch64", ARM, 281, (AF_INET6, 1, 0), NO_FAMILY),
     ],
 )
 def test_the_seccomp_filter_refuses_what_it_lists_and_allows_the_rest(

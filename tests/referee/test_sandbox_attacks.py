@@ -63,7 +63,7 @@ from referee_helpers import FIXTURE_BOTS
 from sandbox_checks import require_sandbox
 
 from referee import replay
-from referee.isolation import uids
+from referee.isolation import bot_limits, uids
 from referee.records import BotSpec, FaultKind, Limits
 from tournaments.cli import main
 from tournaments.league.store import LeagueStore
@@ -337,6 +337,59 @@ class Memory(Attack):
         return {"held more than the memory limit across its processes": [mb for mb in held if mb > self.memory_mb]}
 
 
+class Sockets(Attack):
+    """Sockets of other families than AF_UNIX, socket cookies, larger socket buffers (see attack_sockets.py)."""
+
+    bot = "attack_sockets"
+
+    def harms(self, scene: Scene, run: AttackRun) -> dict[str, object]:
+        reports = _reports(run, "sockets")
+        return {
+            "opened a socket of another family": sorted(
+                {name for claim in reports for name, (ok, _) in claim["families"].items() if ok}
+            ),
+            "read a socket cookie": [claim["game"] for claim in reports if claim["cookie"][0]],
+            "read its network namespace's cookie": [claim["game"] for claim in reports if claim["netns_cookie"][0]],
+            "raised a socket buffer": [claim["game"] for claim in reports if claim["raised_buffer"][0]],
+        }
+
+    def check_sandboxed(self, scene: Scene, run: AttackRun) -> None:
+        for claim in run.reports("sockets"):
+            assert claim["unix"][0], f"a unix socket, which every bot needs, failed: {claim['unix']}"
+            errors = {outcome for _, outcome in claim["families"].values()}
+            assert all("Address family not supported" in error for error in errors), errors
+
+
+class SocketMemory(Attack):
+    """Socket buffers beyond the memory limit, held in children that each open files up to their cap (see
+    attack_socket_memory.py)."""
+
+    bot = "attack_socket_memory"
+    attacker_faults = frozenset({FaultKind.CRASH})
+    memory_mb = 128
+
+    def prepare(self, scene: Scene, sandbox: bool) -> None:
+        scene.limits = dataclasses.replace(ATTACK_LIMITS, memory_mb=self.memory_mb)
+        scene.env.update(ATTACK_CHILDREN="3", ATTACK_PAIRS="2000")
+
+    def harms(self, scene: Scene, run: AttackRun) -> dict[str, object]:
+        assert run.reports("socket_memory_start"), f"the attack did not start: {run.attacker_log[-2000:]!r}"
+        held = [claim["held_mb"] for claim in run.reports("socket_memory")]
+        return {"held more socket buffers than its memory limit": [mb for mb in held if mb > self.memory_mb]}
+
+    def check_sandboxed(self, scene: Scene, run: AttackRun) -> None:
+        """No child that answered held more files than its cap (its memory limit may stop it first); a bot that
+        did not report was killed at its memory limit, its buffers charged to its memory cgroup."""
+        claims = run.reports("socket_memory")
+        if not claims:
+            crashes = [fault for game in run.record.games for fault in game.faults if fault.bot == self.bot]
+            assert any(fault.facts.memory is not None for fault in crashes), crashes
+        for claim in claims:
+            for child in claim["opened"]:
+                if child is not None:
+                    assert child["files"] <= bot_limits.open_files_cap(), child
+
+
 class Processes(Attack):
     bot = "attack_processes"
     unsandboxed = False
@@ -411,6 +464,8 @@ ATTACKS: dict[str, Attack] = {
         Processes(),
         FillTmp(),
         Kernel(),
+        Sockets(),
+        SocketMemory(),
     )
 }
 
