@@ -103,7 +103,8 @@ class JobResult:
 class TableRow:
     name: str
     """The student's name (staff; their own row), a pseudonym, or a baseline's name."""
-    elo: float
+    elo: float | None
+    """None for an entrant with no games yet (a new version being placed: listed last)."""
     interval: tuple[float, float] | None
     games: int
     settled: bool
