@@ -30,7 +30,7 @@ def _library() -> ModuleType:
 
 @click.group("ladder")
 def ladder() -> None:
-    """A class ladder: students submit bots, workers play them, the table settles (docs/how-to/run-a-ladder.md).
+    """A class ladder: students submit bots, workers play them, the table settles (docs/explanation/ladder.md).
 
     `referee ladder init` makes the folder, `referee ladder invite` gives students their tokens, and
     `referee serve` runs it.
