@@ -142,18 +142,19 @@ class Ladder:
             else:
                 record_match(connection, job_id, dict(job.payload), result.data)
             bump_changes(connection)
-        self.fill_queue()
+        self.fill_queue(force=result.kind is JobKind.CHECK)
 
     def reissue_expired(self, at: datetime | None = None) -> int:
         """Queue again the jobs claimed and not reported within claim_timeout_s of `at` (default: now)."""
         with self.engine.begin() as connection:
             return reissue_expired(connection, at or now(), self.file.settings.claim_timeout_s)
 
-    def fill_queue(self) -> int:
-        """Queue the matches the table needs now (tournaments.ladder.scheduling); how many were added."""
+    def fill_queue(self, *, force: bool = True) -> int:
+        """Queue the matches the table needs now (tournaments.ladder.scheduling); how many were added.
+        `force`: even when the queue is more than half full."""
         with self.engine.begin() as connection:
             lock_state(connection)
-            return fill_queue(connection, self.file)
+            return fill_queue(connection, self.file, force=force)
 
     def table(self, who: Principal | None) -> LadderTable:
         """The table as `who` may see it (None: a spectator)."""
