@@ -204,6 +204,10 @@ class Ladder:
         with self.engine.connect() as connection:
             return deadline.marks(connection, self.file, self._current_fit(connection))
 
+    def marks_csv(self, who: Principal | None = None) -> str:
+        """The marks as CSV: student, version, mark, elo, games and the share against each baseline."""
+        return deadline.marks_csv(self.marks(who), [bot.name for bot in self.file.league.bots])
+
     def export_marks(self, folder: Path, who: Principal | None = None) -> tuple[Path, Path]:
         """Write FOLDER/marks.csv and FOLDER/gradescope.json ({student: results.json}); their paths."""
         rows = self.marks(who)
