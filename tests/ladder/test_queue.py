@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from ladder_helpers import Made, bot_folder, claim_match, pass_checks, played, students, worker
 
-from tournaments.ladder import BadResult, Forbidden, Job, JobKind, JobResult, open_ladder
+from tournaments.ladder import BadResult, Forbidden, Job, JobKind, JobResult, VersionStatus, open_ladder
 
 WORKERS = 4
 STUDENTS = 24
@@ -108,3 +108,16 @@ def test_a_job_is_plain_data_that_survives_json(made: Made, tmp_path: Path) -> N
     assert Job.from_dict(job.to_dict()) == job
     result = played(job)
     assert JobResult.from_dict(result.to_dict()) == result
+
+
+def test_a_check_that_no_worker_finishes_is_given_up_and_its_version_refused(made: Made, tmp_path: Path) -> None:
+    ann = students(made, "ann")["ann"]
+    version = made.ladder.submit(ann, bot_folder(tmp_path / "src", "ann"))
+    later = datetime.now(UTC) + timedelta(seconds=made.ladder.file.settings.claim_timeout_s + 1)
+    for attempt in range(3):
+        job = made.ladder.claim(worker(made), f"doomed{attempt}")
+        assert job is not None and job.payload["version"] == version.id
+        assert made.ladder.reissue_expired(later) == (1 if attempt < 2 else 0)
+    assert made.ladder.claim(worker(made), "another") is None
+    detail = made.ladder.version(ann, version.id)
+    assert detail.version.status is VersionStatus.REFUSED and "never finished" in (detail.verdict or "")

@@ -22,7 +22,7 @@ from .database import default_url, now, open_engine
 from .errors import BadResult, Forbidden, LadderFileError, LadderFrozen, UnknownItem
 from .fit import Fit, ladder_fit
 from .ladder_file import LADDER_FILE, LadderFile, LatePolicy, load_ladder_file
-from .queue import bump_changes, claim, finish, lock_state, reissue_expired
+from .queue import MAX_ATTEMPTS, bump_changes, claim, finish, lock_state, reissue_expired
 from .results import record_check, record_match
 from .scheduling import fill_queue
 from .standings import ladder_table, shown_names
@@ -38,6 +38,11 @@ from .values import (
     Role,
     Version,
     VersionDetail,
+)
+
+GAVE_UP_CHECK = (
+    f"the check never finished: {MAX_ATTEMPTS} workers claimed it and none reported (the submission may stop "
+    "the machine that checks it)"
 )
 
 
@@ -145,9 +150,17 @@ class Ladder:
         self.fill_queue(force=result.kind is JobKind.CHECK)
 
     def reissue_expired(self, at: datetime | None = None) -> int:
-        """Queue again the jobs claimed and not reported within claim_timeout_s of `at` (default: now)."""
+        """Queue again the jobs claimed and not reported within claim_timeout_s of `at` (default: now); how
+        many. A job claimed MAX_ATTEMPTS times is given up instead (a check's version is refused, saying so)."""
         with self.engine.begin() as connection:
-            return reissue_expired(connection, at or now(), self.file.settings.claim_timeout_s)
+            lock_state(connection)
+            queued, given_up = reissue_expired(connection, at or now(), self.file.settings.claim_timeout_s)
+            for job in given_up:
+                if job.kind == JobKind.CHECK.value:
+                    record_check(connection, job.version_id, {"passed": False, "verdict": GAVE_UP_CHECK})
+            if given_up:
+                bump_changes(connection)
+        return queued
 
     def fill_queue(self, *, force: bool = True) -> int:
         """Queue the matches the table needs now (tournaments.ladder.scheduling); how many were added.
