@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, select
 
 from . import accounts, deadline, schema, store, views
-from .database import default_url, now, open_engine
+from .database import DATABASE_FILE, default_url, now, open_engine
 from .errors import BadResult, Forbidden, LadderFileError, LadderFrozen, UnknownItem
 from .fit import Fit, ladder_fit
 from .ladder_file import LADDER_FILE, LadderFile, LatePolicy, load_ladder_file
@@ -51,13 +51,15 @@ def open_ladder(folder: Path, db_url: str | None = None) -> Ladder:
     path = folder / LADDER_FILE
     if not path.is_file():
         raise LadderFileError(f"{folder} holds no ladder (no {LADDER_FILE}): make one with `referee ladder init`")
-    settings = load_ladder_file(path)
+    file = load_ladder_file(path)
+    if db_url is None and not (folder / DATABASE_FILE).is_file():
+        raise LadderFileError(f"{folder} has no {DATABASE_FILE}: a ladder made on PostgreSQL opens with --db URL")
     engine = open_engine(db_url or default_url(folder))
     with engine.connect() as connection:
         if connection.execute(select(schema.state.c.id)).first() is None:
             engine.dispose()
-            raise LadderFileError(f"the database of {folder} was never initialised by `referee ladder init`")
-    return Ladder(folder, settings, engine)
+            raise LadderFileError(f"the database {engine.url!r} is not {folder}'s: it holds no ladder")
+    return Ladder(folder, file, engine)
 
 
 class Ladder:
