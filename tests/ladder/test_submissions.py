@@ -103,3 +103,16 @@ def test_the_ladder_file_written_by_init_is_a_league_file_with_a_ladder_table(ma
     assert data["game"] == "scout" and data["players"] == 3
     assert [bot["name"] for bot in data["bots"]] == ["heuristic", "random"]
     assert data["ladder"]["pseudonyms"] is True
+
+
+def test_the_roster_lists_each_student_with_the_version_playing_for_staff_only(made: Made, tmp_path: Path) -> None:
+    people = students(made, "ann", "bob")
+    first = made.ladder.submit(people["ann"], bot_folder(tmp_path / "src", "a1", 0))
+    pass_checks(made)
+    second = made.ladder.submit(people["ann"], bot_folder(tmp_path / "src", "a2", 1))
+    with pytest.raises(Forbidden):
+        made.ladder.roster(people["ann"])
+    rows = {row.name: row for row in made.ladder.roster(made.ladder.authenticate(made.created.admin_token))}
+    assert rows["ann"].versions == 2 and rows["ann"].latest == second and rows["ann"].playing == first.id
+    assert rows["bob"].versions == 0 and rows["bob"].latest is None and rows["bob"].playing is None
+    assert rows["ann"].pseudonym != "ann"

@@ -36,6 +36,7 @@ from .values import (
     MarkRow,
     Principal,
     Role,
+    RosterRow,
     Version,
     VersionDetail,
 )
@@ -181,6 +182,12 @@ class Ladder:
         if self._fit is None or self._fit[0] != changes:
             self._fit = (changes, ladder_fit(connection, self.file))
         return self._fit[1]
+
+    def roster(self, who: Principal | None = None) -> list[RosterRow]:
+        """Every invited student with their pseudonym, versions and the version playing (staff only)."""
+        _require(who, Role.STAFF)
+        with self.engine.connect() as connection:
+            return views.roster(connection)
 
     def student_games(self, who: Principal, student: str) -> list[GameSummary]:
         views.may_read_student(who, student)

@@ -146,3 +146,15 @@ class MarkRow:
     """Baseline -> score share against it."""
     games: int
     elo: float | None = None
+
+
+@dataclass(frozen=True)
+class RosterRow:
+    """A student as the staff's page lists them."""
+
+    name: str
+    pseudonym: str
+    versions: int
+    latest: Version | None
+    playing: str | None
+    """The id of the accepted version on the table now."""
