@@ -28,7 +28,9 @@ _ROOMS: dict[str, set[str]] = {
     "tournaments.classroom": JOINED,
     "tournaments.pages": JOINED | {"tournaments.classroom"},
     "tournaments.bench": JOINED | {"referee.games.rl"},
-    "tournaments.cli": JOINED | {"tournaments.classroom", "tournaments.pages", "tournaments.bench", "bots"},
+    "tournaments.ladder": JOINED | {"tournaments.classroom"},
+    "tournaments.cli": JOINED
+    | {"tournaments.classroom", "tournaments.pages", "tournaments.bench", "tournaments.ladder", "bots"},
 }
 ALLOWED: dict[str, set[str]] = {"protocol.errors": set()} | {
     room: rooms | {"protocol.errors"} for room, rooms in _ROOMS.items()
