@@ -9,7 +9,7 @@ from collections import defaultdict
 
 from tournaments.classroom.grading import BotGrade, GradeReport
 from tournaments.classroom.leaderboard import Figure, leaderboard
-from tournaments.classroom.pseudonyms import class_pseudonyms, league_secret, pseudonym
+from tournaments.classroom.pseudonyms import class_pseudonyms, league_secret, pseudonym, pseudonym_beside
 from tournaments.ratings.marks import BaselineResult, wilson
 
 SECRET = b"a class secret"
@@ -68,6 +68,15 @@ def _grade(bot: str, random: tuple[int, float], elo: float = 0.0) -> BotGrade:
         logs=(),
         against=(BaselineResult("random", games, share if games else None, 1.5),),
     )
+
+
+def test_a_class_growing_one_student_at_a_time_keeps_earlier_pseudonyms_distinct() -> None:
+    secret = b"ladder"
+    first = pseudonym_beside("ann", secret, [])
+    assert first == pseudonym("ann", secret)
+    clash = pseudonym_beside("bob", secret, [pseudonym("bob", secret)])
+    assert clash.startswith(pseudonym("bob", secret) + "-") and clash != pseudonym("bob", secret)
+    assert pseudonym_beside("bob", secret, [first]) == pseudonym("bob", secret)
 
 
 def test_the_leaderboard_orders_by_the_share_it_shows_ties_by_pseudonym() -> None:

@@ -68,8 +68,19 @@ def class_pseudonyms(
     taken = set(given.values())
     for name, spelled in sorted(hashed.items()):
         if counts[spelled] > 1 or spelled in taken:
-            hashed[name] = f"{spelled}-{_digest(name, secret)[4:7].hex()}"
+            hashed[name] = _longer(name, secret)
     return {name: given.get(name) or hashed[name] for name in names}
+
+
+def pseudonym_beside(name: str, secret: bytes | str, taken: Iterable[str]) -> str:
+    """`pseudonym(name, secret)`, or its longer spelling where a classmate already holds it: for a class that grows
+    one student at a time (the ladder), whose earlier pseudonyms never change."""
+    spelled = pseudonym(name, secret)
+    return _longer(name, secret) if spelled in set(taken) else spelled
+
+
+def _longer(name: str, secret: bytes | str) -> str:
+    return f"{pseudonym(name, secret)}-{_digest(name, secret)[4:7].hex()}"
 
 
 def league_pseudonyms(

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from sqlalchemy import Connection, insert, select, update
 
+from ..classroom.pseudonyms import pseudonym_beside
 from . import schema
 from .database import now
 from .errors import LadderFileError, Unauthorised
-from .pseudonyms import pseudonym
 from .tokens import matches, new_token, token_id
 from .values import Principal, Role
 
@@ -50,9 +50,9 @@ def invite(connection: Connection, secret: str, names: Sequence[str]) -> dict[st
     tokens = {}
     for name in names:
         if connection.execute(select(schema.students.c.name).where(schema.students.c.name == name)).first() is None:
-            connection.execute(
-                insert(schema.students).values(name=name, pseudonym=pseudonym(secret, name), created=now())
-            )
+            taken = connection.execute(select(schema.students.c.pseudonym)).scalars()
+            spelled = pseudonym_beside(name, secret, taken)
+            connection.execute(insert(schema.students).values(name=name, pseudonym=spelled, created=now()))
         tokens[name] = issue_token(connection, Role.STUDENT, name)
     return tokens
 
