@@ -73,7 +73,8 @@ NAMESPACES = ("pid", "network", "ipc", "uts", "mount")
 NOBODY = 65534
 """The uid inside a bot's kernel where none is leased (the probe's `true`)."""
 _PROBE_SECONDS = 30.0
-_KERNELS = "kernels"
+KERNELS = "kernels"
+"""The folder of runtime_dir() that holds the bots' bundles."""
 
 _log = logging.getLogger(__name__)
 
@@ -220,7 +221,7 @@ _serial = itertools.count(1)
 def _new_bundle(spec_of: Any) -> tuple[Path, str]:
     """A bundle folder of its own (0700, root's) holding an empty root, the spec `spec_of(rootfs)` returns, and
     the container's name."""
-    parent = sandbox.runtime_dir() / _KERNELS
+    parent = sandbox.runtime_dir() / KERNELS
     parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     container = f"bot-{os.getpid()}-{next(_serial)}"
     bundle = Path(tempfile.mkdtemp(prefix=f"{container}-", dir=parent))
