@@ -94,7 +94,8 @@ def test_a_match_plays_under_a_kernel_per_bot_and_records_it(tmp_path: Path) -> 
 @needs_runsc
 def test_the_kernel_is_gone_once_the_referee_is_killed(tmp_path: Path) -> None:
     referee = subprocess.Popen(
-        [str(Path(sys.executable).parent / "referee"), "play", "scout", "random", "random", "--kernel", "--games", "200"],
+        [str(Path(sys.executable).parent / "referee"), "play", "scout", "random", "random", "--kernel"]
+        + ["--games", "200"],
         cwd=tmp_path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
