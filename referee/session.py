@@ -170,9 +170,9 @@ class Session:
         jails = spec.sandbox and transport.kind is Transport.IPC and sandbox_probe.usable
         self.sandboxed = jails and all(bot.sandbox for bot in spec.bots)
         self.isolation = sandbox_probe.isolation if self.sandboxed else sandbox.Isolation.NONE
+        """The weakest isolation any bot of the match has had so far (GameRecord.isolation)."""
         if self.sandboxed and spec.kernel:
             self.isolation = sandbox.Isolation.KERNEL
-        """The weakest isolation any bot of the match has had so far (GameRecord.isolation)."""
         self.freezes = self.sandboxed and not spec.ponder and sandbox_probe.cgroups.freezer
         """Bots are frozen while not on move: thawed when a request is sent to them (before its clock starts),
         frozen again when their reply arrives or the request ends otherwise, and from their hello until their
