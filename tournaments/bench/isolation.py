@@ -7,7 +7,7 @@ For each level:
 - referee per decision: the median time between two consecutive actions of a match (referee_decisions_us: the
   thaw and freeze of a frozen bot included);
 - games per second as leagues play them: duplicate deals with fresh processes for every seat rotation.
-Ratios are to the level with no sandbox.
+Ratios are to the level with no sandbox; each figure is the median of interleaved repeats.
 """
 
 from __future__ import annotations
@@ -55,7 +55,24 @@ def bench_level(level: Isolation, game: str, players: int, games: int, seed: int
 
 
 def bench_isolation(
-    levels: Sequence[Isolation] = LEVELS, game: str = "scout", players: int = 4, games: int = 12, seed: int = 0
+    levels: Sequence[Isolation] = LEVELS,
+    game: str = "scout",
+    players: int = 4,
+    games: int = 12,
+    seed: int = 0,
+    repeats: int = 3,
 ) -> list[LevelFigures]:
-    """The figures of each level in `levels`, in order."""
-    return [bench_level(level, game, players, games, seed) for level in levels]
+    """The figures of each level in `levels`, in order: each the median of `repeats` runs, the levels
+    interleaved within each repeat (the machine's load changes, and weighs on every level alike)."""
+    runs = [[bench_level(level, game, players, games, seed + repeat) for level in levels] for repeat in range(repeats)]
+    return [_median([run[index] for run in runs]) for index in range(len(levels))]
+
+
+def _median(figures: list[LevelFigures]) -> LevelFigures:
+    return LevelFigures(
+        level=figures[0].level,
+        start_ms=statistics.median(figure.start_ms for figure in figures),
+        decision_us=statistics.median(figure.decision_us for figure in figures),
+        games_per_s=statistics.median(figure.games_per_s for figure in figures),
+        starts_per_game=statistics.median(figure.starts_per_game for figure in figures),
+    )

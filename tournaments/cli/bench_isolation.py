@@ -23,16 +23,26 @@ from .output import echo
 @click.option("--players", "-p", type=click.IntRange(min=2, max=5), default=4, show_default=True)
 @click.option("--games", type=click.IntRange(min=2), default=12, show_default=True, help="Games per match.")
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--repeats",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="Runs of every level, interleaved; the medians are reported.",
+)
 @json_option
 @tablefmt_option
-def isolation_bench(levels: tuple[str, ...], players: int, games: int, seed: int, as_json: bool, tablefmt: str) -> None:
+def isolation_bench(
+    levels: tuple[str, ...], players: int, games: int, seed: int, repeats: int, as_json: bool, tablefmt: str
+) -> None:
     """What each isolation level costs, with SCOUT matches of SDK random bots: starting one bot, the referee's
     median time per decision, and games per second with fresh processes for every seat rotation (as leagues
-    play), each also as a ratio to no sandbox where that level is measured. none runs bots unsandboxed, full
+    play), each the median of --repeats interleaved runs, and as a ratio to no sandbox where that level is
+    measured. none runs bots unsandboxed, full
     in the bubblewrap sandbox, kernel under a gVisor kernel per bot (refused where runsc cannot run).
     """
     chosen = [Isolation(level) for level in levels] or list(LEVELS)
-    figures = bench_isolation(chosen, players=players, games=games, seed=seed)
+    figures = bench_isolation(chosen, players=players, games=games, seed=seed, repeats=repeats)
     base = next((figure for figure in figures if figure.level is Isolation.NONE), None)
     rows = []
     for figure in figures:
@@ -49,7 +59,7 @@ def isolation_bench(levels: tuple[str, ...], players: int, games: int, seed: int
             row["games_per_s_ratio"] = round(figure.games_per_s / base.games_per_s, 3)
         rows.append(row)
     if as_json:
-        echo_json({"game": "scout", "players": players, "games": games, "levels": rows})
+        echo_json({"game": "scout", "players": players, "games": games, "repeats": repeats, "levels": rows})
         return
-    echo(f"scout, {players} SDK random bots, {games} games per match:")
+    echo(f"scout, {players} SDK random bots, {games} games per match, medians of {repeats} runs:")
     echo(tabulate(rows, headers="keys", tablefmt=tablefmt))
