@@ -63,8 +63,8 @@ RUNSC_FLAGS = (
     "--overlay2=none",
 )
 """The flags of every `runsc` command, before its subcommand: the platform; no network but the Sentry's own
-loopback; the gofer may connect to a host socket found through the bundle's mounts (the match's socket, the
-only one it binds), never create one; no host FIFO; the cgroups are the referee's (the bot's cgroup, joined
+loopback; the gofer may connect to a host socket found through the bundle's mounts (the match's socket, bound
+at sandbox.SOCKET_INSIDE; the match's own folders, where other sockets are, stay hidden), never create one; no host FIFO; the cgroups are the referee's (the bot's cgroup, joined
 before exec); the root (empty, read-only) is the bot's alone; no overlay (nothing written goes anywhere but
 the private tmpfs mounts)."""
 INSTALL = "install gVisor's runsc (Debian and Ubuntu: apt-get install runsc) and run the referee as root"
@@ -364,6 +364,19 @@ def _try_kernel(runsc: str) -> str | None:
     return None if run.returncode == 0 else _why_it_failed(run.stderr)
 
 
+def remove_stale_bundles() -> list[Path]:
+    """Remove the bundles of referees that are gone (one killed with SIGKILL cannot remove its own; its kernels
+    died with it): those named after a pid that no longer runs. The removed folders."""
+    parent = sandbox.runtime_dir() / KERNELS
+    removed = []
+    for bundle in sorted(parent.glob("bot-*-*")) if parent.is_dir() else ():
+        owner = bundle.name.split("-")[1]
+        if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+            shutil.rmtree(bundle, ignore_errors=True)
+            removed.append(bundle)
+    return removed
+
+
 @functools.cache
 def probe() -> KernelProbe:
     """Whether bots can get a kernel of their own here: tried once per process (runsc running `true`), then
@@ -379,6 +392,7 @@ def probe() -> KernelProbe:
             version,
         )
     machine = sandbox.probe()
+    remove_stale_bundles()
     problem = _try_kernel(runsc)
     if problem is None and machine.problem is not None:
         problem = f"a bot's kernel is set up only where the bubblewrap sandbox can be: {machine.problem}"

@@ -126,6 +126,11 @@ def test_the_kernel_is_gone_once_the_referee_is_killed(tmp_path: Path) -> None:
     while kernels() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert kernels() == []
+    left = [bundle.name for bundle in (runtime_dir() / gvisor.KERNELS).glob(f"bot-{referee.pid}-*")]
+    assert left, "a referee killed with SIGKILL leaves its bundles (what remove_stale_bundles is for)"
+    removed = gvisor.remove_stale_bundles()
+    assert sorted(bundle.name for bundle in removed if bundle.name in left) == sorted(left)
+    assert not list((runtime_dir() / gvisor.KERNELS).glob(f"bot-{referee.pid}-*"))
 
 
 @needs_runsc
