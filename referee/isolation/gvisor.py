@@ -64,9 +64,9 @@ RUNSC_FLAGS = (
 )
 """The flags of every `runsc` command, before its subcommand: the platform; no network but the Sentry's own
 loopback; the gofer may connect to a host socket found through the bundle's mounts (the match's socket, bound
-at sandbox.SOCKET_INSIDE; the match's own folders, where other sockets are, stay hidden), never create one; no host FIFO; the cgroups are the referee's (the bot's cgroup, joined
-before exec); the root (empty, read-only) is the bot's alone; no overlay (nothing written goes anywhere but
-the private tmpfs mounts)."""
+at sandbox.SOCKET_INSIDE; the match's own folders, where other sockets are, stay hidden), never create one; no
+host FIFO; the cgroups are the referee's (the bot's cgroup, joined before exec); the root (empty, read-only) is
+the bot's alone; no overlay (nothing written goes anywhere but the private tmpfs mounts)."""
 INSTALL = "install gVisor's runsc (Debian and Ubuntu: apt-get install runsc) and run the referee as root"
 """What gives the kernel level where it is missing."""
 NAMESPACES = ("pid", "network", "ipc", "uts", "mount")

@@ -27,14 +27,14 @@ def _bench(*levels: str) -> list[dict[str, object]]:
     rows = json.loads(result.output)["levels"]
     assert [row["isolation"] for row in rows] == list(levels)
     for row in rows:
-        assert row["start_ms"] > 0 and row["decision_us"] > 0 and row["games_per_s"] > 0
+        assert row["table_start_ms"] > 0 and row["decision_us"] > 0 and row["games_per_s"] > 0
     return rows
 
 
 def test_the_bench_gives_ratios_to_no_sandbox() -> None:
     none, full = _bench("none", "full")
-    assert none["start_ratio"] == none["decision_ratio"] == none["games_per_s_ratio"] == 1.0
-    assert {"start_ratio", "decision_ratio", "games_per_s_ratio"} <= full.keys()
+    assert none["table_start_ratio"] == none["decision_ratio"] == none["games_per_s_ratio"] == 1.0
+    assert {"table_start_ratio", "decision_ratio", "games_per_s_ratio"} <= full.keys()
 
 
 @pytest.mark.skipif(
@@ -43,4 +43,4 @@ def test_the_bench_gives_ratios_to_no_sandbox() -> None:
 )
 def test_the_bench_measures_the_kernel_level() -> None:
     (kernel,) = _bench("kernel")
-    assert "start_ratio" not in kernel
+    assert "table_start_ratio" not in kernel

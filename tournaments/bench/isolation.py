@@ -1,24 +1,32 @@
-"""What each isolation level costs (`referee bench isolation`): the same matches of SDK random bots played with
-no sandbox, in the bubblewrap sandbox (full) and under a gVisor kernel per bot (kernel).
+"""What each isolation level costs (`referee bench isolation`): the same match of SDK random bots played with no
+sandbox, in the bubblewrap sandbox (full) and under a gVisor kernel per bot (kernel).
 
-For each level:
-- bot start: what starting and stopping one bot costs (bench_reuse's start per game over the seats: matches of
-  one game each against one match that keeps its processes);
-- referee per decision: the median time between two consecutive actions of a match (referee_decisions_us: the
+The match is played as leagues play: duplicate deals, fresh bot processes for every seat rotation. From its
+wall time and its games' replays, for each level:
+- table start: what starting a rotation's bots (all at once, each to its hello) and stopping them costs: the
+  match's wall time less its games' own, over its rotations;
+- referee per decision: the median time between two consecutive actions of a game (from the replays: the
   thaw and freeze of a frozen bot included);
-- games per second as leagues play them: duplicate deals with fresh processes for every seat rotation.
-Ratios are to the level with no sandbox; each figure is the median of interleaved repeats.
+- games per second: the match's games over its wall time.
+Each figure is the median of interleaved repeats (the machine's load changes, and weighs on every level alike);
+ratios are to no sandbox.
 """
 
 from __future__ import annotations
 
 import statistics
+import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from referee import replay
+from referee.botspec import resolve_bot, unique_names
+from referee.deals import DealKey
 from referee.isolation.sandbox import Isolation
-
-from .protocol import bench_reuse, referee_decisions_us
+from referee.match import run_match
+from referee.records import Limits, MatchSpec
+from referee.seating import first_games
 
 LEVELS = (Isolation.NONE, Isolation.FULL, Isolation.KERNEL)
 """The levels a run can ask for (partial is what a machine gives, not a choice)."""
@@ -27,13 +35,11 @@ LEVELS = (Isolation.NONE, Isolation.FULL, Isolation.KERNEL)
 @dataclass(frozen=True)
 class LevelFigures:
     level: Isolation
-    start_ms: float
-    """Starting and stopping one bot."""
+    table_start_ms: float
+    """Starting and stopping one rotation's bots."""
     decision_us: float
     """Median referee time per decision."""
     games_per_s: float
-    """Games per second with fresh processes for every seat rotation (as leagues play)."""
-    starts_per_game: float
 
 
 def match_isolation(level: Isolation) -> dict[str, bool]:
@@ -42,15 +48,33 @@ def match_isolation(level: Isolation) -> dict[str, bool]:
 
 
 def bench_level(level: Isolation, game: str, players: int, games: int, seed: int) -> LevelFigures:
-    chosen = match_isolation(level)
-    reuse = bench_reuse(game, players, games, seed, **chosen)
-    decisions = referee_decisions_us(game, players, games, seed, **chosen)
+    """One match of `games` games of random bots at `level`."""
+    bots = unique_names([resolve_bot("random", game) for _ in range(players)])
+    with tempfile.TemporaryDirectory(prefix="referee-bench-") as replay_dir:
+        spec = MatchSpec(
+            f"bench-{level.value}",
+            game,
+            bots,
+            first_games(players, games, DealKey.from_seed(seed)),
+            limits=Limits(move_time_ms=5000),
+            replay_dir=replay_dir,
+            sandbox=match_isolation(level)["sandbox"],
+            kernel=match_isolation(level)["kernel"],
+        )
+        started = time.perf_counter()
+        record = run_match(spec)
+        seconds = time.perf_counter() - started
+        played_s, gaps_us = 0.0, []
+        for game_record in record.games:
+            applied = [move["at_ms"] for move in replay.load(str(game_record.replay_path))["actions"]]
+            played_s += applied[-1] / 1000
+            gaps_us += [(now - before) * 1000 for before, now in zip([0.0, *applied], applied, strict=False)]
+    rotations = record.bot_starts / players
     return LevelFigures(
         level=level,
-        start_ms=reuse.start_s * 1000 / players,
-        decision_us=statistics.median(decisions),
-        games_per_s=reuse.rotated.games_per_s,
-        starts_per_game=reuse.rotated.starts_per_game,
+        table_start_ms=(seconds - played_s) * 1000 / rotations,
+        decision_us=statistics.median(gaps_us),
+        games_per_s=len(record.games) / seconds,
     )
 
 
@@ -62,8 +86,8 @@ def bench_isolation(
     seed: int = 0,
     repeats: int = 3,
 ) -> list[LevelFigures]:
-    """The figures of each level in `levels`, in order: each the median of `repeats` runs, the levels
-    interleaved within each repeat (the machine's load changes, and weighs on every level alike)."""
+    """The figures of each level in `levels`, in order, each the median of `repeats` runs, the levels
+    interleaved within each repeat."""
     runs = [[bench_level(level, game, players, games, seed + repeat) for level in levels] for repeat in range(repeats)]
     return [_median([run[index] for run in runs]) for index in range(len(levels))]
 
@@ -71,8 +95,7 @@ def bench_isolation(
 def _median(figures: list[LevelFigures]) -> LevelFigures:
     return LevelFigures(
         level=figures[0].level,
-        start_ms=statistics.median(figure.start_ms for figure in figures),
+        table_start_ms=statistics.median(figure.table_start_ms for figure in figures),
         decision_us=statistics.median(figure.decision_us for figure in figures),
         games_per_s=statistics.median(figure.games_per_s for figure in figures),
-        starts_per_game=statistics.median(figure.starts_per_game for figure in figures),
     )

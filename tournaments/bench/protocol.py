@@ -25,7 +25,6 @@ bot costs more: bwrap, its cgroups and uid); the raw and prepared floors run the
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import random
 import statistics
@@ -344,7 +343,7 @@ def _random_match(game: str, players: int, games: int, seed: int, match_id: str,
 
 
 def referee_decisions_us(
-    game: str, players: int, games: int, seed: int, sandbox: bool = True, ponder: bool = False, kernel: bool = False
+    game: str, players: int, games: int, seed: int, sandbox: bool = True, ponder: bool = False
 ) -> list[float]:
     """Microseconds of each decision of a match of SDK random bots: the time between two consecutive actions
     being applied (or between the start of the game and its first action), from the games' replays. Sandboxed
@@ -352,15 +351,7 @@ def referee_decisions_us(
     samples: list[float] = []
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as replay_dir:
         spec = _random_match(
-            game,
-            players,
-            games,
-            seed,
-            "bench-protocol",
-            replay_dir=replay_dir,
-            sandbox=sandbox,
-            ponder=ponder,
-            kernel=kernel,
+            game, players, games, seed, "bench-protocol", replay_dir=replay_dir, sandbox=sandbox, ponder=ponder
         )
         record = run_match(spec)
         for game_record in record.games:
@@ -415,19 +406,20 @@ def _timed(specs: list[MatchSpec]) -> tuple[ReuseRun, list[MatchRecord]]:
 
 
 def bench_reuse(
-    game: str = "scout", players: int = 4, games: int = 100, seed: int = 0, sandbox: bool = True, kernel: bool = False
+    game: str = "scout", players: int = 4, games: int = 100, seed: int = 0, sandbox: bool = True
 ) -> ReuseBenchResult:
     """`games` games of random bots with the seatings of a balanced match, played three ways: one match of
     `games` different deals (processes reused), the balanced match itself (each deal once per rotation, fresh
     processes per rotation), and one match per game."""
-    rotated = _random_match(game, players, games, seed, "bench-rotated", sandbox=sandbox, kernel=kernel)
+    rotated = _random_match(game, players, games, seed, "bench-rotated", sandbox=sandbox)
     key = DealKey.from_seed(seed)
     distinct = tuple(GameSpec(spec.index, key.deal_seed(spec.index), spec.seating) for spec in rotated.games)
-    reused = dataclasses.replace(rotated, match_id="bench-reuse", games=distinct)
+    reused = MatchSpec("bench-reuse", game, rotated.bots, distinct, limits=rotated.limits, sandbox=sandbox)
     reused_run, records = _timed([reused])
     rotated_run, _ = _timed([rotated])
     per_game = [
-        dataclasses.replace(rotated, match_id=f"bench-restart-{spec.index}", games=(spec,)) for spec in distinct
+        MatchSpec(f"bench-restart-{spec.index}", game, rotated.bots, (spec,), limits=rotated.limits, sandbox=sandbox)
+        for spec in distinct
     ]
     restarted_run, _ = _timed(per_game)
     decisions = sum(timing.decisions for game_record in records[0].games for timing in game_record.timings)

@@ -35,10 +35,10 @@ from .output import echo
 def isolation_bench(
     levels: tuple[str, ...], players: int, games: int, seed: int, repeats: int, as_json: bool, tablefmt: str
 ) -> None:
-    """What each isolation level costs, with SCOUT matches of SDK random bots: starting one bot, the referee's
-    median time per decision, and games per second with fresh processes for every seat rotation (as leagues
-    play), each the median of --repeats interleaved runs, and as a ratio to no sandbox where that level is
-    measured. none runs bots unsandboxed, full
+    """What each isolation level costs, with a SCOUT match of SDK random bots played as leagues play (fresh
+    processes for every seat rotation): starting and stopping a rotation's bots, the referee's median time per
+    decision, and games per second, each the median of --repeats interleaved runs, and as a ratio to no sandbox
+    where that level is measured. none runs bots unsandboxed, full
     in the bubblewrap sandbox, kernel under a gVisor kernel per bot (refused where runsc cannot run).
     """
     chosen = [Isolation(level) for level in levels] or list(LEVELS)
@@ -48,13 +48,12 @@ def isolation_bench(
     for figure in figures:
         row: dict[str, object] = {
             "isolation": figure.level.value,
-            "start_ms": round(figure.start_ms, 1),
+            "table_start_ms": round(figure.table_start_ms, 1),
             "decision_us": round(figure.decision_us, 1),
             "games_per_s": round(figure.games_per_s, 2),
-            "starts_per_game": round(figure.starts_per_game, 2),
         }
         if base is not None:
-            row["start_ratio"] = round(figure.start_ms / base.start_ms, 2)
+            row["table_start_ratio"] = round(figure.table_start_ms / base.table_start_ms, 2)
             row["decision_ratio"] = round(figure.decision_us / base.decision_us, 2)
             row["games_per_s_ratio"] = round(figure.games_per_s / base.games_per_s, 3)
         rows.append(row)
