@@ -51,6 +51,27 @@ def _runsc_processes() -> list[int]:
     return found
 
 
+def _boot_ticks() -> int:
+    return int(time.clock_gettime(time.CLOCK_BOOTTIME) * os.sysconf("SC_CLK_TCK"))
+
+
+def _sentries_since(tick: int) -> list[int]:
+    """Live processes started at or after `tick` under the uid a Sentry and its platform's stubs run as (runsc
+    drops them to nobody): what a kernel would leave behind, whatever its command line."""
+    found = []
+    for process in live_processes():
+        try:
+            status = Path(f"/proc/{process.pid}/status").read_text()
+            stat = Path(f"/proc/{process.pid}/stat").read_bytes()
+        except OSError:
+            continue
+        uid = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("Uid:"))
+        started = int(stat.rsplit(b")", 1)[1].split()[19])
+        if uid == gvisor.NOBODY and started >= tick and process.state != "Z":
+            found.append(process.pid)
+    return found
+
+
 def _start(tmp_path: Path, name: str, *args: str) -> tuple[BotProcess, Path]:
     log = tmp_path / f"{name}.log"
     process = BotProcess.start(
@@ -84,15 +105,18 @@ def _scout_spec(tmp_path: Path, kernel: bool = True) -> MatchSpec:
 
 @needs_runsc
 def test_a_match_plays_under_a_kernel_per_bot_and_records_it(tmp_path: Path) -> None:
+    since = _boot_ticks()
     record = run_match(_scout_spec(tmp_path))
     assert [game.isolation for game in record.games] == [Isolation.KERNEL] * 3
     assert [game.faults for game in record.games] == [(), (), ()]
     assert _runsc_processes() == []
+    assert _sentries_since(since) == []
     assert not [path for path in (runtime_dir() / gvisor.KERNELS).glob(f"bot-{os.getpid()}-*")]
 
 
 @needs_runsc
 def test_the_kernel_is_gone_once_the_referee_is_killed(tmp_path: Path) -> None:
+    since = _boot_ticks()
     referee = subprocess.Popen(
         [str(Path(sys.executable).parent / "referee"), "play", "scout", "random", "random", "--kernel"]
         + ["--games", "200"],
@@ -123,9 +147,10 @@ def test_the_kernel_is_gone_once_the_referee_is_killed(tmp_path: Path) -> None:
     os.kill(referee.pid, signal.SIGKILL)
     referee.wait()
     deadline = time.monotonic() + HANG_BOUND_S
-    while kernels() and time.monotonic() < deadline:
+    while (kernels() or _sentries_since(since)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert kernels() == []
+    assert _sentries_since(since) == []
     left = [bundle.name for bundle in (runtime_dir() / gvisor.KERNELS).glob(f"bot-{referee.pid}-*")]
     assert left, "a referee killed with SIGKILL leaves its bundles (what remove_stale_bundles is for)"
     removed = gvisor.remove_stale_bundles()
