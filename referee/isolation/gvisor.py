@@ -387,7 +387,8 @@ def probe() -> KernelProbe:
     version = _version(runsc)
     if os.geteuid() != 0:
         return KernelProbe(
-            f"runsc starts a bot's kernel only as root here (the referee runs as uid {os.geteuid()}): {INSTALL}",
+            f"the kernel level runs only with the referee as root (it runs as uid {os.geteuid()}): each bot's "
+            f"kernel gets a leased uid and a cgroup, which take root (runsc --rootless alone would give neither)",
             runsc,
             version,
         )
