@@ -37,7 +37,7 @@ from referee import replay
 from referee.faults import FaultBook, SeatStatus, forfeit_ranks, forfeit_scores, sent_text
 from referee.games import Game, GameState, IllegalAction, load_game
 from referee.games.base import Config
-from referee.isolation import sandbox
+from referee.isolation import gvisor, sandbox
 from referee.records import FaultCause, FaultFacts, GameRecord, GameSpec, MatchRecord, MatchSpec, SeatTiming, Stage
 from referee.session import BotTransport, Participant, Session
 from referee.wire.connection import Incoming, Transport
@@ -503,6 +503,8 @@ def run_match(
             f"sandboxed bots have no network, so they cannot connect over {bots.kind.value}: use the ipc transport, "
             "or run without the sandbox (--no-sandbox)"
         )
+    if spec.kernel:
+        _require_kernel(spec)
     game = load_game(spec.game)
     config = game.resolve_config(spec.config)
     check_spec(spec, game)
@@ -514,6 +516,13 @@ def run_match(
         session.finish()
         bot_runs = session.bot_runs()
     return MatchRecord(spec, tuple(records), bot_runs, session.starts)
+
+
+def _require_kernel(spec: MatchSpec) -> None:
+    """Refuse a match that asks for a kernel per bot where it cannot have one (nothing falls back)."""
+    if not spec.sandbox or any(not bot.sandbox for bot in spec.bots):
+        raise MatchSpecError("the kernel isolation level runs every bot sandboxed: it cannot go with --no-sandbox")
+    gvisor.require()
 
 
 _NO_SANDBOX_ASKED = sandbox.SandboxProbe("the match runs without the sandbox")

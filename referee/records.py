@@ -314,6 +314,9 @@ class MatchSpec:
     sandbox: bool = True
     """Run this match's bots in the sandbox (referee.isolation.sandbox) where the machine allows it; where it does not,
     they run unsandboxed and the games record `sandboxed=False`."""
+    kernel: bool = False
+    """Run each bot under an application kernel of its own (gVisor's runsc: referee.isolation.gvisor), the
+    kernel isolation level; needs `sandbox`, and a machine where runsc runs (else the match is refused)."""
     ponder: bool = False
     """Let bots run while not on move. By default (False) a sandboxed bot is frozen (cgroup freezer) from its
     hello until its first request and whenever it is not on move, so no two bots run at once outside

@@ -66,7 +66,7 @@ from referee.wire.peers import LookupExpired
 
 _BYE_GRACE_S = 0.5
 _log = logging.getLogger(__name__)
-_STRENGTH = (sandbox.Isolation.NONE, sandbox.Isolation.PARTIAL, sandbox.Isolation.FULL)
+_STRENGTH = sandbox.STRENGTH
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +171,8 @@ class Session:
         self.sandboxed = jails and all(bot.sandbox for bot in spec.bots)
         self.isolation = sandbox_probe.isolation if self.sandboxed else sandbox.Isolation.NONE
         """The weakest isolation any bot of the match has had so far (GameRecord.isolation)."""
+        if self.sandboxed and spec.kernel:
+            self.isolation = sandbox.Isolation.KERNEL
         self.freezes = self.sandboxed and not spec.ponder and sandbox_probe.cgroups.freezer
         """Bots are frozen while not on move: thawed when a request is sent to them (before its clock starts),
         frozen again when their reply arrives or the request ends otherwise, and from their hello until their
@@ -180,7 +182,7 @@ class Session:
             socket = Path(self.wire.endpoint.removeprefix("ipc://"))
             sandbox.expose_socket(socket)
             masked = sandbox.masked_paths([workdir, self.log_dir, spec.replay_dir, *spec.private_paths])
-            self._sandbox_request = sandbox.SandboxRequest(socket, masked)
+            self._sandbox_request = sandbox.SandboxRequest(socket, masked, kernel=spec.kernel)
         self.participants = [
             Participant(
                 index,
@@ -298,7 +300,7 @@ class Session:
             participant.down = Downtime(FaultCause.START_FAILED, FaultFacts(note=str(error)))
             return
         participant.process = process
-        if process.jail is not None and process.jail.isolation is not sandbox.Isolation.FULL:
+        if process.jail is not None and process.jail.isolation is not self.isolation:
             self.isolation = min(self.isolation, process.jail.isolation, key=_STRENGTH.index)
         self._by_pidfd[process.pidfd] = participant
         self.wire.watch(process.pidfd)

@@ -51,7 +51,7 @@ class LeagueResults:
     unsandboxed: int
     """Games played without the sandbox."""
     isolation: Mapping[str, int]
-    """Games played at each isolation level (full, partial, none), every level named."""
+    """Games played at each isolation level (kernel, full, partial, none), every level named."""
     soft_play: SoftPlayCheck
     rule: SettleRule = DEFAULT_RULE
     """What separates the table's groups (tournaments.ratings.settling)."""

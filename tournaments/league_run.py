@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from protocol.errors import BadInput, EnvironmentProblem
+from referee.isolation import gvisor
 from referee.records import FaultCause, FaultKind, GameRecord
 
 from .league.builds import BuildOutcome, build_plan
@@ -56,6 +57,10 @@ T = TypeVar("T")
 class RunFailed(EnvironmentProblem):
     """The run could not go on: the executor or the store failed while playing, or the league's folders or
     builds could not be made. Every game stored before is kept."""
+
+
+class KernelWithoutSandbox(BadInput):
+    """A league asks for a kernel per bot and the run for no sandbox."""
 
 
 class RunRefused(BadInput):
@@ -149,6 +154,8 @@ def run_league(
 ) -> LeagueRun:
     """Play `league` into `store` on `executor` as the module says, and rate every stored game."""
     progress = progress or RunProgress()
+    if league.kernel:
+        require_kernel(options.sandbox)
     _forget_changed(league, store, options.replay_changed, progress)
     _drop_faulted(store, options.retry_faulted, progress)
     plan = _plan(league, store, options.sandbox, progress)
@@ -164,6 +171,17 @@ def run_league(
         rule=options.rule,
     )
     return LeagueRun(plan, played, settled, results)
+
+
+def require_kernel(sandbox: bool) -> None:
+    """Refuse, before anything is played, a league whose file asks for a kernel per bot (`kernel = true`) where
+    it cannot have one: run with --no-sandbox (BadInput), or on a machine where runsc cannot run
+    (referee.isolation.gvisor.KernelUnavailable, saying what to install). Nothing falls back."""
+    if not sandbox:
+        raise KernelWithoutSandbox(
+            "the league file asks for a kernel per bot (kernel = true): it cannot run with --no-sandbox"
+        )
+    gvisor.require()
 
 
 def estimate_run(league: League, store_path: Path, concurrency: int, replay_changed: bool = False) -> Estimate:

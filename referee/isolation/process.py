@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from protocol.errors import BotFault
+from referee.isolation import gvisor
 from referee.isolation import sandbox as sandboxing
 from referee.isolation.bot_limits import BotLimits, open_files_cap
 from referee.isolation.containment import Containment, Wrapper, containment
@@ -313,12 +314,14 @@ class BotProcess:
         """Start `command` with exactly `env`; in the sandbox if `sandbox` is given (sandboxing.SandboxError if
         it cannot be set up), else contained as referee.isolation.containment finds possible."""
         memory_bytes = memory_mb * 1024 * 1024 if memory_mb else None
-        jail = None
+        jail: sandboxing.Jail | None = None
         if sandbox is not None:
             try:
-                jail = sandboxing.confine(
-                    [_resolve_program(command[0], env, cwd), *command[1:]], cwd, sandbox, memory_bytes
-                )
+                program = [_resolve_program(command[0], env, cwd), *command[1:]]
+                if sandbox.kernel:
+                    jail = gvisor.confine(program, cwd, sandbox, memory_bytes, env)
+                else:
+                    jail = sandboxing.confine(program, cwd, sandbox, memory_bytes)
             except sandboxing.ProgramHiddenFromBot as error:
                 raise BotStartError(str(error)) from None
             kept_in, argv = Containment.PID_NAMESPACE, jail.argv
@@ -383,7 +386,7 @@ class BotProcess:
         frozen, or once it was killed."""
         if self.can_hold and not self._killed:
             assert self.jail is not None and self.jail.cgroup is not None
-            if frozen and not self._sandbox_exempted:
+            if frozen and not self._sandbox_exempted and self.jail.exempts_wrappers:
                 self._sandbox_exempted = True
                 self.jail.cgroup.exempt(self._sandbox_pids())
             self.jail.cgroup.hold(frozen)

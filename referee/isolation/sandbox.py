@@ -131,6 +131,13 @@ class Isolation(enum.StrEnum):
     """The sandbox, without a uid of its own or without cgroups (see SandboxProbe.shortfalls)."""
     NONE = "none"
     """No sandbox: bots run as the organiser, in a PID namespace or a session (referee.isolation.process)."""
+    KERNEL = "kernel"
+    """The strongest: every bot under an application kernel of its own (gVisor's runsc: referee.isolation.gvisor),
+    with its own uid and cgroup limits; asked for (MatchSpec.kernel), never what `probe` finds."""
+
+
+STRENGTH = (Isolation.NONE, Isolation.PARTIAL, Isolation.FULL, Isolation.KERNEL)
+"""The levels from the weakest."""
 
 
 @dataclass(frozen=True)
@@ -722,6 +729,8 @@ class SandboxRequest:
 
     socket: Path | None
     masked: tuple[str, ...] = ()
+    kernel: bool = False
+    """Under a kernel of the bot's own (referee.isolation.gvisor) instead of bwrap."""
     writable: tuple[str, ...] = ()
     own: tuple[str, ...] | None = None
     """The bot's own folders (BotSpec.folders; a build's copy): what `shown_folders` shows of it. None: the
@@ -731,6 +740,9 @@ class SandboxRequest:
 class Jail:
     """One sandboxed bot: its uid, its cgroups, its seccomp filter's fd and its command line, held from
     `confine` until `release`."""
+
+    exempts_wrappers = True
+    """bwrap and the init of the bot's PID namespace are taken out of its freezer (no bot code runs in them)."""
 
     def __init__(
         self,
@@ -747,7 +759,7 @@ class Jail:
         self.seccomp_fd = seccomp_fd
         self.options_fd: int | None = None
         self._lease = lease
-        self.isolation = Isolation.PARTIAL
+        self.isolation: Isolation = Isolation.PARTIAL
         """What this bot really got: full only with its own uid, its cgroup and the seccomp filter (set by
         `confine`, which may lose the cgroup of one bot on a machine that has cgroups)."""
 
@@ -961,3 +973,12 @@ def _uid_detail() -> str:
 def masked_paths(paths: Iterable[str | os.PathLike[str] | None]) -> tuple[str, ...]:
     """The match's own files as SandboxRequest.masked wants them (absolute, the unset ones left out)."""
     return tuple(os.path.abspath(path) for path in paths if path is not None)
+
+
+def hidden_paths(masked: Sequence[str], folders: Sequence[str]) -> list[str]:
+    """Every path at which one of `folders` shows one of the `masked` paths (for referee.isolation.gvisor)."""
+    return _shown_paths(masked, folders)
+
+
+def within(path: str, folder: str) -> bool:
+    return _within(path, folder)

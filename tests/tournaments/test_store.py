@@ -28,6 +28,7 @@ from tournaments.cli.league import RETRY_FAULTS
 from tournaments.league.league_file import League, load_league
 from tournaments.league.schedule import ScheduledMatch, league_schedule
 from tournaments.league.store import (
+    LEVELS_CHECK,
     MIGRATED_SANDBOXED,
     SCHEMA_VERSION,
     BotChanged,
@@ -228,7 +229,7 @@ def test_a_schema_2_store_is_upgraded_keeping_its_games(write_league, tmp_path: 
         assert [(f.detail, f.sent) for f in store.fault_list()] == [(fault.detail, None)]
         assert store.game_count() == 1
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (5,)
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (6,)
 
 
 def test_a_store_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
@@ -410,7 +411,7 @@ def test_an_older_stores_faults_get_their_cause_from_their_words_once(
         )
         assert len(store.missing(schedule)) == len(schedule) - len({key[0] for key in keys[: len(written) + 1]})
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (5,)
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (6,)
 
 
 def test_retry_selects_by_cause_whatever_the_words(write_league, tmp_path: Path, monkeypatch) -> None:
@@ -466,3 +467,31 @@ def test_a_migrated_store_resumes_its_league_and_retries_by_cause(write_league, 
         assert sorted(store.played()) == keys and store.fault_list() == []
     with sqlite3.connect(path.with_suffix(".sqlite")) as db:
         assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+
+
+def test_a_schema_5_store_takes_kernel_games_once_upgraded(write_league, tmp_path: Path) -> None:
+    league = load_league(write_league(deals_per_match=2))
+    path = tmp_path / "league.sqlite"
+    with LeagueStore(path) as store:
+        match = bound_schedule(store, league)[0]
+        store.add_game(record_of(match, match.games[0]))
+    with sqlite3.connect(path) as db:
+        (version,) = db.execute("PRAGMA schema_version").fetchone()
+        db.execute("PRAGMA writable_schema = ON")
+        db.execute(
+            "UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE name = 'games'",
+            (LEVELS_CHECK, "CHECK (isolation IN ('full', 'partial', 'none'))"),
+        )
+        db.execute(f"PRAGMA schema_version = {version + 1}")
+        db.execute("PRAGMA user_version = 5")
+    with sqlite3.connect(path) as db, pytest.raises(sqlite3.IntegrityError):
+        db.execute("UPDATE games SET isolation = 'kernel'")
+    with LeagueStore(path) as store:
+        kernel = dataclasses.replace(record_of(match, match.games[1]), isolation=Isolation.KERNEL)
+        store.add_game(kernel)
+        assert store.isolation_counts() == {Isolation.FULL: 1, Isolation.KERNEL: 1}
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert db.execute("PRAGMA user_version").fetchone() == (6,)
+        with pytest.raises(sqlite3.IntegrityError):
+            db.execute("UPDATE games SET isolation = 'cloud'")

@@ -218,7 +218,7 @@ def isolation_refusal(sandbox: bool, allow_partial: bool) -> str | None:
 
 def isolation_missing(level: Isolation, sandbox: bool) -> tuple[str, ...]:
     """What a check at `level` lacked, one line each."""
-    if level is Isolation.FULL:
+    if level in (Isolation.FULL, Isolation.KERNEL):
         return ()
     if not sandbox:
         return ("no sandbox: --no-sandbox was given",)
@@ -263,9 +263,8 @@ def check_bot(plan: CheckPlan) -> CheckReport:
 
 def _weakest(levels: Sequence[Isolation], sandbox: bool) -> Isolation:
     """The weakest of the games' levels (with no game played, what the machine would have given)."""
-    order = (Isolation.NONE, Isolation.PARTIAL, Isolation.FULL)
     if levels:
-        return min(levels, key=order.index)
+        return min(levels, key=sandboxing.STRENGTH.index)
     return machine_isolation(sandbox)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from referee.isolation import gvisor
 from referee.isolation import sandbox as sandboxing
 
 from .options import echo_json, json_option
@@ -16,7 +17,8 @@ def doctor(as_json: bool) -> None:
     """Report what isolation bots get on this machine: bubblewrap, the sandbox's namespaces, a uid of each
     bot's own, limits for a bot as a whole (cgroup v2, cgroup v1, or per-process rlimits only) and its CPUs,
     each with the reason when it is missing (bwrap not installed, user namespaces off, not root, cgroups not
-    writable...).
+    writable...), and whether the kernel level (a gVisor kernel per bot, `--kernel`) runs: runsc's version and
+    platform, or why not.
 
     Exit status 0 when the full sandbox works, 1 otherwise (bots then run with less isolation, or unsandboxed:
     the games are recorded so, and the league table says how many), with what would give the missing parts:
@@ -26,6 +28,9 @@ def doctor(as_json: bool) -> None:
     found = sandboxing.probe()
     checks = sandboxing.report(found)
     full = found.isolation is sandboxing.Isolation.FULL
+    kernel = gvisor.probe()
+    kernel_check = gvisor.report(kernel)
+    checks = [*checks, kernel_check]
     if as_json:
         echo_json(
             {
@@ -37,6 +42,13 @@ def doctor(as_json: bool) -> None:
                     for check in checks
                 ],
                 "to_get_more": sandboxing.how_to_get_more(checks),
+                "kernel": {
+                    "ok": kernel.usable,
+                    "runsc": kernel.runsc,
+                    "version": kernel.version,
+                    "platform": gvisor.PLATFORM,
+                    "detail": kernel_check.detail,
+                },
             }
         )
     else:
@@ -48,6 +60,8 @@ def doctor(as_json: bool) -> None:
         if advice:
             echo("to get the full sandbox:")
             echo("\n".join(f"  {line}" for line in advice))
+        if not kernel.usable:
+            echo(f"to get a kernel per bot (--kernel): {gvisor.INSTALL}")
         if not full:
             echo(
                 "without it bots run with less isolation (fine for your own bots; grade other people's code on a "

@@ -150,6 +150,18 @@ def sandbox_option(function: F) -> F:
     )(function)
 
 
+def kernel_option(function: F) -> F:
+    """--kernel, handed to the command as `kernel`: the kernel isolation level (refused where runsc cannot run)."""
+    return click.option(
+        "--kernel",
+        is_flag=True,
+        default=False,
+        help="Run every bot under an application kernel of its own (gVisor's runsc): no kernel state shared "
+        "between bots or kept from one start to the next. It costs start-up and decision time (docs: the "
+        "security model); where runsc cannot run the command is refused (`referee doctor` says why).",
+    )(function)
+
+
 def echo_json(data: Any) -> None:
     echo(json.dumps(data, indent=2, sort_keys=False))
 

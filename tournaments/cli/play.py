@@ -29,6 +29,7 @@ from .options import (
     echo_json,
     game_label,
     json_option,
+    kernel_option,
     limits_options,
     replay_format_option,
     sandbox_option,
@@ -202,6 +203,7 @@ def _print_summary(record: MatchRecord, tablefmt: str) -> None:
     help="Let bots run while they are not on move. By default a sandboxed bot is frozen until it is asked for a "
     "decision, so that no bot takes CPU from the one on move, times it or thinks on its time.",
 )
+@kernel_option
 @json_option
 @tablefmt_option
 def play(
@@ -217,6 +219,7 @@ def play(
     transport: Transport,
     sandbox: bool,
     ponder: bool,
+    kernel: bool,
     as_json: bool,
     tablefmt: str,
 ) -> None:
@@ -255,6 +258,7 @@ def play(
         log_dir=str(logs),
         sandbox=sandbox,
         ponder=ponder,
+        kernel=kernel,
     )
     note = _balance_note(len(specs), count)
     if note is not None:

@@ -68,6 +68,7 @@ LEAGUE_KEYS: tuple[Key, ...] = (
     Key("log_dir", "path", "LEAGUE.logs/", "The bots' output, MATCH/BOT.log, relative to the league file."),
     Key("build_dir", "path", "LEAGUE.builds/", "Where submission folders with a build are copied and built."),
     Key("ponder", "boolean", "false", "true lets bots run while not on move (it costs fairness)."),
+    Key("kernel", "boolean", "false", "true runs every bot under a gVisor kernel of its own (needs runsc)."),
     Key("until_settled", "boolean", "false", "After the schedule, play until the table is settled."),
     Key("max_games", "integer", "schedule + 2 x ties' games", "The settling budget, every stored game counted."),
     Key("settle_los", "number", "0.95", "The LOS that separates two adjacent bots (between 0.5 and 1)."),

@@ -137,6 +137,8 @@ class League:
     """Bot -> the name a published leaderboard shows ([pseudonyms]; tournaments.pages.class_pages)."""
     ponder: bool = False
     """Let bots run while not on move (MatchSpec.ponder)."""
+    kernel: bool = False
+    """Every bot under a kernel of its own (MatchSpec.kernel: the kernel isolation level)."""
     until_settled: bool = False
     max_games: int | None = None
     settle_los: float | None = None
@@ -227,6 +229,7 @@ def parse_league(data: Mapping[str, Any], path: Path, *, students_join_later: bo
         marks=reader.marks(data, baselines),
         pseudonyms=reader.pseudonyms(data, {bot.name for bot in bots}),
         ponder=reader.boolean(data, "ponder"),
+        kernel=reader.boolean(data, "kernel"),
         until_settled=reader.boolean(data, "until_settled"),
         max_games=reader.optional_integer(data, "max_games", minimum=1),
         settle_los=reader.fraction(data, "settle_los", low=0.5, high=1.0),

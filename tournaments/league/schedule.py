@@ -281,4 +281,5 @@ def match_spec(league: League, match: ScheduledMatch) -> MatchSpec:
         replay_dir=None if league.replay_dir is None else str(league.replay_dir),
         log_dir=None if league.log_dir is None else str(league.log_dir / match.match_id),
         ponder=league.ponder,
+        kernel=league.kernel,
     )

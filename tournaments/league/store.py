@@ -24,7 +24,7 @@ import shlex
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -38,11 +38,12 @@ from referee.records import FaultCause, FaultFacts, FaultKind, GameRecord, Limit
 from .league_file import League, LeagueBot
 from .schedule import ScheduledMatch
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """The store's layout (PRAGMA user_version): 2 added bot identities, forfeits, sandboxing and the deal key; 3 the
 illegal action a bot sent and the action a fault came before (faults.sent, faults.before_action); 4 each game's
 isolation level (full, partial, none) where 2 and 3 had a sandboxed flag; 5 each fault's cause and facts
-(faults.cause, faults.facts: referee.records.FaultCause and FaultFacts), from which its detail is written."""
+(faults.cause, faults.facts: referee.records.FaultCause and FaultFacts), from which its detail is written; 6 the
+kernel isolation level (games.isolation may be 'kernel')."""
 MIGRATED_SANDBOXED = Isolation.PARTIAL
 """The level an older store's sandboxed game gets: schemas 2 and 3 recorded `sandboxed` also for games whose bots
 had no uid or cgroup of their own, so partial is all such a game is known to have had."""
@@ -91,7 +92,25 @@ def _cause_from_words() -> str:
     return f"UPDATE faults SET cause = CASE {rules} END"
 
 
-MIGRATIONS: dict[int, tuple[str, ...]] = {
+_OLD_LEVELS = "CHECK (isolation IN ('full', 'partial', 'none'))"
+LEVELS_CHECK = f"CHECK (isolation IN ({', '.join(repr(level.value) for level in Isolation)}))"
+"""What games.isolation may hold: every level of referee.isolation.sandbox.Isolation."""
+
+
+def _allow_every_level(db: sqlite3.Connection) -> None:
+    """The step to schema 6: games.isolation's CHECK widened to every level, in place (SQLite's documented way to
+    change a constraint that no stored row breaks: the table's text rewritten, its schema version bumped)."""
+    (version,) = db.execute("PRAGMA schema_version").fetchone()
+    db.execute("PRAGMA writable_schema = ON")
+    db.execute(
+        "UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE type = 'table' AND name = 'games'",
+        (_OLD_LEVELS, LEVELS_CHECK),
+    )
+    db.execute(f"PRAGMA schema_version = {int(version) + 1}")
+    db.execute("PRAGMA writable_schema = OFF")
+
+
+MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = {
     2: ("ALTER TABLE faults ADD COLUMN sent TEXT", "ALTER TABLE faults ADD COLUMN before_action INTEGER"),
     3: (
         "ALTER TABLE games ADD COLUMN isolation TEXT NOT NULL DEFAULT 'none' "
@@ -100,12 +119,13 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         f"ELSE '{Isolation.NONE.value}' END",
     ),
     4: ("ALTER TABLE faults ADD COLUMN cause TEXT", "ALTER TABLE faults ADD COLUMN facts TEXT", _cause_from_words()),
+    5: (_allow_every_level,),
 }
 """Schema N -> the statements that make it schema N + 1, run in one transaction when a store of schema N is opened
 (a store older than the first of them cannot be upgraded: its games lack what later schemas record). The step to 4
 keeps the old `sandboxed` column (it has a default, so new games need not set it)."""
 
-SCHEMA = """
+SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS league (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     name TEXT NOT NULL,
@@ -133,7 +153,7 @@ CREATE TABLE IF NOT EXISTS games (
     seed INTEGER NOT NULL,
     replay_path TEXT,
     finished_at REAL NOT NULL,
-    isolation TEXT NOT NULL DEFAULT 'none' CHECK (isolation IN ('full', 'partial', 'none')),
+    isolation TEXT NOT NULL DEFAULT 'none' {LEVELS_CHECK},
     PRIMARY KEY (match_id, game_index)
 );
 CREATE TABLE IF NOT EXISTS seats (
@@ -319,7 +339,10 @@ class LeagueStore:
         try:
             for step in steps:
                 for statement in MIGRATIONS[step]:
-                    self._db.execute(statement)
+                    if callable(statement):
+                        statement(self._db)
+                    else:
+                        self._db.execute(statement)
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.Error:
             self._db.execute("ROLLBACK")

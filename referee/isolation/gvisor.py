@@ -1,0 +1,421 @@
+"""A kernel per bot: the one place that turns a bot's command into a gVisor `runsc run` of an OCI bundle, every
+runsc flag and every part of the bundle's spec spelled out here, as referee.isolation.sandbox does for bwrap.
+
+gVisor's runsc is an application kernel: the bot's system calls are served by a kernel of its own (the Sentry,
+a user-space process started for this bot alone) instead of the machine's. So what bubblewrap leaves shared
+between bots because it lives in the one host kernel is per bot here, and new at every start: the page cache
+of the files it reads, futexes (even on a file both map), socket cookies and inode numbers, /proc (loadavg,
+meminfo, stat, net: the Sentry's own figures), disk statistics. A fresh process is a fresh kernel.
+
+Each bot, at the kernel level (Isolation.KERNEL), gets:
+- `runsc run` of a bundle of its own under `runtime_dir()/kernels/ID/` (the spec, an empty read-only root, the
+  container's state), removed when the bot is released;
+- the same view as bubblewrap gives (`sandbox.shown_folders`, masked paths hidden): the system folders, its
+  own folders and runtime read-only, a private /tmp, HOME and /dev/shm (tmpfs of limits.MAX_TMP_BYTES), the
+  Sentry's own /proc, /sys and /dev, and the match's socket bound at sandbox.SOCKET_INSIDE: runsc's gofer
+  connects it to the referee's host socket (`--host-uds=open`: the one host socket among its mounts);
+- no network (`--network=none`: a loopback device of its own Sentry);
+- a uid inside (the leased one, as bwrap's, so its folders must be readable by others), no capabilities,
+  no_new_privs, the rlimits bubblewrap's bot gets, inside its kernel;
+- the cgroup of a bot as a whole (referee.isolation.cgroups), joined by `runsc run` before it execs, so the
+  gofer, the Sentry and the platform's stub processes are all in it (runsc's own cgroup handling is off:
+  `--ignore-cgroups`): the memory limit counts the Sentry's memory too, and the freezer stops the whole
+  kernel while the bot is not on move.
+
+`probe()` finds once per process whether runsc runs here (it starts `true` under it) and says why not;
+`report()` says it for `referee doctor`. Nothing falls back: a match that asks for the kernel level where
+runsc cannot run is refused (`require`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import itertools
+import json
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from protocol import limits
+from protocol.errors import EnvironmentProblem
+from referee.isolation import sandbox, uids
+from referee.isolation.bot_limits import BotLimits, open_files_cap
+from referee.isolation.cgroups import BotCgroup, CgroupError, CgroupMode
+
+PLATFORM = "ptrace"
+"""How the Sentry intercepts the bot's system calls. ptrace runs anywhere; kvm needs /dev/kvm and hangs in a
+virtual machine without nested virtualisation (as on this project's machines); systrap, faster, needs a runsc
+of 2023 or later (Debian 12 ships 20221219)."""
+RUNSC_FLAGS = (
+    f"--platform={PLATFORM}",
+    "--network=none",
+    "--host-uds=open",
+    "--host-fifo=none",
+    "--ignore-cgroups",
+    "--file-access=exclusive",
+    "--overlay2=none",
+)
+"""The flags of every `runsc` command, before its subcommand: the platform; no network but the Sentry's own
+loopback; the gofer may connect to a host socket found through the bundle's mounts (the match's socket, bound
+at sandbox.SOCKET_INSIDE; the match's own folders, where other sockets are, stay hidden), never create one; no
+host FIFO; the cgroups are the referee's (the bot's cgroup, joined before exec); the root (empty, read-only) is
+the bot's alone; no overlay (nothing written goes anywhere but the private tmpfs mounts)."""
+INSTALL = "install gVisor's runsc (Debian and Ubuntu: apt-get install runsc) and run the referee as root"
+"""What gives the kernel level where it is missing."""
+NAMESPACES = ("pid", "network", "ipc", "uts", "mount")
+NOBODY = 65534
+"""The uid inside a bot's kernel where none is leased (the probe's `true`)."""
+_PROBE_SECONDS = 30.0
+KERNELS = "kernels"
+"""The folder of runtime_dir() that holds the bots' bundles."""
+
+_log = logging.getLogger(__name__)
+
+
+class KernelUnavailable(EnvironmentProblem, RuntimeError):
+    """The kernel level was asked for and runsc cannot run here: says why, and what to install."""
+
+
+@dataclass(frozen=True)
+class KernelProbe:
+    """Whether runsc runs here (see `probe`)."""
+
+    problem: str | None
+    """Why bots cannot get a kernel of their own here; None when they can."""
+    runsc: str | None = None
+    version: str | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self.problem is None
+
+
+# The bundle's spec.
+
+
+def _bind(source: str, destination: str, writable: bool = False) -> dict[str, Any]:
+    return {
+        "destination": destination,
+        "type": "bind",
+        "source": source,
+        "options": ["rbind", "rw" if writable else "ro"],
+    }
+
+
+def _tmpfs(destination: str, mode: str, size: int = limits.MAX_TMP_BYTES) -> dict[str, Any]:
+    return {"destination": destination, "type": "tmpfs", "source": "tmpfs", "options": [f"size={size}", f"mode={mode}"]}
+
+
+def _kernel_mounts() -> list[dict[str, Any]]:
+    """The Sentry's own /proc, /sys and /dev, and the private tmpfs mounts."""
+    return [
+        {"destination": "/proc", "type": "proc", "source": "proc"},
+        {"destination": "/dev", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "mode=755"]},
+        _tmpfs("/dev/shm", "1777"),
+        {"destination": "/sys", "type": "sysfs", "source": "sysfs", "options": ["ro", "nosuid", "noexec", "nodev"]},
+        _tmpfs(sandbox.TMP_INSIDE, "1777"),
+        _tmpfs(sandbox.HOME_INSIDE, "0777"),
+    ]
+
+
+def _system_mounts(rootfs: Path) -> list[dict[str, Any]]:
+    """sandbox.SYSTEM_FOLDERS read-only; a folder that is a symlink on the host (a merged /usr's /bin) is the
+    same symlink in the bot's root."""
+    mounts = []
+    for folder in sandbox.SYSTEM_FOLDERS:
+        if os.path.islink(folder):
+            os.symlink(os.readlink(folder), rootfs / folder.lstrip("/"))
+        elif os.path.isdir(folder):
+            mounts.append(_bind(folder, folder))
+    return mounts
+
+
+def _program_mounts(folders: Sequence[str], masked: Sequence[str], writable: Sequence[str]) -> list[dict[str, Any]]:
+    """The bot's folders (read-only, a build's copy read-write), then the match's own files hidden where they
+    show them (an empty read-only folder, an unreadable file)."""
+    mounts = [_bind(folder, folder, folder in writable) for folder in sorted({*folders, *writable})]
+    for path in sandbox.hidden_paths(masked, folders):
+        if os.path.isdir(path):
+            mounts.append({"destination": path, "type": "tmpfs", "source": "tmpfs", "options": ["ro", "size=4096"]})
+        elif os.path.exists(path):
+            mounts.append(_bind(str(sandbox.unreadable_file()), path))
+    return mounts
+
+
+def _rlimits(memory_bytes: int | None) -> list[dict[str, Any]]:
+    """What bot_limits.BotLimits sets on a sandboxed bot with a uid of its own, set by the bot's kernel."""
+    values = {
+        "RLIMIT_NOFILE": open_files_cap(),
+        "RLIMIT_CPU": limits.MAX_CPU_SECONDS,
+        "RLIMIT_CORE": 0,
+        "RLIMIT_FSIZE": limits.MAX_TMP_BYTES,
+        "RLIMIT_NICE": 0,
+        "RLIMIT_RTPRIO": 0,
+        "RLIMIT_NPROC": limits.MAX_PROCESSES,
+    }
+    if memory_bytes is not None:
+        values["RLIMIT_DATA"] = memory_bytes
+    return [{"type": name, "hard": value, "soft": value} for name, value in values.items()]
+
+
+def bundle_spec(
+    command: Sequence[str],
+    env: Mapping[str, str],
+    *,
+    rootfs: Path,
+    folders: Sequence[str],
+    cwd: str,
+    socket: Path | None,
+    uid: int,
+    masked: Sequence[str] = (),
+    writable: Sequence[str] = (),
+    memory_bytes: int | None = None,
+) -> dict[str, Any]:
+    """The OCI runtime spec (config.json) that runs `command` (its program an absolute path) with exactly `env`,
+    as `uid` inside, in `cwd`, seeing what the bubblewrap sandbox would show (`sandbox.sandbox_command`'s
+    arguments of the same names) under `rootfs`, an empty folder of the bot's own, in which mount points and
+    the system's symlinks are made."""
+    mounts = [*_kernel_mounts(), *_system_mounts(rootfs), *_program_mounts(folders, masked, writable)]
+    if socket is not None:
+        mounts.append(_bind(str(socket), sandbox.SOCKET_INSIDE, writable=True))
+    shown = [mount["destination"] for mount in mounts]
+    if not any(sandbox.within(cwd, folder) for folder in shown) and not os.path.lexists(rootfs / cwd.lstrip("/")):
+        (rootfs / cwd.lstrip("/")).mkdir(mode=0o755, parents=True)
+    return {
+        "ociVersion": "1.0.2",
+        "process": {
+            "terminal": False,
+            "user": {"uid": uid, "gid": uid, "additionalGids": []},
+            "args": list(command),
+            "env": [f"{name}={value}" for name, value in env.items()],
+            "cwd": cwd,
+            "noNewPrivileges": True,
+            "capabilities": {name: [] for name in ("bounding", "effective", "inheritable", "permitted", "ambient")},
+            "rlimits": _rlimits(memory_bytes),
+        },
+        "root": {"path": str(rootfs), "readonly": True},
+        "hostname": sandbox.HOSTNAME,
+        "mounts": mounts,
+        "linux": {"namespaces": [{"type": name} for name in NAMESPACES]},
+    }
+
+
+def runsc_command(runsc: str, bundle: Path, container: str) -> list[str]:
+    """The command line that runs the container `container` of `bundle` (its state kept in the bundle)."""
+    return [runsc, "--root", str(bundle / "state"), *RUNSC_FLAGS, "run", "--bundle", str(bundle), container]
+
+
+# One bot's kernel.
+
+
+_serial = itertools.count(1)
+
+
+def _new_bundle(spec_of: Any) -> tuple[Path, str]:
+    """A bundle folder of its own (0700, root's) holding an empty root, the spec `spec_of(rootfs)` returns, and
+    the container's name."""
+    parent = sandbox.runtime_dir() / KERNELS
+    parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    container = f"bot-{os.getpid()}-{next(_serial)}"
+    bundle = Path(tempfile.mkdtemp(prefix=f"{container}-", dir=parent))
+    rootfs = bundle / "rootfs"
+    rootfs.mkdir(mode=0o755)
+    (bundle / "config.json").write_text(json.dumps(spec_of(rootfs)))
+    return bundle, container
+
+
+class KernelJail(sandbox.Jail):
+    """One bot under a kernel of its own: its bundle, uid and cgroup, held from `confine` until `release`."""
+
+    exempts_wrappers = False
+    """The freezer stops every process of the bot: the Sentry runs the bot's code, and the gofer and `runsc run`
+    have nothing to do while it is stopped."""
+
+    def __init__(self, bundle: Path | None, lease: uids.UidLease | None, bot_limits: BotLimits) -> None:
+        super().__init__([], lease, None, bot_limits)
+        self.bundle = bundle
+        self.isolation = sandbox.Isolation.KERNEL
+
+    def enter(self) -> None:
+        """Runs in the child between fork and exec: join the bot's cgroups. The bot's rlimits are its kernel's
+        (in the spec): runsc itself runs with the referee's."""
+        if self.cgroup is not None:
+            self.cgroup.join()
+
+    def release(self) -> None:
+        super().release()
+        if self.bundle is not None:
+            shutil.rmtree(self.bundle, ignore_errors=True)
+            self.bundle = None
+
+
+def confine(
+    command: Sequence[str],
+    cwd: str | None,
+    request: sandbox.SandboxRequest,
+    memory_bytes: int | None,
+    env: Mapping[str, str],
+) -> KernelJail:
+    """The kernel of one bot (its program an absolute path) with exactly `env`: a bundle written, a uid leased
+    (as root), its cgroup made. KernelUnavailable where runsc cannot run; sandbox.SandboxError where this bot's
+    cannot be set up (no cgroup: nothing runs at this level without its limits as a whole)."""
+    found = require()
+    machine = sandbox.probe()
+    if request.own is None:
+        command = sandbox.normalised_command(command, cwd)
+    folders = sandbox.shown_folders(command, cwd, request.own)
+    sandbox.check_readable(command, cwd, folders)
+    bot_limits = BotLimits(memory_bytes, limits.MAX_CPU_SECONDS, sandboxed=True, own_uid=True)
+    jail = KernelJail(None, _lease(), bot_limits)
+    try:
+        uid = jail.uid if jail.uid is not None else NOBODY
+        jail.cgroup = _cgroup(machine, uid, memory_bytes)
+        jail.bundle, container = _new_bundle(
+            lambda rootfs: bundle_spec(
+                command,
+                env,
+                rootfs=rootfs,
+                folders=folders,
+                cwd=os.path.abspath(cwd or os.getcwd()),
+                socket=request.socket,
+                uid=uid,
+                masked=request.masked,
+                writable=request.writable,
+                memory_bytes=memory_bytes,
+            )
+        )
+        assert found.runsc is not None
+        jail.argv = runsc_command(found.runsc, jail.bundle, container)
+    except BaseException:
+        jail.release()
+        raise
+    return jail
+
+
+def _lease() -> uids.UidLease | None:
+    try:
+        return uids.lease_uid()
+    except (uids.NoFreeUid, uids.BadUidRange) as error:
+        raise sandbox.SandboxError(str(error)) from None
+
+
+def _cgroup(machine: sandbox.SandboxProbe, uid: int, memory_bytes: int | None) -> BotCgroup:
+    if machine.cgroups.mode is CgroupMode.NONE:
+        raise sandbox.SandboxError(f"a bot's kernel needs a cgroup for its limits: {machine.cgroups.reason}")
+    try:
+        return BotCgroup.create(
+            machine.cgroups, f"kernel-{uid}-{os.getpid()}", memory_bytes, limits.MAX_PROCESSES, os.sched_getaffinity(0)
+        )
+    except CgroupError as error:
+        raise sandbox.SandboxError(f"a bot's kernel runs only with its cgroup: {error}") from None
+
+
+# What this machine allows.
+
+
+def _version(runsc: str) -> str | None:
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        run = subprocess.run([runsc, "--version"], capture_output=True, text=True, timeout=_PROBE_SECONDS)
+        first = run.stdout.strip().splitlines()
+        return first[0].removeprefix("runsc version ").strip() if first else None
+    return None
+
+
+def _why_it_failed(stderr: str) -> str:
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    return f"runsc cannot start a kernel here: {lines[-1].strip() if lines else 'no message'}"
+
+
+def _try_kernel(runsc: str) -> str | None:
+    """Run `true` under a kernel with the socket bound as a bot's is; the reason it failed, or None."""
+    true = shutil.which("true") or "/bin/true"
+    with tempfile.TemporaryDirectory(prefix="referee-kernel-probe-") as folder:
+        socket = Path(folder, "probe.sock")
+        socket.touch()
+        try:
+            bundle, container = _new_bundle(
+                lambda rootfs: bundle_spec([true], {}, rootfs=rootfs, folders=(), cwd="/", socket=socket, uid=NOBODY)
+            )
+        except OSError as error:
+            return f"the bundle of a kernel cannot be written: {error}"
+        try:
+            run = subprocess.run(
+                runsc_command(runsc, bundle, container),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=_PROBE_SECONDS,
+                env={"PATH": os.defpath},
+                start_new_session=True,
+            )
+        except subprocess.TimeoutExpired:
+            return f"runsc did not run `true` within {_PROBE_SECONDS:.0f} s (platform {PLATFORM})"
+        except (OSError, subprocess.SubprocessError) as error:
+            return f"runsc cannot be run: {error}"
+        finally:
+            shutil.rmtree(bundle, ignore_errors=True)
+    return None if run.returncode == 0 else _why_it_failed(run.stderr)
+
+
+def remove_stale_bundles() -> list[Path]:
+    """Remove the bundles of referees that are gone (one killed with SIGKILL cannot remove its own; its kernels
+    died with it): those named after a pid that no longer runs. The removed folders."""
+    parent = sandbox.runtime_dir() / KERNELS
+    removed = []
+    for bundle in sorted(parent.glob("bot-*-*")) if parent.is_dir() else ():
+        owner = bundle.name.split("-")[1]
+        if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+            shutil.rmtree(bundle, ignore_errors=True)
+            removed.append(bundle)
+    return removed
+
+
+@functools.cache
+def probe() -> KernelProbe:
+    """Whether bots can get a kernel of their own here: tried once per process (runsc running `true`), then
+    cached."""
+    runsc = shutil.which("runsc")
+    if runsc is None:
+        return KernelProbe(f"gVisor's runsc is not installed: {INSTALL}")
+    version = _version(runsc)
+    if os.geteuid() != 0:
+        return KernelProbe(
+            f"the kernel level runs only with the referee as root (it runs as uid {os.geteuid()}): each bot's "
+            f"kernel gets a leased uid and a cgroup, which take root (runsc --rootless alone would give neither)",
+            runsc,
+            version,
+        )
+    machine = sandbox.probe()
+    remove_stale_bundles()
+    problem = _try_kernel(runsc)
+    if problem is None and machine.problem is not None:
+        problem = f"a bot's kernel is set up only where the bubblewrap sandbox can be: {machine.problem}"
+    elif problem is None and machine.cgroups.mode is CgroupMode.NONE:
+        problem = f"a bot's kernel needs cgroups for its limits: {machine.cgroups.reason}"
+    if problem is not None:
+        _log.warning("no kernel per bot: %s", problem)
+    return KernelProbe(problem, runsc, version)
+
+
+def require() -> KernelProbe:
+    """The probe, where runsc runs; KernelUnavailable (why, and what to install) where it does not."""
+    found = probe()
+    if found.problem is not None:
+        raise KernelUnavailable(f"the kernel isolation level needs gVisor, and {found.problem}")
+    return found
+
+
+def report(found: KernelProbe | None = None) -> sandbox.Check:
+    """The kernel level for `referee doctor` (not required: the full sandbox is the default level)."""
+    found = probe() if found is None else found
+    if found.problem is not None:
+        return sandbox.Check("kernel per bot (gVisor)", False, found.problem, required=False)
+    detail = f"{found.runsc} (version {found.version}, platform {PLATFORM}): a kernel of its own for every bot"
+    return sandbox.Check("kernel per bot (gVisor)", True, detail, required=False)
