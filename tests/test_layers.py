@@ -28,7 +28,9 @@ _ROOMS: dict[str, set[str]] = {
     "tournaments.classroom": JOINED,
     "tournaments.pages": JOINED | {"tournaments.classroom"},
     "tournaments.bench": JOINED | {"referee.games.rl"},
-    "tournaments.cli": JOINED | {"tournaments.classroom", "tournaments.pages", "tournaments.bench", "bots"},
+    "tournaments.cli": JOINED | {"tournaments.classroom", "tournaments.pages", "tournaments.bench", "bots"}
+    | {"tournaments.server"},
+    "tournaments.server": JOINED | {"tournaments.classroom", "tournaments.pages"},
 }
 ALLOWED: dict[str, set[str]] = {"protocol.errors": set()} | {
     room: rooms | {"protocol.errors"} for room, rooms in _ROOMS.items()
