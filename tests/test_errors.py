@@ -34,6 +34,8 @@ FAMILIES = {
     "action a BotFault",
     "tournaments.league.store.StoreError": "raised as itself both for a file that is no store (bad input) and for "
     "a database that fails under it (a full disk, a lock held too long); its subclasses are BadInput",
+    "tournaments.ladder.errors.LadderError": "the ladder's errors, which the server maps to HTTP statuses by class: "
+    "most are BadInput, a database that cannot be opened an EnvironmentProblem",
 }
 """RefereeError subclasses with no kind of their own, each with why: their subclasses' kinds differ."""
 

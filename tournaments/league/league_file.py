@@ -168,8 +168,10 @@ def load_league(path: Path | str) -> League:
     return parse_league(data, path)
 
 
-def parse_league(data: Mapping[str, Any], path: Path) -> League:
-    """Check the parsed TOML `data` of the file at `path` (relative directories are relative to its folder)."""
+def parse_league(data: Mapping[str, Any], path: Path, *, students_join_later: bool = False) -> League:
+    """Check the parsed TOML `data` of the file at `path` (relative directories are relative to its folder).
+    `students_join_later`: a ladder's file (tournaments.ladder), whose bots are its baselines alone, fewer than
+    a table's seats until students submit."""
     reader = _Reader(path.resolve())
     reader.no_unknown_keys(data, _TOP_KEYS, "", "the known keys are " + ", ".join(sorted(_TOP_KEYS)))
     game_name = reader.required_string(data, "game")
@@ -185,7 +187,8 @@ def parse_league(data: Mapping[str, Any], path: Path) -> League:
     marked = [bot.name for bot in bots if bot.baseline]
     baselines = reader.baselines(data, schedule, [bot.name for bot in bots], players, marked)
     bots = tuple(_as_baseline(bot) if bot.name in baselines else bot for bot in bots)
-    _check_pool_size(reader, bots, players)
+    if not students_join_later:
+        _check_pool_size(reader, bots, players)
     config = reader.table(data, "config")
     try:
         resolved_config = game.resolve_config(config)

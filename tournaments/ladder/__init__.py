@@ -1,0 +1,61 @@
+"""The class ladder: students submit versions, the database queues checks and matches, workers play them, the
+settling allocator chooses the tables, and the table, the deadline and the marks come from the stored games.
+
+May import: referee, protocol, league/, ratings/, classroom/ and the modules at the top of tournaments/. Not
+pages/, bench/, cli/ or server/ (the web app calls this room, never the other way).
+"""
+
+from .errors import (
+    DatabaseProblem,
+    Forbidden,
+    LadderError,
+    LadderFileError,
+    LadderFrozen,
+    QuotaExceeded,
+    Unauthorised,
+    UnknownItem,
+)
+from .ladder import Ladder, open_ladder
+from .setup import init_ladder
+from .values import (
+    GameSummary,
+    Job,
+    JobKind,
+    JobResult,
+    LadderCreated,
+    LadderTable,
+    MarkRow,
+    Principal,
+    Role,
+    TableRow,
+    Version,
+    VersionDetail,
+    VersionStatus,
+)
+
+__all__ = [
+    "DatabaseProblem",
+    "Forbidden",
+    "GameSummary",
+    "Job",
+    "JobKind",
+    "JobResult",
+    "Ladder",
+    "LadderCreated",
+    "LadderError",
+    "LadderFileError",
+    "LadderFrozen",
+    "LadderTable",
+    "MarkRow",
+    "Principal",
+    "QuotaExceeded",
+    "Role",
+    "TableRow",
+    "Unauthorised",
+    "UnknownItem",
+    "Version",
+    "VersionDetail",
+    "VersionStatus",
+    "init_ladder",
+    "open_ladder",
+]

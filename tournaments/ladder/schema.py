@@ -1,0 +1,147 @@
+"""The ladder's tables (SQLAlchemy Core): one description for SQLite and PostgreSQL. The database is the ladder's
+whole state, the job queue included (tournaments.ladder.queue); the Alembic revisions in migrations/ create and
+change it, so a change here goes with a new revision.
+
+Times are stored as timezone-aware UTC; JSON columns hold plain data (check reports, job payloads, results)."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+metadata = MetaData()
+
+state = Table(
+    "ladder_state",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("secret", String(64), nullable=False, comment="Keys the pseudonyms and the deals; never shown."),
+    Column("frozen", Boolean, nullable=False, default=False),
+    Column("deadline", DateTime(timezone=True)),
+    Column("snapshot_at", DateTime(timezone=True)),
+    Column(
+        "changes",
+        Integer,
+        nullable=False,
+        default=0,
+        comment="Bumped on every change to what the table shows (Ladder.changes).",
+    ),
+)
+
+students = Table(
+    "students",
+    metadata,
+    Column("name", String(200), primary_key=True),
+    Column("pseudonym", String(64), nullable=False, unique=True),
+    Column("created", DateTime(timezone=True), nullable=False),
+)
+
+tokens = Table(
+    "tokens",
+    metadata,
+    Column(
+        "token_id",
+        String(32),
+        primary_key=True,
+        comment="The token's public part, for looking it up; the rest is checked against `hash`.",
+    ),
+    Column("role", String(16), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("hash", String(200), nullable=False, comment="argon2id of the whole token."),
+    Column("created", DateTime(timezone=True), nullable=False),
+    Column("revoked", DateTime(timezone=True)),
+    Index("tokens_by_name", "role", "name"),
+)
+
+versions = Table(
+    "versions",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("student", String(200), ForeignKey("students.name"), nullable=False),
+    Column(
+        "digest",
+        String(80),
+        nullable=False,
+        comment="The content hash of the folder: its copy is versions/DIGEST/ in the ladder folder.",
+    ),
+    Column("created", DateTime(timezone=True), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("late", Boolean, nullable=False, default=False),
+    Column("check_report", JSON),
+    Column("build_log", Text),
+    Column("verdict", Text),
+    Index("versions_by_student", "student", "created"),
+)
+
+jobs = Table(
+    "jobs",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("seq", Integer, nullable=False, unique=True, comment="Queue order within a priority."),
+    Column("kind", String(16), nullable=False),
+    Column("priority", Integer, nullable=False, default=1, comment="0 first: checks come before matches."),
+    Column("payload", JSON, nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("claimed_by", String(200)),
+    Column("claimed_at", DateTime(timezone=True)),
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("created", DateTime(timezone=True), nullable=False),
+    Column("finished", DateTime(timezone=True)),
+    Column("version_id", String(40), comment="A check's version."),
+    Index("jobs_queue", "state", "priority", "seq"),
+)
+
+games = Table(
+    "games",
+    metadata,
+    Column(
+        "id",
+        String(80),
+        primary_key=True,
+        comment="JOB:INDEX: a game posted twice (a repeated report, a reissued job's late one) is stored once.",
+    ),
+    Column("job_id", String(40), ForeignKey("jobs.id"), nullable=False),
+    Column("game_index", Integer, nullable=False),
+    Column("seed", Integer, nullable=False),
+    Column("stored", DateTime(timezone=True), nullable=False),
+    Column(
+        "final", Boolean, nullable=False, default=False, comment="Played after the deadline's snapshot (the final run)."
+    ),
+    Column("isolation", String(16), nullable=False),
+    Column("replay", JSON),
+    UniqueConstraint("job_id", "game_index", name="games_once"),
+)
+
+seats = Table(
+    "seat_results",
+    metadata,
+    Column("game_id", String(80), ForeignKey("games.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("entrant", String(200), nullable=False, comment="A version's id, or a baseline's name."),
+    Column("student", String(200), comment="None for a baseline."),
+    Column("rank", Integer, nullable=False),
+    Column("score", Integer, nullable=False),
+    Column("faults", JSON, nullable=False),
+    Column("forfeited", Boolean, nullable=False, default=False),
+    Column("log", Text, comment="The seat's bot output, capped; shown to its own student and to staff only."),
+    Index("seats_by_entrant", "entrant"),
+)
+
+snapshot = Table(
+    "deadline_snapshot",
+    metadata,
+    Column("student", String(200), ForeignKey("students.name"), primary_key=True),
+    Column("version_id", String(40), ForeignKey("versions.id"), nullable=False),
+)
