@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -11,19 +10,11 @@ import pytest
 pytest.importorskip("fastapi", reason="the server extra is not installed (pip install -e '.[server]')")
 
 from fastapi.testclient import TestClient  # noqa: E402
+from served import Served  # noqa: E402
 
-from tournaments.ladder import Ladder, init_ladder, open_ladder  # noqa: E402
+from tournaments.ladder import init_ladder, open_ladder  # noqa: E402
 from tournaments.server.app import create_app  # noqa: E402
 from tournaments.server.edge import Settings  # noqa: E402
-
-
-@dataclass
-class Served:
-    ladder: Ladder
-    client: TestClient
-    admin: str
-    worker: str
-    students: dict[str, str]
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import Served
+from served import Served
 
 from tournaments.server.sessions import LOGIN_COOKIE, TOKEN_COOKIE
 
