@@ -18,6 +18,7 @@ from .bench import bench
 from .check_bot import check_bot_command
 from .doctor import doctor
 from .games import games
+from .ladder import ladder
 from .new_bot import new_bot_command
 from .output import safe_exception
 from .play import play
@@ -73,3 +74,4 @@ main.add_command(doctor)
 main.add_command(serve)
 main.add_command(submit)
 main.add_command(worker)
+main.add_command(ladder)

@@ -86,6 +86,7 @@ def _parse(text: str, path: Path) -> LadderFile:
     except tomllib.TOMLDecodeError as error:
         raise LeagueFileError(path, None, f"is not valid TOML ({error})", "fix the syntax") from None
     table = data.pop("ladder", {})
+    data.setdefault("bots", [])
     league = parse_league(data, path, students_join_later=True)
     return LadderFile(league, _settings(path, table))
 
