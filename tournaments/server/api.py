@@ -106,9 +106,8 @@ def api_routes(edge: Edge) -> APIRouter:
 
     @router.get("/versions/{digest}/archive", summary="A version's folder as tar.gz, by content hash (workers)")
     async def archive(request: Request, digest: str) -> Response:
-        who = await edge.allow(request, Action.FETCH_VERSION)
-        assert who is not None
-        folder = await run_in_threadpool(ladder.version_folder, who, digest)
+        await edge.allow(request, Action.FETCH_VERSION)
+        folder = await run_in_threadpool(ladder.fetch_version, digest)
         return Response(await run_in_threadpool(pack_folder, folder), media_type=ARCHIVE_TYPE)
 
     return router

@@ -1,5 +1,6 @@
 """`referee serve`'s one entry point: the app on Uvicorn, N local worker processes claiming jobs from the
-ladder's database directly, and a thread reissuing claims that were never reported.
+ladder's database directly, and a thread that reissues claims never reported and takes the deadline's snapshot
+when the ladder file's deadline passes.
 
 Each local worker is a process of its own (spawned, so it shares no database connection or thread with the
 server) and opens the ladder itself; a worker killed mid-job leaves a claim that `reissue_expired` hands out
@@ -46,7 +47,7 @@ def serve_ladder(options: ServeOptions, started: Callable[[str], None] = lambda 
 
     from .app import create_app
 
-    with open_ladder(options.folder, options.db_url) as ladder, local_workers(options), reissuing(ladder, options):
+    with open_ladder(options.folder, options.db_url) as ladder, local_workers(options), housekeeping(ladder, options):
         config = uvicorn.Config(
             create_app(ladder, options.settings),
             host=options.host,
@@ -75,12 +76,15 @@ class _Server:
 
 
 @contextlib.contextmanager
-def reissuing(ladder: Ladder, options: ServeOptions) -> Iterator[None]:
+def housekeeping(ladder: Ladder, options: ServeOptions) -> Iterator[None]:
     stop = threading.Event()
 
     def loop() -> None:
         while not stop.wait(options.reissue_seconds):
-            ladder.reissue_expired(datetime.now(UTC))
+            at = datetime.now(UTC)
+            ladder.reissue_expired(at)
+            if ladder.deadline_due(at):
+                ladder.deadline_snapshot()
 
     thread = threading.Thread(target=loop, name="reissue", daemon=True)
     thread.start()

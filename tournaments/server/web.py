@@ -4,6 +4,7 @@ and SameSite=Strict."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -13,7 +14,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
 
-from tournaments.ladder import Principal, Role
+from tournaments.ladder import Principal, Role, UnknownItem
 from tournaments.pages.replay_page import render_replay_page
 
 from .access import Action, decide
@@ -35,6 +36,8 @@ REPLAY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
 }
 SEE_OTHER = 303
+MARKS_CSV = "marks.csv"
+GRADESCOPE_JSON = "gradescope.json"
 
 
 def page(edge: Edge, request: Request, name: str, title: str, who: Principal | None, status: int = 200,
@@ -122,7 +125,26 @@ def web_routes(edge: Edge) -> APIRouter:
     async def staff_page(request: Request) -> HTMLResponse:
         who = await edge.allow(request, Action.STAFF)
         table = await run_in_threadpool(ladder.table, who)
-        return page(edge, request, "staff.html", "Staff", who, table=table, marks=None)
+        marks = await run_in_threadpool(ladder.marks, who) if table.frozen else None
+        return page(edge, request, "staff.html", "Staff", who, table=table, marks=marks)
+
+    @router.post("/staff/freeze")
+    async def freeze(request: Request) -> Response:
+        who = await edge.allow(request, Action.STAFF)
+        await run_in_threadpool(ladder.deadline_snapshot, who)
+        return RedirectResponse("/staff", status_code=SEE_OTHER)
+
+    @router.get("/staff/{export}")
+    async def marks_export(request: Request, export: str) -> Response:
+        who = await edge.allow(request, Action.STAFF)
+        kinds = {MARKS_CSV: "text/csv; charset=utf-8", GRADESCOPE_JSON: "application/json"}
+        if export not in kinds:
+            raise UnknownItem(f"no export {export!r} (there are {', '.join(kinds)})")
+        with tempfile.TemporaryDirectory(dir=edge.settings.scratch) as scratch:
+            paths = await run_in_threadpool(ladder.export_marks, Path(scratch), who)
+            content = next(path for path in paths if path.name == export).read_bytes()
+        disposition = {"Content-Disposition": f'attachment; filename="{export}"'}
+        return Response(content, media_type=kinds[export], headers=disposition)
 
     return router
 

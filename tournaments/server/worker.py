@@ -108,7 +108,7 @@ class LocalJobs:
         self.ladder.report(self.who, job.id, result)
 
     def fetch(self, digest: str) -> Path:
-        return self.ladder.version_folder(self.who, digest)
+        return self.ladder.fetch_version(digest)
 
 
 class RemoteJobs:
