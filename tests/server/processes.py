@@ -120,8 +120,16 @@ class LadderSite:
     def serve(self, jobs: int) -> float:
         """Start `referee serve`; the seconds until /api/health answered."""
         started = time.monotonic()
-        self.server = start("serve", str(self.folder), "--port", str(self.port), "-j", str(jobs), cwd=self.root,
-                            log=self.root / "serve.log")
+        self.server = start(
+            "serve",
+            str(self.folder),
+            "--port",
+            str(self.port),
+            "-j",
+            str(jobs),
+            cwd=self.root,
+            log=self.root / "serve.log",
+        )
         eventually(lambda: self._alive() and get_json(f"{self.url}/api/health")["status"] == "ok", "/api/health")
         return time.monotonic() - started
 
@@ -132,9 +140,19 @@ class LadderSite:
 
     def start_worker(self, jobs: int = 1) -> Running:
         index = len(self.workers)
-        running = start("worker", "--server", self.url, "--token", self.worker, "-j", str(jobs),
-                        "--cache", str(self.root / f"cache-{index}"), cwd=self.root,
-                        log=self.root / f"worker-{index}.log")
+        running = start(
+            "worker",
+            "--server",
+            self.url,
+            "--token",
+            self.worker,
+            "-j",
+            str(jobs),
+            "--cache",
+            str(self.root / f"cache-{index}"),
+            cwd=self.root,
+            log=self.root / f"worker-{index}.log",
+        )
         self.workers.append(running)
         return running
 
@@ -144,7 +162,20 @@ class LadderSite:
 
 
 def make_ladder(root: Path, students: tuple[str, ...] = ("ann", "bob", "cat")) -> LadderSite:
-    created = json.loads(referee("ladder", "init", "ladder", "--game", "scout", "--players", "3", "--baseline",
-                                 "heuristic", "--json", cwd=root).stdout)
+    created = json.loads(
+        referee(
+            "ladder",
+            "init",
+            "ladder",
+            "--game",
+            "scout",
+            "--players",
+            "3",
+            "--baseline",
+            "heuristic",
+            "--json",
+            cwd=root,
+        ).stdout
+    )
     tokens = json.loads(referee("ladder", "invite", "ladder", *students, "--json", cwd=root).stdout)
     return LadderSite(root, created["admin_token"], created["worker_token"], tokens)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import multiprocessing
 import signal
 import threading
@@ -57,6 +58,7 @@ def remote_worker_main(server: str, token: str, cache: Path, index: int, spawned
     from tournaments.server.client import LadderClient
     from tournaments.server.worker import RemoteJobs, work, worker_name
 
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
     stop = threading.Event()
     jobs = RemoteJobs(LadderClient(server, token), worker_name(index), cache)
     if not spawned:

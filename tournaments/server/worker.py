@@ -76,6 +76,7 @@ def work(
         LOG.info("%s: %s job %s", source.name, job.kind.value, job.id)
         result = do_job(job, source.fetch)
         _patiently(partial(source.report, job, result), stop, backoff)
+        LOG.info("%s: reported %s job %s", source.name, job.kind.value, job.id)
         done += 1
     return done
 
