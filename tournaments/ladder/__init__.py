@@ -6,6 +6,7 @@ pages/, bench/, cli/ or server/ (the web app calls this room, never the other wa
 """
 
 from .errors import (
+    BadResult,
     DatabaseProblem,
     Forbidden,
     LadderError,
@@ -15,6 +16,7 @@ from .errors import (
     Unauthorised,
     UnknownItem,
 )
+from .jobs import do_job
 from .ladder import Ladder, open_ladder
 from .setup import init_ladder
 from .values import (
@@ -34,6 +36,8 @@ from .values import (
 )
 
 __all__ = [
+    "BadResult",
+    "do_job",
     "DatabaseProblem",
     "Forbidden",
     "GameSummary",

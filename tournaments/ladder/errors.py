@@ -43,3 +43,7 @@ class LadderFileError(LadderError, BadInput):
 
 class DatabaseProblem(LadderError, EnvironmentProblem):
     """The database cannot be opened or migrated (a wrong URL, a server that is down, a driver not installed)."""
+
+
+class BadResult(LadderError, BadInput):
+    """A worker's report that does not fit its job (games it was not given, seats missing)."""

@@ -9,16 +9,36 @@ scheduling, standings, deadline)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Connection, Engine, select
 
-from . import accounts, schema
-from .database import default_url, open_engine
-from .errors import Forbidden, LadderFileError
-from .ladder_file import LADDER_FILE, LadderFile, load_ladder_file
-from .values import Principal, Role
+from . import accounts, deadline, schema, store, views
+from .database import default_url, now, open_engine
+from .errors import BadResult, Forbidden, LadderFileError, LadderFrozen, UnknownItem
+from .fit import Fit, ladder_fit
+from .ladder_file import LADDER_FILE, LadderFile, LatePolicy, load_ladder_file
+from .queue import bump_changes, claim, finish, lock_state, reissue_expired
+from .results import record_check, record_match
+from .scheduling import fill_queue
+from .standings import ladder_table, shown_names
+from .submissions import add_version, check_quota, is_late
+from .values import (
+    GameSummary,
+    Job,
+    JobKind,
+    JobResult,
+    LadderTable,
+    MarkRow,
+    Principal,
+    Role,
+    Version,
+    VersionDetail,
+)
 
 
 def open_ladder(folder: Path, db_url: str | None = None) -> Ladder:
@@ -40,6 +60,8 @@ class Ladder:
         self.folder = folder
         self.file = file
         self.engine = engine
+        self.store = store.store_folder(folder)
+        self._fit: tuple[int, Fit] | None = None
 
     def close(self) -> None:
         self.engine.dispose()
@@ -68,12 +90,138 @@ class Ladder:
         with self.engine.begin() as connection:
             return accounts.invite(connection, secret, checked)
 
+    def fetch_version(self, digest: str) -> Path:
+        """A version's folder in this ladder's store, by content hash (do_job's fetch_version for local workers)."""
+        return store.version_folder(self.store, digest)
+
+    def submit(self, who: Principal, folder: Path) -> Version:
+        """A new version of `who`'s bot from `folder` (unpacked and checked by the caller), copied into the store
+        and queued for its check; QuotaExceeded, LadderFrozen, Forbidden (not a student)."""
+        _require(who, Role.STUDENT)
+        with self.engine.begin() as connection:
+            at = now()
+            if is_late(connection, self.file, at) and self.file.settings.late_policy is LatePolicy.REFUSE:
+                raise LadderFrozen("the deadline has passed: the ladder takes no more submissions")
+            check_quota(connection, self.file, who.name, at)
+        digest = store.keep(self.store, folder)
+        with self.engine.begin() as connection:
+            lock_state(connection)
+            return add_version(connection, self.file, who.name, digest)
+
+    def versions(self, who: Principal, student: str) -> list[Version]:
+        """A student's versions, newest first (their own, or staff)."""
+        views.may_read_student(who, student)
+        with self.engine.connect() as connection:
+            return views.versions(connection, student)
+
+    def version(self, who: Principal, version_id: str) -> VersionDetail:
+        with self.engine.connect() as connection:
+            return views.version_detail(connection, who, version_id)
+
+    def claim(self, who: Principal, worker: str) -> Job | None:
+        """The next job for `worker` (a name for the staff's page), claimed in one short transaction."""
+        _require(who, Role.WORKER, Role.STAFF, strict=True)
+        with self.engine.begin() as connection:
+            return claim(connection, worker)
+
+    def report(self, who: Principal, job_id: str, result: JobResult) -> None:
+        """Store a job's result, once: a result posted again, or late after its job was reissued and done, is
+        ignored. Then the queue is filled again."""
+        _require(who, Role.WORKER, Role.STAFF, strict=True)
+        with self.engine.begin() as connection:
+            lock_state(connection)
+            job = connection.execute(select(schema.jobs).where(schema.jobs.c.id == job_id)).first()
+            if job is None:
+                raise UnknownItem(f"no job {job_id!r}")
+            if result.kind.value != job.kind:
+                raise BadResult(f"job {job_id} is a {job.kind}, the result a {result.kind.value}")
+            if not finish(connection, job_id):
+                return
+            if result.kind is JobKind.CHECK:
+                record_check(connection, job.version_id, result.data)
+            else:
+                record_match(connection, job_id, dict(job.payload), result.data)
+            bump_changes(connection)
+        self.fill_queue()
+
+    def reissue_expired(self, at: datetime | None = None) -> int:
+        """Queue again the jobs claimed and not reported within claim_timeout_s of `at` (default: now)."""
+        with self.engine.begin() as connection:
+            return reissue_expired(connection, at or now(), self.file.settings.claim_timeout_s)
+
+    def fill_queue(self) -> int:
+        """Queue the matches the table needs now (tournaments.ladder.scheduling); how many were added."""
+        with self.engine.begin() as connection:
+            lock_state(connection)
+            return fill_queue(connection, self.file)
+
+    def table(self, who: Principal | None) -> LadderTable:
+        """The table as `who` may see it (None: a spectator)."""
+        with self.engine.connect() as connection:
+            return ladder_table(connection, self.file, self._current_fit(connection), who)
+
+    def _current_fit(self, connection: Connection) -> Fit:
+        changes = int(connection.execute(select(schema.state.c.changes)).scalar_one())
+        if self._fit is None or self._fit[0] != changes:
+            self._fit = (changes, ladder_fit(connection, self.file))
+        return self._fit[1]
+
+    def student_games(self, who: Principal, student: str) -> list[GameSummary]:
+        views.may_read_student(who, student)
+        with self.engine.connect() as connection:
+            return views.student_games(connection, student, shown_names(connection, self.file, who))
+
+    def game_log(self, who: Principal, game_id: str, seat: int) -> bytes:
+        with self.engine.connect() as connection:
+            return views.game_log(connection, who, game_id, seat)
+
+    def replay(self, who: Principal, game_id: str) -> dict[str, Any]:
+        with self.engine.connect() as connection:
+            return views.replay(connection, who, game_id)
+
+    def deadline_snapshot(self, who: Principal | None = None) -> int:
+        """Freeze the ladder on each student's last accepted on-time version and queue the final run's
+        matches; how many students have a version in it. Staff only (None: the ladder's own clock)."""
+        _require(who, Role.STAFF)
+        with self.engine.begin() as connection:
+            lock_state(connection)
+            count = deadline.take_snapshot(connection)
+            bump_changes(connection)
+        self.fill_queue()
+        return count
+
+    def deadline_due(self, at: datetime | None = None) -> bool:
+        """The ladder file's deadline has passed and no snapshot is taken yet (the server then takes it)."""
+        when = self.file.settings.deadline
+        with self.engine.connect() as connection:
+            frozen = bool(connection.execute(select(schema.state.c.frozen)).scalar_one())
+        return not frozen and when is not None and (at or now()) >= when
+
+    def marks(self, who: Principal | None = None) -> list[MarkRow]:
+        """Each student's mark from their snapshot version (staff only)."""
+        _require(who, Role.STAFF)
+        with self.engine.connect() as connection:
+            return deadline.marks(connection, self.file, self._current_fit(connection))
+
+    def export_marks(self, folder: Path, who: Principal | None = None) -> tuple[Path, Path]:
+        """Write FOLDER/marks.csv and FOLDER/gradescope.json ({student: results.json}); their paths."""
+        rows = self.marks(who)
+        folder.mkdir(parents=True, exist_ok=True)
+        csv_path, gradescope_path = folder / "marks.csv", folder / "gradescope.json"
+        csv_path.write_text(deadline.marks_csv(rows, [bot.name for bot in self.file.league.bots]), encoding="utf-8")
+        results = {row.student: deadline.gradescope_results(row, self.file) for row in rows}
+        gradescope_path.write_text(json.dumps(results, indent=1), encoding="utf-8")
+        return csv_path, gradescope_path
+
     def changes(self) -> int:
         """A counter bumped on every change to the table (cheap to poll)."""
         with self.engine.connect() as connection:
             return int(connection.execute(select(schema.state.c.changes)).scalar_one())
 
 
-def _require(who: Principal | None, *roles: Role) -> None:
+def _require(who: Principal | None, *roles: Role, strict: bool = False) -> None:
+    """`who` has one of `roles` (None, the ladder's owner in-process, passes unless `strict`)."""
+    if who is None and strict:
+        raise Forbidden("this needs a worker's token")
     if who is not None and who.role not in roles:
         raise Forbidden(f"a {who.role.value} may not do this")

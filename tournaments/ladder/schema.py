@@ -135,8 +135,17 @@ seats = Table(
     Column("score", Integer, nullable=False),
     Column("faults", JSON, nullable=False),
     Column("forfeited", Boolean, nullable=False, default=False),
-    Column("log", Text, comment="The seat's bot output, capped; shown to its own student and to staff only."),
     Index("seats_by_entrant", "entrant"),
+)
+
+logs = Table(
+    "match_logs",
+    metadata,
+    Column("job_id", String(40), ForeignKey("jobs.id"), primary_key=True),
+    Column("entrant", String(200), primary_key=True),
+    Column(
+        "log", Text, nullable=False, comment="The bot's output in the match, capped; its own student and staff only."
+    ),
 )
 
 snapshot = Table(

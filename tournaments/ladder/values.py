@@ -144,3 +144,4 @@ class MarkRow:
     shares: dict[str, float | None]
     """Baseline -> score share against it."""
     games: int
+    elo: float | None = None

@@ -1,4 +1,4 @@
-"""The ladder's first schema: state, students, tokens, versions, jobs, games, seat results, deadline snapshot.
+"""The ladder's first schema: state, students, tokens, versions, jobs, games, seats, logs, deadline snapshot.
 
 Revision ID: 0001
 Revises:
@@ -100,6 +100,22 @@ def upgrade() -> None:
         sa.UniqueConstraint("job_id", "game_index", name="games_once"),
     )
     op.create_table(
+        "match_logs",
+        sa.Column("job_id", sa.String(length=40), nullable=False),
+        sa.Column("entrant", sa.String(length=200), nullable=False),
+        sa.Column(
+            "log",
+            sa.Text(),
+            nullable=False,
+            comment="The bot's output in the match, capped; its own student and staff only.",
+        ),
+        sa.ForeignKeyConstraint(
+            ["job_id"],
+            ["jobs.id"],
+        ),
+        sa.PrimaryKeyConstraint("job_id", "entrant"),
+    )
+    op.create_table(
         "versions",
         sa.Column("id", sa.String(length=40), nullable=False),
         sa.Column("student", sa.String(length=200), nullable=False),
@@ -146,12 +162,6 @@ def upgrade() -> None:
         sa.Column("score", sa.Integer(), nullable=False),
         sa.Column("faults", sa.JSON(), nullable=False),
         sa.Column("forfeited", sa.Boolean(), nullable=False),
-        sa.Column(
-            "log",
-            sa.Text(),
-            nullable=True,
-            comment="The seat's bot output, capped; shown to its own student and to staff only.",
-        ),
         sa.ForeignKeyConstraint(
             ["game_id"],
             ["games.id"],
@@ -164,6 +174,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     for table in (
         "deadline_snapshot",
+        "match_logs",
         "seat_results",
         "games",
         "versions",

@@ -1,0 +1,25 @@
+"""Doing one job, in the worker's process: the one function a worker calls between its claim and its report.
+
+    result = do_job(job, fetch_version)        # fetch_version(digest) -> the version's folder
+
+Everything the job needs is in its payload, versions named by content hash: a local worker fetches them from
+the ladder's folder, a remote one downloads them through the server. The bots run in the sandbox; where the
+machine gives only a partial one, a check is refused unless `allow_partial` (check-bot's rule)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from .check_job import run_check
+from .match_job import run_match_job
+from .values import Job, JobKind, JobResult
+
+
+def do_job(
+    job: Job, fetch_version: Callable[[str], Path], *, sandbox: bool = True, allow_partial: bool = False
+) -> JobResult:
+    if job.kind is JobKind.CHECK:
+        folder = fetch_version(job.payload["digest"])
+        return JobResult(JobKind.CHECK, run_check(job.payload, folder, sandbox=sandbox, allow_partial=allow_partial))
+    return JobResult(JobKind.MATCH, run_match_job(job.payload, fetch_version, sandbox=sandbox))
