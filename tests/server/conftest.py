@@ -54,3 +54,12 @@ def context(context: BrowserContext) -> BrowserContext:
 
     context.set_default_timeout(TIMEOUT_MS)
     return context
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """$REFEREE_SCREENSHOT_DIR if set (CI keeps it), else a temporary folder."""
+    configured = os.environ.get("REFEREE_SCREENSHOT_DIR")
+    folder = Path(configured) if configured else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

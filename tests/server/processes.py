@@ -173,6 +173,8 @@ def make_ladder(root: Path, students: tuple[str, ...] = ("ann", "bob", "cat")) -
             "3",
             "--baseline",
             "heuristic",
+            "--baseline",
+            "random",
             "--json",
             cwd=root,
         ).stdout

@@ -38,6 +38,7 @@ def test_init_invite_serve_answers_health(site: LadderSite) -> None:
 def test_students_submit_play_and_watch_the_table_live(site: LadderSite, page: Page, screenshot_dir: Path) -> None:
     fast(site)
     site.serve(jobs=1)
+    second = site.start_worker()
     watcher = page.context.new_page()
     watcher.goto(site.url + "/")
     watcher.evaluate("window.loadedOnce = true")
@@ -91,7 +92,6 @@ def test_students_submit_play_and_watch_the_table_live(site: LadderSite, page: P
     watcher.screenshot(path=screenshot_dir / "ladder-leaderboard.png", full_page=True)
     assert get_json(f"{site.url}/api/students/cat/games", cat) == [], "a refused version never plays"
 
-    second = site.start_worker()
     eventually(lambda: "reported match job" in second.output(), "the second worker taking a match")
     assert get_json(f"{site.url}/api/students/cat/games", cat) == []
 

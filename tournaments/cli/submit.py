@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -34,11 +35,16 @@ def submit(folder: Path, server: str, token: str, wait_seconds: float) -> None:
     deadline = time.monotonic() + wait_seconds
     started = time.monotonic()
     detail = client.version(version["id"])
+    live = sys.stderr.isatty()
+    if detail["version"]["status"] == CHECKING and not live:
+        click.echo("checking...", err=True)
     while detail["version"]["status"] == CHECKING and time.monotonic() < deadline:
-        click.echo(f"\rchecking... {time.monotonic() - started:.0f} s", nl=False, err=True)
+        if live:
+            click.echo(f"\rchecking... {time.monotonic() - started:.0f} s", nl=False, err=True)
         time.sleep(1.0)
         detail = client.version(version["id"])
-    click.echo("", err=True)
+    if live:
+        click.echo("", err=True)
     status = detail["version"]["status"]
     echo(f"version {detail['version']['id']}: {status}" + (f": {detail['verdict']}" if detail.get("verdict") else ""))
     if status == CHECKING:

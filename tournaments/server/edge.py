@@ -22,6 +22,7 @@ from tournaments.ladder import (
     QuotaExceeded,
     Unauthorised,
     UnknownItem,
+    Version,
 )
 
 from .access import Action, decide
@@ -81,7 +82,7 @@ class Edge:
             self.csrf.check(found.token, given)
         return who
 
-    def submit(self, who: Principal, parts: Sequence[Part]) -> object:
+    def submit(self, who: Principal, parts: Sequence[Part]) -> Version:
         """Unpack, check and hand an upload to the ladder: its Version, or UploadRefused / the ladder's refusal."""
         self.uploads.hit(f"token:{who.role.value}:{who.name}")
         with tempfile.TemporaryDirectory(dir=self.settings.scratch, prefix="upload-") as scratch:

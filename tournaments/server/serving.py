@@ -13,14 +13,18 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import socket
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import uvicorn
+
 from tournaments.ladder import Ladder, open_ladder
 
+from .app import create_app
 from .edge import Settings
 
 REISSUE_SECONDS = 10.0
@@ -43,10 +47,6 @@ def default_workers() -> int:
 
 def serve_ladder(options: ServeOptions, started: Callable[[str], None] = lambda _: None) -> None:
     """Serve until interrupted (Ctrl-C or SIGTERM); `started` is told the URL once the server listens."""
-    import uvicorn
-
-    from .app import create_app
-
     with open_ladder(options.folder, options.db_url) as ladder, local_workers(options), housekeeping(ladder, options):
         config = uvicorn.Config(
             create_app(ladder, options.settings),
@@ -60,19 +60,17 @@ def serve_ladder(options: ServeOptions, started: Callable[[str], None] = lambda 
         server.run()
 
 
-class _Server:
+class _Server(uvicorn.Server):
     """uvicorn.Server that says when it listens."""
 
-    def __new__(cls, config: object, on_start: Callable[[], None]) -> object:
-        import uvicorn
+    def __init__(self, config: uvicorn.Config, on_start: Callable[[], None]) -> None:
+        super().__init__(config)
+        self.on_start = on_start
 
-        class Announcing(uvicorn.Server):
-            async def startup(self, sockets: object = None) -> None:
-                await super().startup(sockets)  # type: ignore[arg-type]
-                if self.started:
-                    on_start()
-
-        return Announcing(config)  # type: ignore[arg-type]
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            self.on_start()
 
 
 @contextlib.contextmanager
@@ -96,7 +94,7 @@ def housekeeping(ladder: Ladder, options: ServeOptions) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def local_workers(options: ServeOptions) -> Iterator[list[multiprocessing.process.BaseProcess]]:
+def local_workers(options: ServeOptions) -> Iterator[list[multiprocessing.context.SpawnProcess]]:
     context = multiprocessing.get_context("spawn")
     processes = [
         context.Process(

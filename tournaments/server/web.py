@@ -92,6 +92,7 @@ def web_routes(edge: Edge) -> APIRouter:
     @router.get("/students/{student}", response_class=HTMLResponse)
     async def student_page(request: Request, student: str) -> HTMLResponse:
         who = await edge.allow(request, Action.VIEW_STUDENT, student)
+        assert who is not None
         versions = await run_in_threadpool(ladder.versions, who, student)
         games = await run_in_threadpool(ladder.student_games, who, student)
         return page(edge, request, "student.html", student, who, student=student, versions=versions, games=games)
@@ -103,7 +104,7 @@ def web_routes(edge: Edge) -> APIRouter:
         decide(who, Action.VIEW_STUDENT, student)
         parts = [Part(upload.filename or "upload", upload.file) for upload in files]  # type: ignore[arg-type]
         version = await run_in_threadpool(edge.submit, who, parts)
-        return RedirectResponse(f"/versions/{version.id}", status_code=SEE_OTHER)  # type: ignore[attr-defined]
+        return RedirectResponse(f"/versions/{quote(version.id, safe='')}", status_code=SEE_OTHER)
 
     @router.get("/versions/{version_id}", response_class=HTMLResponse)
     async def version_page(request: Request, version_id: str) -> HTMLResponse:

@@ -23,6 +23,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
+from protocol.errors import BadInput, RefereeError
 from tournaments.ladder import Job, JobResult, Ladder, Principal, Role, do_job
 
 from .client import LadderClient, ServerRefused, ServerUnreachable
@@ -74,7 +75,14 @@ def work(
             stop.wait(idle)
             continue
         LOG.info("%s: %s job %s", source.name, job.kind.value, job.id)
-        result = do_job(job, source.fetch)
+        try:
+            result = do_job(job, source.fetch)
+        except RefereeError as error:
+            LOG.error(
+                "%s: %s job %s failed (%s); the server will reissue it", source.name, job.kind.value, job.id, error
+            )
+            stop.wait(idle)
+            continue
         _patiently(partial(source.report, job, result), stop, backoff)
         LOG.info("%s: reported %s job %s", source.name, job.kind.value, job.id)
         done += 1
@@ -151,11 +159,11 @@ class RemoteJobs:
 
 
 def _safe(digest: str) -> str:
-    """A content hash as one folder name (tree:HEX -> tree-HEX); anything else is not a hash."""
-    kind, _, value = digest.partition(":")
-    if not kind.isalnum() or not value.isalnum():
-        raise ServerRefused(400, "bad-input", f"{digest!r} is not a content hash")
-    return f"{kind}-{value}"
+    """A content hash as one folder name (HEX, or KIND:HEX as KIND-HEX); anything else is not a hash."""
+    parts = digest.split(":")
+    if len(parts) > 2 or not all(part.isascii() and part.isalnum() for part in parts):
+        raise BadInput(f"{digest!r} is not a content hash")
+    return "-".join(parts)
 
 
 def worker_name(index: int) -> str:
