@@ -42,11 +42,13 @@ def get_json(url: str, token: str | None = None) -> Any:
 
 
 def status_of(url: str, token: str | None = None) -> int:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
     try:
-        get_json(url, token)
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=30) as answer:
+            answer.read()
+            return int(answer.status)
     except urllib.error.HTTPError as error:
         return error.code
-    return 200
 
 
 def eventually(holds: Callable[[], Any], what: str, bound: float = BOUND_S, pause: float = 0.25) -> Any:

@@ -94,6 +94,25 @@ def test_students_submit_play_and_watch_the_table_live(site: LadderSite, page: P
 
     eventually(lambda: "reported match job" in second.output(), "the second worker taking a match")
     assert get_json(f"{site.url}/api/students/cat/games", cat) == []
+    nothing_of_anns_for_others(site)
+
+
+def nothing_of_anns_for_others(site: LadderSite) -> None:
+    """Ann's log and her games' replays are hers (and the staff's); other students get 403 and nothing."""
+    ann, bob, cat = (site.students[name] for name in ("ann", "bob", "cat"))
+    game = get_json(f"{site.url}/api/students/ann/games", ann)[0]
+    log = f"{site.url}/api/games/{game['id']}/logs/{game['my_seat']}"
+    assert status_of(log, ann) == 200
+    assert status_of(log, site.admin) == 200
+    assert status_of(log, bob) == 403, "bob sat in the game, but the log of ann's seat is not his"
+    assert status_of(log, cat) == 403
+    replay = f"{site.url}/api/games/{game['id']}/replay"
+    assert status_of(replay, ann) == 200
+    assert status_of(replay, cat) == 403, "cat did not sit in the game: no hand of it is hers to see"
+    assert status_of(f"{site.url}/games/{game['id']}", cat) == 403
+    version = get_json(f"{site.url}/api/students/ann/versions", ann)[0]
+    assert status_of(f"{site.url}/api/versions/{version['digest']}/archive", bob) == 403, "no student reads source"
+    assert status_of(f"{site.url}/api/submissions/{version['id']}", bob) == 403
 
 
 def fast(site: LadderSite) -> None:
@@ -118,6 +137,7 @@ def test_a_server_and_a_worker_killed_mid_match_lose_and_double_no_game(site: La
     fast(site)
     site.serve(jobs=0)
     worker = site.start_worker()
+    survivor = site.start_worker()
     for student, bot in (("ann", "first_move"), ("bob", "half_random")):
         result = referee(
             "submit",
@@ -136,11 +156,14 @@ def test_a_server_and_a_worker_killed_mid_match_lose_and_double_no_game(site: La
     assert site.server is not None
     site.server.kill()
     worker.kill()
-    site.workers.clear()
+    site.workers.remove(worker)
     killed = claimed_matches(site)
+    eventually(lambda: "trying again" in survivor.output(), "the surviving worker waiting for the server")
+    reported_before = survivor.output().count("reported")
 
     site.serve(jobs=0)
     site.start_worker()
+    eventually(lambda: survivor.output().count("reported") > reported_before, "the survivor working again")
     eventually(
         lambda: all(job_state(site, job) == "done" for job in killed),
         "the killed matches done again",
