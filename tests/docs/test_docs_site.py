@@ -99,6 +99,14 @@ def test_the_league_file_reference_lists_every_key(site: Path) -> None:
             assert key.name in text and _words(key.meaning) in text, key
 
 
+def test_the_ladder_file_reference_lists_every_key(site: Path) -> None:
+    from tournaments.ladder.ladder_file import LADDER_KEYS
+
+    text = _page_text(site, "reference/ladder-file")
+    for key in LADDER_KEYS:
+        assert key.name in text and _words(key.meaning) in text, key
+
+
 def test_the_bot_toml_reference_lists_every_key(site: Path) -> None:
     text = _page_text(site, "reference/bot-toml")
     for key in keys.MANIFEST_KEYS:

@@ -28,14 +28,26 @@ def fresh_postgres_url() -> str:
     return sqlalchemy.engine.make_url(POSTGRES).set(database=name).render_as_string(hide_password=False)
 
 
+def drop_postgres(url: str) -> None:
+    assert POSTGRES is not None
+    name = sqlalchemy.engine.make_url(url).database
+    engine = sqlalchemy.create_engine(POSTGRES, isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    engine.dispose()
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str | None:
+def db_url(request: pytest.FixtureRequest) -> Iterator[str | None]:
     """None (the ladder's SQLite file), or a new PostgreSQL database when the server is there."""
     if request.param == "sqlite":
-        return None
+        yield None
+        return
     if POSTGRES is None:
         pytest.skip("CARD_REFEREE_TEST_POSTGRES names no PostgreSQL server")
-    return fresh_postgres_url()
+    url = fresh_postgres_url()
+    yield url
+    drop_postgres(url)
 
 
 @pytest.fixture

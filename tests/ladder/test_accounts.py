@@ -68,3 +68,11 @@ def test_reopening_the_folder_keeps_its_students(made: Made) -> None:
 def test_a_folder_without_a_ladder_is_refused(tmp_path: Path) -> None:
     with pytest.raises(LadderFileError, match="holds no ladder"):
         open_ladder(tmp_path)
+
+
+def test_a_ladder_made_on_postgresql_is_not_opened_as_an_empty_sqlite_file(made: Made) -> None:
+    if made.db_url is None:
+        pytest.skip("a SQLite ladder")
+    with pytest.raises(LadderFileError, match="--db URL"):
+        open_ladder(made.folder)
+    assert not (made.folder / "ladder.sqlite").exists()

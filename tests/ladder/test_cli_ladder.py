@@ -47,3 +47,17 @@ def test_invite_json_maps_each_name_to_a_new_token(tmp_path: Path) -> None:
     first = json.loads(CliRunner().invoke(main, ["ladder", "invite", str(folder), "ann", "--json"]).output)
     second = json.loads(CliRunner().invoke(main, ["ladder", "invite", str(folder), "ann", "--json"]).output)
     assert first["ann"] != second["ann"]
+
+
+def test_freeze_then_marks_prints_the_csv_and_writes_the_gradescope_results(tmp_path: Path) -> None:
+    folder = tmp_path / "class"
+    CliRunner().invoke(main, ["ladder", "init", str(folder), "--game", "scout", "--players", "3"])
+    CliRunner().invoke(main, ["ladder", "invite", str(folder), "ann", "bob"])
+    frozen = CliRunner().invoke(main, ["ladder", "freeze", str(folder)])
+    assert frozen.exit_code == 0 and "0 student(s)" in frozen.output
+    printed = CliRunner().invoke(main, ["ladder", "marks", str(folder)])
+    assert printed.exit_code == 0
+    assert [row["student"] for row in csv.DictReader(printed.output.splitlines())] == ["ann", "bob"]
+    written = CliRunner().invoke(main, ["ladder", "marks", str(folder), "-o", str(tmp_path / "out")])
+    assert written.exit_code == 0
+    assert set(json.loads((tmp_path / "out" / "gradescope.json").read_text())) == {"ann", "bob"}

@@ -30,7 +30,7 @@ def _library() -> ModuleType:
 
 @click.group("ladder")
 def ladder() -> None:
-    """A class ladder: students submit bots, workers play them, the table settles (docs/how-to/run-a-ladder.md).
+    """A class ladder: students submit bots, workers play them, the table settles (docs/explanation/ladder.md).
 
     `referee ladder init` makes the folder, `referee ladder invite` gives students their tokens, and
     `referee serve` runs it.
@@ -127,3 +127,37 @@ def invite_command(
     else:
         for name, token in tokens.items():
             echo(f"{name}\t{token}")
+
+
+@ladder.command("freeze")
+@click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option("--db", "db_url", default=None, metavar="URL", help="The ladder's PostgreSQL URL, if it has one.")
+def freeze_command(directory: Path, db_url: str | None) -> None:
+    """Take the deadline's snapshot now: each student's last accepted version, the ladder frozen, and the final
+    run queued (the server takes it by itself at the ladder file's deadline)."""
+    library = _library()
+    with library.open_ladder(directory, db_url) as opened:
+        count = opened.deadline_snapshot()
+    echo(f"froze {directory}: {count} student(s) in the snapshot; the workers now play the final run")
+
+
+@ladder.command("marks")
+@click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Write marks.csv and gradescope.json here instead of printing the CSV.",
+)
+@click.option("--db", "db_url", default=None, metavar="URL", help="The ladder's PostgreSQL URL, if it has one.")
+def marks_command(directory: Path, output: Path | None, db_url: str | None) -> None:
+    """Each student's mark from their snapshot version's games against the baselines (the ladder file's
+    [marks]), as CSV, or with -o also as Gradescope results (one per student, the Elo as leaderboard entry)."""
+    library = _library()
+    with library.open_ladder(directory, db_url) as opened:
+        if output is None:
+            echo(opened.marks_csv(), nl=False)
+            return
+        paths = opened.export_marks(output)
+    echo(f"wrote {paths[0]} and {paths[1]}")

@@ -8,6 +8,7 @@ readers go on meanwhile. On PostgreSQL a claim locks its row with SELECT ... FOR
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,9 @@ from .errors import DatabaseProblem
 DATABASE_FILE = "ladder.sqlite"
 BUSY_TIMEOUT_MS = 30_000
 MIGRATIONS = Path(__file__).with_name("migrations")
+_MIGRATING = threading.Lock()
+_MIGRATION_LOCK = 0x1ADDE5
+"""The PostgreSQL advisory lock key of a migration (any fixed number)."""
 
 
 def default_url(folder: Path) -> str:
@@ -51,10 +55,14 @@ def open_engine(url: str) -> Engine:
 
 
 def migrate(engine: Engine) -> None:
-    """Bring the database to the newest revision (a new one is created whole)."""
+    """Bring the database to the newest revision (a new one is created whole). Alembic's environment is global
+    to the process, so one migration runs at a time in it; on PostgreSQL an advisory lock keeps other processes
+    (a server and its workers starting together) out too, and SQLite's BEGIN IMMEDIATE does the same."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as connection:
+    with _MIGRATING, engine.begin() as connection:
+        if engine.dialect.name == "postgresql":
+            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK})")
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
 

@@ -18,11 +18,11 @@ from typing import Any
 from sqlalchemy import Connection, Engine, select
 
 from . import accounts, deadline, schema, store, views
-from .database import default_url, now, open_engine
+from .database import DATABASE_FILE, default_url, now, open_engine
 from .errors import BadResult, Forbidden, LadderFileError, LadderFrozen, UnknownItem
 from .fit import Fit, ladder_fit
 from .ladder_file import LADDER_FILE, LadderFile, LatePolicy, load_ladder_file
-from .queue import bump_changes, claim, finish, lock_state, reissue_expired
+from .queue import MAX_ATTEMPTS, bump_changes, claim, finish, lock_state, reissue_expired
 from .results import record_check, record_match
 from .scheduling import fill_queue
 from .standings import ladder_table, shown_names
@@ -36,8 +36,14 @@ from .values import (
     MarkRow,
     Principal,
     Role,
+    RosterRow,
     Version,
     VersionDetail,
+)
+
+GAVE_UP_CHECK = (
+    f"the check never finished: {MAX_ATTEMPTS} workers claimed it and none reported (the submission may stop "
+    "the machine that checks it)"
 )
 
 
@@ -46,13 +52,15 @@ def open_ladder(folder: Path, db_url: str | None = None) -> Ladder:
     path = folder / LADDER_FILE
     if not path.is_file():
         raise LadderFileError(f"{folder} holds no ladder (no {LADDER_FILE}): make one with `referee ladder init`")
-    settings = load_ladder_file(path)
+    file = load_ladder_file(path)
+    if db_url is None and not (folder / DATABASE_FILE).is_file():
+        raise LadderFileError(f"{folder} has no {DATABASE_FILE}: a ladder made on PostgreSQL opens with --db URL")
     engine = open_engine(db_url or default_url(folder))
     with engine.connect() as connection:
         if connection.execute(select(schema.state.c.id)).first() is None:
             engine.dispose()
-            raise LadderFileError(f"the database of {folder} was never initialised by `referee ladder init`")
-    return Ladder(folder, settings, engine)
+            raise LadderFileError(f"the database {engine.url!r} is not {folder}'s: it holds no ladder")
+    return Ladder(folder, file, engine)
 
 
 class Ladder:
@@ -142,18 +150,27 @@ class Ladder:
             else:
                 record_match(connection, job_id, dict(job.payload), result.data)
             bump_changes(connection)
-        self.fill_queue()
+        self.fill_queue(force=result.kind is JobKind.CHECK)
 
     def reissue_expired(self, at: datetime | None = None) -> int:
-        """Queue again the jobs claimed and not reported within claim_timeout_s of `at` (default: now)."""
-        with self.engine.begin() as connection:
-            return reissue_expired(connection, at or now(), self.file.settings.claim_timeout_s)
-
-    def fill_queue(self) -> int:
-        """Queue the matches the table needs now (tournaments.ladder.scheduling); how many were added."""
+        """Queue again the jobs claimed and not reported within claim_timeout_s of `at` (default: now); how
+        many. A job claimed MAX_ATTEMPTS times is given up instead (a check's version is refused, saying so)."""
         with self.engine.begin() as connection:
             lock_state(connection)
-            return fill_queue(connection, self.file)
+            queued, given_up = reissue_expired(connection, at or now(), self.file.settings.claim_timeout_s)
+            for job in given_up:
+                if job.kind == JobKind.CHECK.value:
+                    record_check(connection, job.version_id, {"passed": False, "verdict": GAVE_UP_CHECK})
+            if given_up:
+                bump_changes(connection)
+        return queued
+
+    def fill_queue(self, *, force: bool = True) -> int:
+        """Queue the matches the table needs now (tournaments.ladder.scheduling); how many were added.
+        `force`: even when the queue is more than half full."""
+        with self.engine.begin() as connection:
+            lock_state(connection)
+            return fill_queue(connection, self.file, force=force)
 
     def table(self, who: Principal | None) -> LadderTable:
         """The table as `who` may see it (None: a spectator)."""
@@ -165,6 +182,12 @@ class Ladder:
         if self._fit is None or self._fit[0] != changes:
             self._fit = (changes, ladder_fit(connection, self.file))
         return self._fit[1]
+
+    def roster(self, who: Principal | None = None) -> list[RosterRow]:
+        """Every invited student with their pseudonym, versions and the version playing (staff only)."""
+        _require(who, Role.STAFF)
+        with self.engine.connect() as connection:
+            return views.roster(connection)
 
     def student_games(self, who: Principal, student: str) -> list[GameSummary]:
         views.may_read_student(who, student)
@@ -202,6 +225,10 @@ class Ladder:
         _require(who, Role.STAFF)
         with self.engine.connect() as connection:
             return deadline.marks(connection, self.file, self._current_fit(connection))
+
+    def marks_csv(self, who: Principal | None = None) -> str:
+        """The marks as CSV: student, version, mark, elo, games and the share against each baseline."""
+        return deadline.marks_csv(self.marks(who), [bot.name for bot in self.file.league.bots])
 
     def export_marks(self, folder: Path, who: Principal | None = None) -> tuple[Path, Path]:
         """Write FOLDER/marks.csv and FOLDER/gradescope.json ({student: results.json}); their paths."""

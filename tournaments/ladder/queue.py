@@ -21,6 +21,9 @@ from . import schema
 from .database import now
 from .values import Job, JobKind, JobState
 
+MAX_ATTEMPTS = 3
+"""Claims of one job before it is given up."""
+
 
 def lock_state(connection: Connection) -> None:
     connection.execute(select(schema.state.c.id).with_for_update())
@@ -86,17 +89,24 @@ def finish(connection: Connection, job_id: str) -> bool:
     return done.rowcount == 1
 
 
-def reissue_expired(connection: Connection, at: datetime, timeout_s: int) -> int:
-    """Queue again every job claimed before `at` - timeout and not reported; how many."""
-    expired = connection.execute(
-        update(schema.jobs)
-        .where(
-            schema.jobs.c.state == JobState.CLAIMED.value,
-            schema.jobs.c.claimed_at < at - timedelta(seconds=timeout_s),
-        )
-        .values(state=JobState.QUEUED.value, claimed_by=None, claimed_at=None)
+def reissue_expired(connection: Connection, at: datetime, timeout_s: int) -> tuple[int, list[Any]]:
+    """Queue again every job claimed before `at` - timeout and not reported, unless it has had MAX_ATTEMPTS
+    already (a job that takes down every worker that claims it): those are given up, done with no result.
+    Returns how many were queued again, and the rows given up."""
+    expired = (
+        schema.jobs.c.state == JobState.CLAIMED.value,
+        schema.jobs.c.claimed_at < at - timedelta(seconds=timeout_s),
     )
-    return int(expired.rowcount)
+    given_up = list(connection.execute(select(schema.jobs).where(*expired, schema.jobs.c.attempts >= MAX_ATTEMPTS)))
+    connection.execute(
+        update(schema.jobs)
+        .where(*expired, schema.jobs.c.attempts >= MAX_ATTEMPTS)
+        .values(state=JobState.DONE.value, finished=at)
+    )
+    queued = connection.execute(
+        update(schema.jobs).where(*expired).values(state=JobState.QUEUED.value, claimed_by=None, claimed_at=None)
+    )
+    return int(queued.rowcount), given_up
 
 
 def pending(connection: Connection, kind: JobKind) -> list[dict[str, Any]]:

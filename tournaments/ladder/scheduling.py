@@ -1,7 +1,7 @@
 """Filling the queue with matches after every change: where the table is still open, as a settling run would
 play, among the current entrants.
 
-In order, up to the ladder's queue_depth match jobs waiting:
+In order, up to the ladder's queue_depth match jobs waiting (refilled when half of them are taken):
 1. boosted: an entrant with fewer than min_games games among the current entrants (a new version), or whose
    interval is still wider than BOOST_WIDTH resolutions, gets a table with the entrants it has met least
    (nearest in Elo first), so that it is placed quickly;
@@ -35,16 +35,21 @@ from .values import JobKind
 
 Table = tuple[str, ...]
 MATCH_PRIORITY = 1
+REFILL_SHARE = 0.5
 BOOST_WIDTH = 2.0
 """An entrant whose 95% interval is wider than this many resolutions is boosted."""
 
 
-def fill_queue(connection: Connection, file: LadderFile) -> int:
-    """Queue match jobs as the module says (the caller holds lock_state); how many were added."""
+def fill_queue(connection: Connection, file: LadderFile, *, force: bool = False) -> int:
+    """Queue match jobs as the module says (the caller holds lock_state); how many were added. Unless `force`
+    (a new version, the deadline), only once the queue is down to REFILL_SHARE of its depth: the fit costs
+    more than a report, and the tables it picks change little from one game to the next."""
     waiting = pending(connection, JobKind.MATCH)
     room = file.settings.queue_depth - len(waiting)
+    if room <= 0 or (not force and room < REFILL_SHARE * file.settings.queue_depth):
+        return 0
     fit = ladder_fit(connection, file)
-    if room <= 0 or len(fit.entrants) < file.league.players:
+    if len(fit.entrants) < file.league.players:
         return 0
     queued = {tuple(sorted(entrant["name"] for entrant in payload["entrants"])) for payload in waiting}
     tables = [table for table in choose_tables(fit, file) if table not in queued and _under_cap(fit, file, table)]

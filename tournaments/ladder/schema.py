@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Column,
     DateTime,
@@ -114,7 +115,7 @@ games = Table(
     ),
     Column("job_id", String(40), ForeignKey("jobs.id"), nullable=False),
     Column("game_index", Integer, nullable=False),
-    Column("seed", Integer, nullable=False),
+    Column("seed", BigInteger, nullable=False),
     Column("stored", DateTime(timezone=True), nullable=False),
     Column(
         "final", Boolean, nullable=False, default=False, comment="Played after the deadline's snapshot (the final run)."

@@ -44,8 +44,7 @@ def ladder_table(connection: Connection, file: LadderFile, fit: Fit, who: Princi
     rows = []
     for bot in fit.ratings.bots:
         entrant = by_name[bot.bot]
-        mine = who is not None and who.role is Role.STUDENT and entrant.student == who.name
-        sees_version = mine or (who is not None and who.role is Role.STAFF)
+        mine, version = _own(who, entrant)
         rows.append(
             TableRow(
                 name=entrant_label(entrant, names, who, counts[entrant.student] if entrant.student else 1),
@@ -56,12 +55,25 @@ def ladder_table(connection: Connection, file: LadderFile, fit: Fit, who: Princi
                 group=groups.get(bot.bot, 0),
                 baseline=entrant.baseline,
                 mine=mine,
-                version=entrant.name if sees_version and not entrant.baseline else None,
+                version=version,
             )
         )
+    rated = {bot.bot for bot in fit.ratings.bots}
+    for entrant in fit.entrants:
+        if entrant.name not in rated:
+            mine, version = _own(who, entrant)
+            label = entrant_label(entrant, names, who, counts[entrant.student] if entrant.student else 1)
+            rows.append(TableRow(label, None, None, 0, False, 0, entrant.baseline, mine, version))
     state = connection.execute(select(schema.state.c.changes, schema.state.c.frozen)).one()
     settled = fit.verdict is not None and fit.verdict.settled
     return LadderTable(tuple(rows), settled, fit.ratings.games, int(state.changes), bool(state.frozen))
+
+
+def _own(who: Principal | None, entrant: Entrant) -> tuple[bool, str | None]:
+    """Whether the row is the asker's own, and the version id the asker may see on it."""
+    mine = who is not None and who.role is Role.STUDENT and entrant.student == who.name
+    sees = mine or (who is not None and who.role is Role.STAFF)
+    return mine, entrant.name if sees and not entrant.baseline else None
 
 
 def _decided(fit: Fit) -> dict[str, bool]:

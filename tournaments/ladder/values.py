@@ -103,7 +103,8 @@ class JobResult:
 class TableRow:
     name: str
     """The student's name (staff; their own row), a pseudonym, or a baseline's name."""
-    elo: float
+    elo: float | None
+    """None for an entrant with no games yet (a new version being placed: listed last)."""
     interval: tuple[float, float] | None
     games: int
     settled: bool
@@ -145,3 +146,15 @@ class MarkRow:
     """Baseline -> score share against it."""
     games: int
     elo: float | None = None
+
+
+@dataclass(frozen=True)
+class RosterRow:
+    """A student as the staff's page lists them."""
+
+    name: str
+    pseudonym: str
+    versions: int
+    latest: Version | None
+    playing: str | None
+    """The id of the accepted version on the table now."""

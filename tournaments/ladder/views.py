@@ -13,7 +13,7 @@ from . import schema
 from .database import utc
 from .errors import Forbidden, UnknownItem
 from .submissions import version_of
-from .values import GameSummary, Principal, Role, Version, VersionDetail
+from .values import GameSummary, Principal, Role, RosterRow, Version, VersionDetail, VersionStatus
 
 GAMES_SHOWN = 200
 
@@ -107,3 +107,17 @@ def replay(connection: Connection, who: Principal | None, game_id: str) -> dict[
         if who is None or who.role is not Role.STUDENT or who.name not in set(sat):
             raise Forbidden("a game's replay is for the students who sat in it and the staff")
     return dict(game.replay or {})
+
+
+def roster(connection: Connection) -> list[RosterRow]:
+    """Every invited student, by name, with their versions."""
+    by_student: dict[str, list[Version]] = defaultdict(list)
+    for row in connection.execute(select(schema.versions).order_by(schema.versions.c.created, schema.versions.c.id)):
+        by_student[row.student].append(version_of(row))
+    rows = []
+    for student in connection.execute(select(schema.students).order_by(schema.students.c.name)):
+        mine = by_student.get(student.name, [])
+        accepted = [version.id for version in mine if version.status is VersionStatus.ACCEPTED]
+        playing = accepted[-1] if accepted else None
+        rows.append(RosterRow(student.name, student.pseudonym, len(mine), mine[-1] if mine else None, playing))
+    return rows

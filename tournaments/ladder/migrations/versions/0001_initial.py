@@ -85,7 +85,7 @@ def upgrade() -> None:
         ),
         sa.Column("job_id", sa.String(length=40), nullable=False),
         sa.Column("game_index", sa.Integer(), nullable=False),
-        sa.Column("seed", sa.Integer(), nullable=False),
+        sa.Column("seed", sa.BigInteger(), nullable=False),
         sa.Column("stored", sa.DateTime(timezone=True), nullable=False),
         sa.Column(
             "final", sa.Boolean(), nullable=False, comment="Played after the deadline's snapshot (the final run)."
