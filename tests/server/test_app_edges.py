@@ -156,3 +156,29 @@ def test_the_api_is_described_by_openapi(served: Served) -> None:
                  "/api/jobs/claim", "/api/jobs/{job_id}/result", "/api/versions/{digest}/archive"):
         assert path in paths
     assert not any(not path.startswith("/api/") for path in paths), "pages are not part of the API"
+
+
+def test_the_staff_page_lists_the_roster_and_freezes_with_its_csrf_token(served: Served) -> None:
+    login(served, served.admin)
+    staff = served.client.get("/staff")
+    assert staff.status_code == 200
+    assert "/students/ann" in staff.text and "/students/bob" in staff.text
+    csrf = re.search(r'id="freeze">\s*<input type="hidden" name="csrf" value="([^"]+)"', staff.text)
+    assert csrf is not None
+    assert served.client.post("/staff/freeze", data={"csrf": "forged"}, follow_redirects=False).status_code == 403
+    assert not served.client.get("/api/table").json()["frozen"]
+    frozen = served.client.post("/staff/freeze", data={"csrf": csrf.group(1)}, follow_redirects=False)
+    assert frozen.status_code == 303
+    assert served.client.get("/api/table").json()["frozen"]
+    assert "marks.csv" in served.client.get("/staff").text
+    marks = served.client.get("/staff/marks.csv")
+    assert marks.status_code == 200 and marks.headers["content-type"].startswith("text/csv")
+
+
+def test_a_name_is_escaped_on_every_page(served: Served) -> None:
+    served.ladder.invite(["<script>alert(1)</script>"])
+    login(served, served.admin)
+    page = served.client.get("/staff")
+    assert "<script>alert(1)</script>" not in page.text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page.text
+    assert "default-src 'self'" in page.headers["content-security-policy"]

@@ -126,8 +126,9 @@ def web_routes(edge: Edge) -> APIRouter:
     async def staff_page(request: Request) -> HTMLResponse:
         who = await edge.allow(request, Action.STAFF)
         table = await run_in_threadpool(ladder.table, who)
+        roster = await run_in_threadpool(ladder.roster, who)
         marks = await run_in_threadpool(ladder.marks, who) if table.frozen else None
-        return page(edge, request, "staff.html", "Staff", who, table=table, marks=marks)
+        return page(edge, request, "staff.html", "Staff", who, table=table, roster=roster, marks=marks)
 
     @router.post("/staff/freeze")
     async def freeze(request: Request) -> Response:
