@@ -3,11 +3,15 @@ OpenAPI description. What the ladder library answers beyond who may ask is its o
 
 from __future__ import annotations
 
+import io
 import re
+from pathlib import Path
 
 from served import Served
 
+from tournaments.ladder import Job, JobKind, do_job
 from tournaments.server.sessions import LOGIN_COOKIE, TOKEN_COOKIE
+from tournaments.server.uploads import Part, unpack_upload
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -182,3 +186,40 @@ def test_a_name_is_escaped_on_every_page(served: Served) -> None:
     assert "<script>alert(1)</script>" not in page.text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page.text
     assert "default-src 'self'" in page.headers["content-security-policy"]
+
+
+FIRST_MOVE = Path(__file__).resolve().parents[1] / "fixtures" / "class" / "first_move"
+
+
+def test_a_version_checked_through_the_worker_api_joins_the_table_before_it_has_played(
+    served: Served, tmp_path: Path
+) -> None:
+    ann, worker = bearer(served.students["ann"]), bearer(served.worker)
+    files = [("files", (path.name, path.read_bytes())) for path in sorted(FIRST_MOVE.iterdir())]
+    version = served.client.post("/api/submissions", files=files, headers=ann)
+    assert version.status_code == 201, version.text
+    assert version.json()["status"] == "checking"
+
+    claimed = served.client.post("/api/jobs/claim", json={"worker": "in-test"}, headers=worker)
+    assert claimed.status_code == 200
+    job = Job.from_dict(claimed.json())
+    assert job.kind is JobKind.CHECK
+
+    def fetch(digest: str) -> Path:
+        archive = served.client.get(f"/api/versions/{digest}/archive", headers=worker)
+        assert archive.status_code == 200
+        return unpack_upload([Part("v.tar.gz", io.BytesIO(archive.content))], tmp_path / digest)
+
+    result = do_job(job, fetch)
+    for _ in range(2):
+        answer = served.client.post(f"/api/jobs/{job.id}/result", json=result.to_dict(), headers=worker)
+        assert answer.status_code == 200, "a result posted twice is taken twice and counted once"
+    detail = served.client.get(f"/api/submissions/{version.json()['id']}", headers=ann).json()
+    assert detail["version"]["status"] == "accepted", detail["verdict"]
+
+    rows = served.client.get("/api/table").json()["rows"]
+    assert [(row["games"], row["elo"]) for row in rows if not row["baseline"]] == [(0, None)]
+    page = served.client.get("/")
+    assert page.status_code == 200, "a bot with no rating yet is drawn"
+    mine = served.client.get("/", headers=ann)
+    assert 'class="mine"' in mine.text

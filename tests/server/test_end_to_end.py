@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browsing import wait_until
+from browsing import READY, wait_until
 from playwright.sync_api import Page
 from processes import BOUND_S, LadderSite, eventually, get_json, make_ladder, referee, status_of
 
@@ -95,6 +95,11 @@ def test_students_submit_play_and_watch_the_table_live(site: LadderSite, page: P
     eventually(lambda: "reported match job" in second.output(), "the second worker taking a match")
     assert get_json(f"{site.url}/api/students/cat/games", cat) == []
     nothing_of_anns_for_others(site)
+    game = get_json(f"{site.url}/api/students/ann/games", site.students["ann"])[0]
+    page.goto(f"{site.url}/games/{game['id']}")
+    wait_until(page, READY)
+    assert page.evaluate("document.documentElement.dataset.ready") == "1", "ann's game's replay page draws"
+    page.screenshot(path=screenshot_dir / "ladder-replay.png")
 
 
 def nothing_of_anns_for_others(site: LadderSite) -> None:

@@ -28,6 +28,8 @@ from .app import create_app
 from .edge import Settings
 
 REISSUE_SECONDS = 10.0
+GRACE_SECONDS = 5
+"""On Ctrl-C, open requests get this long to finish; the live table's streams never do, and are then closed."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,7 @@ def serve_ladder(options: ServeOptions, started: Callable[[str], None] = lambda 
             log_level="warning",
             proxy_headers=True,
             forwarded_allow_ips="127.0.0.1",
+            timeout_graceful_shutdown=GRACE_SECONDS,
         )
         server = _Server(config, lambda: started(f"http://{options.host}:{options.port}"))
         server.run()

@@ -21,7 +21,7 @@
       if (entry.baseline) { tr.classList.add("baseline"); }
       cell(tr, String(index + 1));
       cell(tr, entry.name).className = "name";
-      cell(tr, Math.round(entry.elo).toString());
+      cell(tr, entry.elo === null ? "" : Math.round(entry.elo).toString());
       cell(tr, entry.interval ? Math.round(entry.interval[0]) + "–" + Math.round(entry.interval[1]) : "");
       cell(tr, String(entry.games));
       cell(tr, String(entry.group));
