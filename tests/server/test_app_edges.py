@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from served import Served
 
@@ -32,9 +34,13 @@ def test_a_wrong_token_is_401_with_nothing_else(served: Served) -> None:
 
 
 def test_no_token_is_401_where_one_is_needed(served: Served) -> None:
-    for method, path in (("GET", "/api/students/ann/versions"), ("GET", "/api/submissions/v1"),
-                         ("GET", "/api/games/g1/logs/0"), ("POST", "/api/jobs/claim"),
-                         ("GET", "/api/versions/tree:00/archive")):
+    for method, path in (
+        ("GET", "/api/students/ann/versions"),
+        ("GET", "/api/submissions/v1"),
+        ("GET", "/api/games/g1/logs/0"),
+        ("POST", "/api/jobs/claim"),
+        ("GET", "/api/versions/tree:00/archive"),
+    ):
         answer = served.client.request(method, path, json={"worker": "w"} if method == "POST" else None)
         assert answer.status_code == 401, path
 
@@ -75,8 +81,9 @@ def test_login_sets_an_http_only_strict_cookie(served: Served) -> None:
     assert "httponly" in form.headers["set-cookie"].lower()
     nonce = re.search(r'name="csrf" value="([^"]+)"', form.text)
     assert nonce is not None
-    answer = served.client.post("/login", data={"token": served.students["ann"], "csrf": nonce.group(1)},
-                                follow_redirects=False)
+    answer = served.client.post(
+        "/login", data={"token": served.students["ann"], "csrf": nonce.group(1)}, follow_redirects=False
+    )
     assert answer.status_code == 303
     assert answer.headers["location"] == "/students/ann"
     cookie = next(header for header in answer.headers.get_list("set-cookie") if header.startswith(TOKEN_COOKIE))
@@ -86,8 +93,9 @@ def test_login_sets_an_http_only_strict_cookie(served: Served) -> None:
 
 def test_a_login_without_its_form_nonce_is_refused(served: Served) -> None:
     served.client.get("/login")
-    answer = served.client.post("/login", data={"token": served.students["ann"], "csrf": "forged"},
-                                follow_redirects=False)
+    answer = served.client.post(
+        "/login", data={"token": served.students["ann"], "csrf": "forged"}, follow_redirects=False
+    )
     assert answer.status_code == 403
     assert TOKEN_COOKIE not in answer.headers.get("set-cookie", "")
     served.client.cookies.delete(LOGIN_COOKIE)
@@ -102,14 +110,14 @@ def test_a_cookie_session_posts_only_with_its_csrf_token(served: Served) -> None
     csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
     assert csrf is not None
     files = {"files": ("notes.txt", b"no bot here\n")}
-    forged = served.client.post("/students/ann/versions", files=files, data={"csrf": "0" * 64},
-                                follow_redirects=False)
+    forged = served.client.post("/students/ann/versions", files=files, data={"csrf": "0" * 64}, follow_redirects=False)
     assert forged.status_code == 403
     missing = served.client.post("/api/submissions", files=files)
     assert missing.status_code == 403
     assert missing.json()["error"] == "csrf"
-    honest = served.client.post("/students/ann/versions", files=files, data={"csrf": csrf.group(1)},
-                                follow_redirects=False)
+    honest = served.client.post(
+        "/students/ann/versions", files=files, data={"csrf": csrf.group(1)}, follow_redirects=False
+    )
     assert honest.status_code == 422, "past CSRF, the upload itself is judged (and refused: no bot)"
     assert "no bot.toml" in honest.text
 
@@ -120,8 +128,9 @@ def test_logins_are_rate_limited_per_address(served: Served) -> None:
         form = served.client.get("/login")
         nonce = re.search(r'name="csrf" value="([^"]+)"', form.text)
         assert nonce is not None
-        answer = served.client.post("/login", data={"token": "crl_bad_guess", "csrf": nonce.group(1)},
-                                    follow_redirects=False)
+        answer = served.client.post(
+            "/login", data={"token": "crl_bad_guess", "csrf": nonce.group(1)}, follow_redirects=False
+        )
         statuses.append(answer.status_code)
     assert statuses[:5] == [401] * 5
     assert 429 in statuses
@@ -149,15 +158,29 @@ def test_an_upload_refusal_names_its_cause(served: Served) -> None:
 
 def test_a_body_over_the_cap_is_refused_before_it_is_read(served: Served) -> None:
     cap = served.client.app.state.edge.settings.limits.upload_bytes  # type: ignore[attr-defined]
-    answer = served.client.post("/api/submissions", content=b"x", headers={
-        **bearer(served.students["ann"]), "Content-Length": str(cap * 2), "Content-Type": "multipart/form-data"})
+    answer = served.client.post(
+        "/api/submissions",
+        content=b"x",
+        headers={
+            **bearer(served.students["ann"]),
+            "Content-Length": str(cap * 2),
+            "Content-Type": "multipart/form-data",
+        },
+    )
     assert answer.status_code == 413
 
 
 def test_the_api_is_described_by_openapi(served: Served) -> None:
     paths = served.client.get("/api/openapi.json").json()["paths"]
-    for path in ("/api/health", "/api/table", "/api/submissions", "/api/submissions/{version_id}",
-                 "/api/jobs/claim", "/api/jobs/{job_id}/result", "/api/versions/{digest}/archive"):
+    for path in (
+        "/api/health",
+        "/api/table",
+        "/api/submissions",
+        "/api/submissions/{version_id}",
+        "/api/jobs/claim",
+        "/api/jobs/{job_id}/result",
+        "/api/versions/{digest}/archive",
+    ):
         assert path in paths
     assert not any(not path.startswith("/api/") for path in paths), "pages are not part of the API"
 
@@ -223,3 +246,44 @@ def test_a_version_checked_through_the_worker_api_joins_the_table_before_it_has_
     assert page.status_code == 200, "a bot with no rating yet is drawn"
     mine = served.client.get("/", headers=ann)
     assert 'class="mine"' in mine.text
+
+
+PUBLIC_BY_DESIGN = {"/api/openapi.json", "/api/docs", "/docs/oauth2-redirect", "/static"}
+"""FastAPI's own description of the API and the pages' static files: the same for everyone, and no data."""
+
+
+def test_every_route_asks_the_one_rule(served: Served) -> None:
+    """A forged token is refused (401) by every route: each one asks edge.allow, which authenticates first, so a
+    route that answered without asking the rule would answer this one."""
+    forged = bearer("crl_0000_forged")
+    bodies: dict[str, dict[str, Any]] = {
+        "/api/submissions": {"files": {"files": ("bot.py", b"x")}},
+        "/students/{student}/versions": {"files": {"files": ("bot.py", b"x")}},
+        "/api/jobs/claim": {"json": {"worker": "w"}},
+        "/api/jobs/{job_id}/result": {"json": {"kind": "check", "data": {}}},
+        "/login": {"data": {"token": "crl_0000_forged", "csrf": "x"}},
+    }
+    asked = 0
+    edge = served.client.app.state.edge  # type: ignore[attr-defined]
+    for route in routes(served.client.app.routes):  # type: ignore[attr-defined]
+        path = getattr(route, "path", "")
+        if path in PUBLIC_BY_DESIGN:
+            continue
+        filled = re.sub(r"\{[^}]+\}", "1", path)
+        for method in sorted(getattr(route, "methods", ()) or ()):
+            if method == "HEAD":
+                continue
+            edge.logins.events.clear()  # failed token checks are rate-limited per address: each route afresh
+            answer = served.client.request(
+                method, filled, headers=forged, follow_redirects=False, **bodies.get(path, {})
+            )
+            assert answer.status_code == 401, (method, path, answer.status_code, answer.text[:200])
+            asked += 1
+    assert asked >= 20
+
+
+def routes(found: list[Any]) -> Iterator[Any]:
+    """Every route of the app, through the routers it includes."""
+    for route in found:
+        inner = getattr(route, "original_router", None)
+        yield from routes(inner.routes) if inner is not None else [route]

@@ -16,6 +16,7 @@ from tournaments.ladder import Forbidden, Principal, Role, Unauthorised
 
 class Action(enum.StrEnum):
     HEALTH = "health"
+    LOGIN = "login"
     VIEW_TABLE = "view-table"
     SUBMIT = "submit"
     VIEW_STUDENT = "view-student"
@@ -48,6 +49,7 @@ _EVERYONE = frozenset(Role)
 _PEOPLE = frozenset({Role.STUDENT, Role.STAFF})
 RULES: dict[Action, Rule] = {
     Action.HEALTH: Rule(_EVERYONE, Scope.ANYONE),
+    Action.LOGIN: Rule(_EVERYONE, Scope.ANYONE),
     Action.VIEW_TABLE: Rule(_EVERYONE, Scope.ANYONE),
     Action.SUBMIT: Rule(frozenset({Role.STUDENT}), Scope.ROLES),
     Action.VIEW_STUDENT: Rule(_PEOPLE, Scope.OWN),

@@ -59,7 +59,8 @@ def web_routes(edge: Edge) -> APIRouter:
         return page(edge, request, "table.html", "Leaderboard", who, table=table)
 
     @router.get("/login", response_class=HTMLResponse)
-    def login_form(request: Request) -> HTMLResponse:
+    async def login_form(request: Request) -> HTMLResponse:
+        await edge.allow(request, Action.LOGIN)
         nonce = Csrf.new_login_nonce()
         response = page(edge, request, "login.html", "Log in", None, login_nonce=nonce)
         response.set_cookie(LOGIN_COOKIE, nonce, httponly=True, samesite="strict", secure=edge.settings.secure_cookies)
@@ -68,6 +69,7 @@ def web_routes(edge: Edge) -> APIRouter:
     @router.post("/login")
     async def login(request: Request, token: str = Form(...), csrf: str = Form("")) -> Response:
         edge.logins.hit(address(request))
+        await edge.allow(request, Action.LOGIN)
         Csrf.check_login(request.cookies.get(LOGIN_COOKIE), csrf)
         who = await run_in_threadpool(ladder.authenticate, token)
         response = RedirectResponse(home(who), status_code=SEE_OTHER)
@@ -86,7 +88,7 @@ def web_routes(edge: Edge) -> APIRouter:
 
     @router.get("/me")
     async def me(request: Request) -> Response:
-        who = edge.principal(request)
+        who = await edge.allow(request, Action.LOGIN)
         return RedirectResponse(home(who) if who else "/login", status_code=SEE_OTHER)
 
     @router.get("/students/{student}", response_class=HTMLResponse)
