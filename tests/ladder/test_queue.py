@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ladder_helpers import Made, bot_folder, claim_match, pass_checks, played, students, worker
@@ -45,6 +47,37 @@ def test_concurrent_workers_never_claim_one_job(made: Made, tmp_path: Path) -> N
     every = [job for jobs in claimed.values() for job in jobs]
     assert len(every) == STUDENTS
     assert len(set(every)) == len(every)
+
+
+def _claim_all(folder: str, db_url: str | None, token: str, name: str, start: Any, out: Any) -> None:
+    """A worker process: claim until the queue is empty, then send the ids claimed."""
+    with open_ladder(Path(folder), db_url) as ladder:
+        me = ladder.authenticate(token)
+        start.wait(timeout=60)
+        mine = []
+        while (job := ladder.claim(me, name)) is not None:
+            mine.append(job.id)
+    out.put(mine)
+
+
+def test_worker_processes_never_claim_one_job(made: Made, tmp_path: Path) -> None:
+    people = students(made, *(f"s{number}" for number in range(STUDENTS)))
+    for number, who in enumerate(people.values()):
+        made.ladder.submit(who, bot_folder(tmp_path / "src", f"b{number}", number))
+    context = multiprocessing.get_context("spawn")
+    start, out = context.Barrier(WORKERS), context.Queue()
+    arguments = (str(made.folder), made.db_url, made.created.worker_token)
+    processes = [
+        context.Process(target=_claim_all, args=(*arguments, f"p{number}", start, out)) for number in range(WORKERS)
+    ]
+    for process in processes:
+        process.start()
+    claimed = [out.get(timeout=300) for _ in processes]
+    for process in processes:
+        process.join(timeout=60)
+        assert process.exitcode == 0
+    every = [job for jobs in claimed for job in jobs]
+    assert len(every) == STUDENTS and len(set(every)) == len(every)
 
 
 def _two_accepted(made: Made, tmp_path: Path) -> None:
