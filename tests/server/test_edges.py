@@ -29,7 +29,7 @@ def test_a_student_may_see_their_own_page_and_no_one_elses() -> None:
 
 def test_a_spectator_sees_only_what_is_public() -> None:
     public = {action for action, rule in RULES.items() if rule.scope is Scope.ANYONE}
-    assert public == {Action.HEALTH, Action.VIEW_TABLE}
+    assert public == {Action.HEALTH, Action.LOGIN, Action.VIEW_TABLE}
     for action in set(Action) - public:
         with pytest.raises(Unauthorised):
             decide(None, action, "ann")
