@@ -287,3 +287,13 @@ def routes(found: list[Any]) -> Iterator[Any]:
     for route in found:
         inner = getattr(route, "original_router", None)
         yield from routes(inner.routes) if inner is not None else [route]
+
+
+def test_a_stale_login_cookie_makes_a_spectator_who_may_log_in_again(served: Served) -> None:
+    login(served, served.students["ann"])
+    served.students.update(served.ladder.invite(["ann"]))  # a new invitation revokes the old token
+    assert served.client.get("/students/ann").status_code == 401, "the old cookie opens nothing"
+    assert served.client.get("/").status_code == 200, "the leaderboard, as a spectator"
+    assert served.client.get("/login").status_code == 200
+    login(served, served.students["ann"])
+    assert served.client.get("/students/ann").status_code == 200

@@ -60,7 +60,8 @@ class Edge:
         self.logins = RateLimiter("login attempts", self.settings.login_rate)
 
     def principal(self, request: Request) -> Principal | None:
-        """Who sent `request` (None: nobody, a spectator); Unauthorised for a token that is not valid."""
+        """Who sent `request` (None: nobody, a spectator); Unauthorised for a Bearer token that is not valid. A
+        login cookie that is no longer valid makes a spectator, so the browser can reach the login page again."""
         found = credentials(request.headers.get("authorization"), request.cookies.get(TOKEN_COOKIE))
         if found.token is None:
             return None
@@ -68,6 +69,8 @@ class Edge:
             return self.ladder.authenticate(found.token)
         except Unauthorised:
             self.logins.hit(address(request))
+            if found.from_cookie:
+                return None  # a stale login (a token revoked by a new invitation): a spectator, who may log in
             raise
 
     async def allow(self, request: Request, action: Action, student: str | None = None) -> Principal | None:

@@ -64,6 +64,7 @@ def web_routes(edge: Edge) -> APIRouter:
         nonce = Csrf.new_login_nonce()
         response = page(edge, request, "login.html", "Log in", None, login_nonce=nonce)
         response.set_cookie(LOGIN_COOKIE, nonce, httponly=True, samesite="strict", secure=edge.settings.secure_cookies)
+        response.delete_cookie(TOKEN_COOKIE)
         return response
 
     @router.post("/login")
