@@ -33,10 +33,17 @@ def needs_server_extra() -> None:
     help="Local worker processes that play the ladder's checks and matches (default: the machine's cores; 0: "
     "none, only remote `referee worker`s).",
 )
-@click.option("--db", "db_url", default=None, help="Database URL (default: the SQLite file in FOLDER), e.g. "
-              "postgresql+psycopg://user@host/ladder.")
-@click.option("--secure-cookies", is_flag=True, help="Mark the login cookie Secure: set it when a reverse proxy "
-              "serves the ladder over HTTPS.")
+@click.option(
+    "--db",
+    "db_url",
+    default=None,
+    help="Database URL (default: the SQLite file in FOLDER), e.g. postgresql+psycopg://user@host/ladder.",
+)
+@click.option(
+    "--secure-cookies",
+    is_flag=True,
+    help="Mark the login cookie Secure: set it when a reverse proxy serves the ladder over HTTPS.",
+)
 def serve(folder: Path, host: str, port: int, jobs: int | None, db_url: str | None, secure_cookies: bool) -> None:
     """Serve the ladder in FOLDER (made by `referee ladder init`): the leaderboard, students' pages and
     uploads, the staff page, the API (/api/docs), and a job queue that local and remote workers play.

@@ -18,8 +18,14 @@ ACCEPTED = "accepted"
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--server", required=True, help="The ladder's address, e.g. https://ladder.example.edu.")
 @click.option("--token", required=True, envvar="REFEREE_TOKEN", help="Your token (or set REFEREE_TOKEN).")
-@click.option("--wait", "wait_seconds", default=600.0, show_default=True, type=click.FloatRange(min=0),
-              help="Seconds to wait for the check (0: do not wait).")
+@click.option(
+    "--wait",
+    "wait_seconds",
+    default=600.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Seconds to wait for the check (0: do not wait).",
+)
 def submit(folder: Path, server: str, token: str, wait_seconds: float) -> None:
     """Pack FOLDER (a bot folder: bot.toml or bot.py, bot, bot.js) as a tar.gz, upload it as a new version, wait
     for the server to build and check it, and print the version and the verdict.

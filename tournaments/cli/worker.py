@@ -16,12 +16,21 @@ from .output import echo
 
 @click.command()
 @click.option("--server", required=True, help="The ladder's address, e.g. https://ladder.example.edu.")
-@click.option("--token", required=True, envvar="REFEREE_WORKER_TOKEN",
-              help="The ladder's worker token (printed by `referee ladder init`; or set REFEREE_WORKER_TOKEN).")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Jobs played at once (default: the machine's cores).")
-@click.option("--cache", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where fetched versions are kept (default: ~/.cache/card-referee/versions).")
+@click.option(
+    "--token",
+    required=True,
+    envvar="REFEREE_WORKER_TOKEN",
+    help="The ladder's worker token (printed by `referee ladder init`; or set REFEREE_WORKER_TOKEN).",
+)
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=1), default=None, help="Jobs played at once (default: the machine's cores)."
+)
+@click.option(
+    "--cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where fetched versions are kept (default: ~/.cache/card-referee/versions).",
+)
 def worker(server: str, token: str, jobs: int | None, cache: Path | None) -> None:
     """Claim jobs from the ladder at --server, play them in this machine's sandbox, post their results.
 
@@ -39,8 +48,10 @@ def worker(server: str, token: str, jobs: int | None, cache: Path | None) -> Non
         remote_worker_main(server, token, cache, 1, spawned=False)
         return
     context = multiprocessing.get_context("spawn")
-    processes = [context.Process(target=remote_worker_main, args=(server, token, cache, index + 1), daemon=True)
-                 for index in range(count)]
+    processes = [
+        context.Process(target=remote_worker_main, args=(server, token, cache, index + 1), daemon=True)
+        for index in range(count)
+    ]
     for process in processes:
         process.start()
     try:

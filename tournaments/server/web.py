@@ -40,8 +40,9 @@ MARKS_CSV = "marks.csv"
 GRADESCOPE_JSON = "gradescope.json"
 
 
-def page(edge: Edge, request: Request, name: str, title: str, who: Principal | None, status: int = 200,
-         **values: Any) -> HTMLResponse:
+def page(
+    edge: Edge, request: Request, name: str, title: str, who: Principal | None, status: int = 200, **values: Any
+) -> HTMLResponse:
     token = credentials(None, request.cookies.get(TOKEN_COOKIE)).token
     csrf = edge.csrf.token(token) if who is not None and token else ""
     context = {"title": title, "who": who, "csrf": csrf, **values}
