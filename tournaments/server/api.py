@@ -39,10 +39,14 @@ def api_routes(edge: Edge) -> APIRouter:
     @router.get("/events", summary="Server-sent events: `table` whenever the table changes")
     async def events(request: Request) -> StreamingResponse:
         who = await edge.allow(request, Action.VIEW_TABLE)
+
+        async def leaving() -> bool:
+            return edge.closing.is_set() or await request.is_disconnected()
+
         stream = table_events(
             ladder,
             lambda: plain(ladder.table(who)),
-            request.is_disconnected,
+            leaving,
             edge.settings.poll_seconds,
             edge.settings.keepalive_seconds,
         )

@@ -5,6 +5,7 @@ for cookie sessions, rate limits counted; and the ladder's errors turned into HT
 from __future__ import annotations
 
 import tempfile
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -56,6 +57,8 @@ class Edge:
     csrf: Csrf = field(default_factory=Csrf)
 
     def __post_init__(self) -> None:
+        self.closing = threading.Event()
+        """Set when the server shuts down: the live streams end then, rather than being cut."""
         self.uploads = RateLimiter("uploads", self.settings.upload_rate)
         self.logins = RateLimiter("login attempts", self.settings.login_rate)
 

@@ -50,8 +50,9 @@ def default_workers() -> int:
 def serve_ladder(options: ServeOptions, started: Callable[[str], None] = lambda _: None) -> None:
     """Serve until interrupted (Ctrl-C or SIGTERM); `started` is told the URL once the server listens."""
     with open_ladder(options.folder, options.db_url) as ladder, local_workers(options), housekeeping(ladder, options):
+        app = create_app(ladder, options.settings)
         config = uvicorn.Config(
-            create_app(ladder, options.settings),
+            app,
             host=options.host,
             port=options.port,
             log_level="warning",
@@ -59,21 +60,27 @@ def serve_ladder(options: ServeOptions, started: Callable[[str], None] = lambda 
             forwarded_allow_ips="127.0.0.1",
             timeout_graceful_shutdown=GRACE_SECONDS,
         )
-        server = _Server(config, lambda: started(f"http://{options.host}:{options.port}"))
+        url = f"http://{options.host}:{options.port}"
+        server = _Server(config, lambda: started(url), app.state.edge.closing.set)
         server.run()
 
 
 class _Server(uvicorn.Server):
-    """uvicorn.Server that says when it listens."""
+    """uvicorn.Server that says when it listens, and tells the app when it stops."""
 
-    def __init__(self, config: uvicorn.Config, on_start: Callable[[], None]) -> None:
+    def __init__(self, config: uvicorn.Config, on_start: Callable[[], None], on_stop: Callable[[], None]) -> None:
         super().__init__(config)
         self.on_start = on_start
+        self.on_stop = on_stop
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)
         if self.started:
             self.on_start()
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self.on_stop()
+        await super().shutdown(sockets)
 
 
 @contextlib.contextmanager
