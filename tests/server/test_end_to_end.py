@@ -100,6 +100,9 @@ def test_students_submit_play_and_watch_the_table_live(site: LadderSite, page: P
     wait_until(page, READY)
     assert page.evaluate("document.documentElement.dataset.ready") == "1", "ann's game's replay page draws"
     page.screenshot(path=screenshot_dir / "ladder-replay.png")
+    page.goto(f"{site.url}/students/ann")
+    assert page.locator("#games tbody tr").count() > 0, "ann's page lists her games"
+    page.screenshot(path=screenshot_dir / "ladder-student.png", full_page=True)
 
 
 def nothing_of_anns_for_others(site: LadderSite) -> None:
