@@ -30,7 +30,9 @@ _ROOMS: dict[str, set[str]] = {
     "tournaments.bench": JOINED | {"referee.games.rl"},
     "tournaments.ladder": JOINED | {"tournaments.classroom"},
     "tournaments.cli": JOINED
-    | {"tournaments.classroom", "tournaments.pages", "tournaments.bench", "tournaments.ladder", "bots"},
+    | {"tournaments.classroom", "tournaments.pages", "tournaments.bench", "tournaments.ladder", "bots"}
+    | {"tournaments.server"},
+    "tournaments.server": JOINED | {"tournaments.classroom", "tournaments.pages", "tournaments.ladder"},
 }
 ALLOWED: dict[str, set[str]] = {"protocol.errors": set()} | {
     room: rooms | {"protocol.errors"} for room, rooms in _ROOMS.items()

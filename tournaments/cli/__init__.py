@@ -23,8 +23,11 @@ from .new_bot import new_bot_command
 from .output import safe_exception
 from .play import play
 from .replay import replay
+from .serve import serve
 from .signals import stops_cleanly
+from .submit import submit
 from .tournament import tournament
+from .worker import worker
 
 
 class _CommandGroup(click.Group):
@@ -68,4 +71,7 @@ main.add_command(tournament)
 main.add_command(check_bot_command)
 main.add_command(new_bot_command)
 main.add_command(doctor)
+main.add_command(serve)
+main.add_command(submit)
+main.add_command(worker)
 main.add_command(ladder)

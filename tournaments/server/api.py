@@ -1,0 +1,129 @@
+"""The JSON API: each route parses its request, asks the edge who may, calls the ladder, presents the answer."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Body, File, Request, UploadFile
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from tournaments.ladder import JobResult
+
+from .access import Action, decide
+from .edge import Edge
+from .events import table_events
+from .present import plain
+from .uploads import Part
+
+ARCHIVE_TYPE = "application/gzip"
+
+
+def api_routes(edge: Edge) -> APIRouter:
+    router = APIRouter(prefix="/api")
+    ladder = edge.ladder
+
+    @router.get("/health", summary="Is the server up (no token needed)")
+    async def health(request: Request) -> dict[str, Any]:
+        await edge.allow(request, Action.HEALTH)
+        return {"status": "ok", "changes": await run_in_threadpool(ladder.changes)}
+
+    @router.get("/table", summary="The ladder's table as the asker may see it (names to staff, else pseudonyms)")
+    async def table(request: Request) -> dict[str, Any]:
+        who = await edge.allow(request, Action.VIEW_TABLE)
+        return plain(await run_in_threadpool(ladder.table, who))  # type: ignore[no-any-return]
+
+    @router.get("/events", summary="Server-sent events: `table` whenever the table changes")
+    async def events(request: Request) -> StreamingResponse:
+        who = await edge.allow(request, Action.VIEW_TABLE)
+
+        async def leaving() -> bool:
+            return edge.closing.is_set() or await request.is_disconnected()
+
+        stream = table_events(
+            ladder,
+            lambda: plain(ladder.table(who)),
+            leaving,
+            edge.settings.poll_seconds,
+            edge.settings.keepalive_seconds,
+        )
+        headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        return StreamingResponse(stream, media_type="text/event-stream", headers=headers)
+
+    @router.post("/submissions", status_code=201, summary="Upload a version: one zip or tar.gz, or several files")
+    async def submit(request: Request, files: list[UploadFile] = File(...)) -> dict[str, Any]:  # noqa: B008
+        who = await edge.allow(request, Action.SUBMIT)
+        assert who is not None
+        parts = [Part(upload.filename or "upload", upload.file) for upload in files]  # type: ignore[arg-type]
+        return plain(await run_in_threadpool(edge.submit, who, parts))  # type: ignore[no-any-return]
+
+    @router.get("/submissions/{version_id}", summary="A version: its verdict, check report and build log")
+    async def version(request: Request, version_id: str) -> dict[str, Any]:
+        who = await edge.allow(request, Action.VIEW_VERSION)
+        assert who is not None
+        detail = await run_in_threadpool(ladder.version, who, version_id)
+        decide(who, Action.VIEW_STUDENT, detail.version.student)
+        return plain(detail)  # type: ignore[no-any-return]
+
+    @router.get("/students/{student}/versions", summary="A student's versions (their own, or staff)")
+    async def versions(request: Request, student: str) -> list[Any]:
+        who = await edge.allow(request, Action.VIEW_STUDENT, student)
+        assert who is not None
+        return plain(await run_in_threadpool(ladder.versions, who, student))  # type: ignore[no-any-return]
+
+    @router.get("/students/{student}/games", summary="A student's games (their own, or staff)")
+    async def games(request: Request, student: str) -> list[Any]:
+        who = await edge.allow(request, Action.VIEW_STUDENT, student)
+        assert who is not None
+        return plain(await run_in_threadpool(ladder.student_games, who, student))  # type: ignore[no-any-return]
+
+    @router.get("/games/{game_id}/logs/{seat}", summary="One seat's log of a game (that seat's student, or staff)")
+    async def game_log(request: Request, game_id: str, seat: int) -> Response:
+        who = await edge.allow(request, Action.READ_LOG)
+        assert who is not None
+        log = await run_in_threadpool(ladder.game_log, who, game_id, seat)
+        return Response(log, media_type="text/plain; charset=utf-8")
+
+    @router.get("/games/{game_id}/replay", summary="A game's replay, as much of it as the asker may see")
+    async def replay(request: Request, game_id: str) -> dict[str, Any]:
+        who = await edge.allow(request, Action.VIEW_REPLAY)
+        assert who is not None
+        return await run_in_threadpool(ladder.replay, who, game_id)
+
+    @router.post("/jobs/claim", summary="A worker claims the next job (204: none waiting)")
+    async def claim(request: Request, worker: str = Body(..., embed=True)) -> Response:  # noqa: B008
+        who = await edge.allow(request, Action.CLAIM_JOB)
+        assert who is not None
+        job = await run_in_threadpool(ladder.claim, who, worker)
+        if job is None:
+            return Response(status_code=204)
+        return JSONResponse(job.to_dict())
+
+    @router.post("/jobs/{job_id}/result", summary="A worker reports a job's result (a second report counts once)")
+    async def report(request: Request, job_id: str, result: dict[str, Any] = Body(...)) -> dict[str, str]:  # noqa: B008
+        who = await edge.allow(request, Action.REPORT_JOB)
+        assert who is not None
+        await run_in_threadpool(ladder.report, who, job_id, JobResult.from_dict(result))
+        return {"status": "recorded"}
+
+    @router.get("/versions/{digest}/archive", summary="A version's folder as tar.gz, by content hash (workers)")
+    async def archive(request: Request, digest: str) -> Response:
+        await edge.allow(request, Action.FETCH_VERSION)
+        folder = await run_in_threadpool(ladder.fetch_version, digest)
+        return Response(await run_in_threadpool(pack_folder, folder), media_type=ARCHIVE_TYPE)
+
+    return router
+
+
+def pack_folder(folder: Path) -> bytes:
+    """`folder` as a tar.gz of its regular files and folders, named relative to it."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_symlink() or not (path.is_file() or path.is_dir()):
+                continue
+            archive.add(path, arcname=path.relative_to(folder).as_posix(), recursive=False)
+    return buffer.getvalue()

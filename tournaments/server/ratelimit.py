@@ -1,0 +1,51 @@
+"""Rate limits per token or per address: at most `count` events in any `seconds`-long window (a sliding log).
+
+Kept in the server's memory: limits protect the ladder from a loop gone wrong or a guesser, and a restart that
+forgets them costs nothing. `RateLimited.retry_after` is whole seconds, for the Retry-After header."""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from protocol.errors import BadInput
+
+
+@dataclass(frozen=True)
+class Rate:
+    count: int
+    seconds: float
+
+
+class RateLimited(BadInput):
+    """Too many requests of one kind from one token or address; `retry_after` says when one is allowed again."""
+
+    def __init__(self, what: str, retry_after: int) -> None:
+        super().__init__(f"too many {what}: try again in {retry_after} s")
+        self.retry_after = retry_after
+
+
+class RateLimiter:
+    """One rate for one kind of request (`what`), counted per key."""
+
+    def __init__(self, what: str, rate: Rate, clock: Callable[[], float] = time.monotonic) -> None:
+        self.what = what
+        self.rate = rate
+        self.clock = clock
+        self.events: dict[str, deque[float]] = {}
+        self.lock = threading.Lock()
+
+    def hit(self, key: str) -> None:
+        """Count one request for `key`, or RateLimited (not counted) if the window is full."""
+        now = self.clock()
+        with self.lock:
+            log = self.events.setdefault(key, deque())
+            while log and log[0] <= now - self.rate.seconds:
+                log.popleft()
+            if len(log) >= self.rate.count:
+                raise RateLimited(self.what, max(1, math.ceil(log[0] + self.rate.seconds - now)))
+            log.append(now)
