@@ -422,12 +422,14 @@ class BotProcess:
         log."""
         if self._killed:
             return
-        with contextlib.suppress(OSError):
-            self.hold(False)  # a process frozen by cgroup v1 dies of SIGKILL only once thawed
         self._killed = True
         inits = self._namespace_inits()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
+        # Thawed only after SIGKILL is pending (cgroup v1 delivers it only on thawing): the bot dies on its
+        # way back to user space and never runs again, not even while another seat is on move.
+        with contextlib.suppress(OSError):
+            self.hold(False)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._popen.wait(_REAP_SECONDS)
         deadline = time.monotonic() + _REAP_SECONDS
