@@ -93,7 +93,7 @@ def test_an_unbuilt_folder_says_it_was_not_built(tmp_path: Path) -> None:
     folder = _copy_class(tmp_path, "no_program")
     status, results, _ = _grade(tmp_path, str(folder))
     assert status == 1 and results["score"] == 0
-    assert "it has a Makefile, which was not built (check-bot --build make" in results["tests"][0]["output"]
+    assert 'and its Makefile was not built: add build = "make" to its bot.toml' in results["tests"][0]["output"]
 
 
 def test_a_failed_build_quotes_the_compilers_words(tmp_path: Path) -> None:

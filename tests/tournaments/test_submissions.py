@@ -67,8 +67,8 @@ def test_a_submission_that_cannot_run_still_plays_and_says_why(tmp_path: Path) -
     bots = {bot.name: bot for bot in league.bots}
     for name, says in [
         ("empty", "no bot program in"),
-        ("unbuilt", "(looked for bot.py, bot, bot.js); it has a Makefile: build the bot before the league runs"),
-        ("lazy", "no bot program in"),
+        ("unbuilt", '(looked for bot.py, bot, bot.js), and its Makefile was not built: add build = "make"'),
+        ("lazy", "'bot' is not executable"),
     ]:
         ran = _run(bots[name].spec.command, bots[name].spec.cwd)
         assert ran.returncode == 1 and says in ran.stderr, (name, ran.stderr)
