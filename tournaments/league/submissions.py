@@ -118,6 +118,26 @@ def submissions(pattern: str, base: Path, command: str | None) -> list[Submissio
     return [load_submission(folder, command) for folder in folders]
 
 
+ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".7z", ".rar")
+
+
+def archive_notes(pattern: str, base: Path) -> list[str]:
+    """A note for each archive `pattern` matches (a zip handed in, never unpacked): a league plays folders only,
+    and an archive left beside them would otherwise be passed over without a word."""
+    files = sorted(Path(path) for path in glob.glob(str(base / pattern)) if os.path.isfile(path))
+    notes = []
+    for path in files:
+        suffix = next((suffix for suffix in ARCHIVE_SUFFIXES if path.name.lower().endswith(suffix)), None)
+        if suffix is not None:
+            stem = path.name[: -len(suffix)]
+            notes.append(
+                f"file {str(path)!r} skipped: an archive is not a submission folder; unpack it into a folder of "
+                f"its own beside it (for a zip: unzip {shlex.quote(path.name)} -d {shlex.quote(stem)}), then run "
+                "again: the other folders' games are kept"
+            )
+    return notes
+
+
 def load_submission(folder: Path, command: str | None = None, name: str | None = None) -> Submission:
     """The submission in `folder` (named after it unless `name` is given): its bot.toml if any, its command
     (the manifest's, else `command`, else the one found there). Never raises for what the folder holds: a bot.toml
