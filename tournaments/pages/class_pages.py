@@ -26,7 +26,7 @@ from urllib.parse import quote
 
 from referee.replay import ReplayError, load
 
-from ..classroom.fault_groups import group_faults
+from ..classroom.fault_groups import group_faults, left_out
 from ..classroom.grading import BotGrade, GradeReport
 from ..league.store import LeagueStore, SeatRow, StoredFault
 from ..league_report import replay_page
@@ -251,13 +251,16 @@ def _faults_section(groups: Sequence[FaultGroup], replays: Mapping[tuple[str, in
         f"<td>first in game {group.game_index}"
         + ("" if group.step is None else f", before action {group.step}")
         + f"<br>{_replay_link(replays, (group.match_id, group.game_index), base, group.step)}</td></tr>"
-        for group in groups
+        for group in left_out(groups)[0]
     )
+    more = left_out(groups)[1]
     return (
         '<section id="faults"><h2>Faults</h2><p class="muted">Faults alike (the same words but for the game, '
         "request or id they name and how late) are shown once with how many there were.</p>"
         '<table class="faults"><thead><tr><th>kind</th><th>count</th>'
-        f"<th>what happened (the first)</th><th>where</th></tr></thead><tbody>{rows}</tbody></table></section>"
+        f"<th>what happened (the first)</th><th>where</th></tr></thead><tbody>{rows}</tbody></table>"
+        + ("" if more is None else f'<p class="muted">{escape(more)}</p>')
+        + "</section>"
     )
 
 
