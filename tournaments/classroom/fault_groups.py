@@ -22,7 +22,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from referee.records import FaultCause, FaultFacts, FaultKind
 
-WHERE = ("request_id", "game", "other_id", "allowed_ms", "answered_ms")
+WHERE = ("request_id", "game", "other_id", "allowed_ms", "answered_ms", "waited_ms")
 """The facts that say where a fault happened or how late, not what it was."""
 
 ENDED_BY_FACTS = frozenset({FaultCause.KILLED_BY_SIGNAL, FaultCause.MEMORY_LIMIT})
