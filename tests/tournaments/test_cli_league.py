@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shlex
 import signal
 import sqlite3
 import subprocess
@@ -369,3 +370,34 @@ def test_missing_dask_is_one_line(write_league, monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "distributed", None)
     missing = invoke("tournament", "run", str(league), "--scheduler", "tcp://127.0.0.1:9")
     assert missing.exit_code == 1 and "pip install 'card-referee[dask]'" in missing.output
+
+
+def test_the_resume_hint_repeats_the_runs_options(tmp_path: Path) -> None:
+    """The hint printed at a stop gave `referee tournament run LEAGUE --db FILE` alone: a run with --no-sandbox,
+    -j 2 and --bootstrap 0 resumed with the sandbox, the machine's cores and a bootstrap. The hint repeats
+    them, and running it as printed completes the schedule."""
+    league, folder = league_with_bot_folder(tmp_path, bots=5, deals=2)
+    db = tmp_path / "hint.sqlite"
+    options = ["--db", str(db), "--concurrency", "2", "--no-sandbox", "--bootstrap", "0", "--retry-faulted", "crash"]
+    process = subprocess.Popen(
+        referee_command("tournament", "run", str(league), *options),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while not stored_games(db):
+        assert time.monotonic() < deadline and process.poll() is None, process.communicate()
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    if process.returncode == 0:
+        pytest.skip("the league finished before the interrupt arrived")
+    hint = shlex.split(err.split("Resume with: ", 1)[1].splitlines()[0])
+    assert hint[:4] == ["referee", "tournament", "run", str(league)]
+    assert " ".join(hint[4:]) == f"--concurrency 2 --db {db} --no-sandbox --bootstrap 0"
+    assert wait_until_gone(folder) == []
+    resumed = subprocess.run(referee_command(*hint[1:]), capture_output=True, text=True, timeout=180)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "sandbox" in resumed.stderr and len(stored_games(db)) == 60
