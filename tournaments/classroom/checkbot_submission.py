@@ -14,13 +14,14 @@ a program: each is the submission's problem, in words for the student, the leagu
 (tournaments.league.folder_problems).
 
 The student sees no path of the grading machine: `Redactor` turns paths inside the submission (and inside its
-built copy) into paths relative to it and the grader's own folders (the run folder, the referee's
-installation, its Python) into labels.
+built copy) into paths relative to it, the grader's own folders (the run folder, the referee's installation, its
+Python) into labels, and any other absolute path (a cgroup's in a refusal) into its file name.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -153,6 +154,10 @@ def _root(argument: str) -> Path | None:
     return path if path.is_dir() else path.parent
 
 
+_MACHINE_PATH = re.compile(r"(?<![\w.~<>/])(?:/[^\s/'\"`:,;()\[\]<>|]+){2,}")
+"""An absolute path of two parts or more (not a relative one, nor the rest of a labelled one: <run folder>/x)."""
+
+
 @dataclass(frozen=True)
 class Redactor:
     """Replaces machine paths in what a student sees: (prefix, label) pairs, the longest prefix first. A label
@@ -176,10 +181,12 @@ class Redactor:
         return cls(tuple(sorted(pairs.items(), key=lambda pair: -len(pair[0]))))
 
     def text(self, text: str) -> str:
+        """`text` with the paths of `pairs` relative or labelled, then any other absolute path of the machine
+        (a cgroup's in a refusal, a system library's in a traceback) shown as its last part, its file name."""
         for prefix, label in self.pairs:
             text = text.replace(prefix + "/", label + "/" if label else "")
             text = text.replace(prefix, label or "the submission folder")
-        return text
+        return _MACHINE_PATH.sub(lambda found: found.group(0).rsplit("/", 1)[-1], text)
 
     def value(self, value: Any) -> Any:
         """`value` (JSON: dicts, lists, strings, numbers) with every string redacted."""
