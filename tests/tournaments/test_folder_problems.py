@@ -65,6 +65,12 @@ def test_the_league_and_check_bot_say_the_same_precise_thing(case: str, tmp_path
     assert str(tmp_path) not in league_says
 
 
+def test_a_js_program_given_by_its_path_is_told_of_its_packages_too(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, "ann", {"bot.js": "import 'zeromq';\n", "package.json": PACKAGE})
+    checked = CliRunner().invoke(main, ["check-bot", "scout", str(folder / "bot.js"), "-n", "1", "-p", "2"])
+    assert checked.exit_code == 1 and CASES["JS without node_modules"][1] in checked.stderr
+
+
 def test_a_folder_with_its_packages_is_not_refused(tmp_path: Path) -> None:
     folder = _folder(tmp_path, "ann", {"bot.js": "", "package.json": PACKAGE})
     for package in ("@msgpack/msgpack", "zeromq"):

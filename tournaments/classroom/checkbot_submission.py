@@ -33,7 +33,7 @@ from referee.botspec import STDIO_PREFIX, UnknownBot, resolve_bot
 from referee.records import BotSpec
 
 from ..league.builds import BuildOutcome, after_build, build_submission
-from ..league.folder_problems import FolderProblemError, has_build_inputs
+from ..league.folder_problems import FolderProblemError, has_build_inputs, missing_packages
 from ..league.submissions import (
     Manifest,
     Submission,
@@ -117,11 +117,14 @@ def _runnable(
 def _resolved(argument: str, runs: str, game: str, root: Path | None, own: Path | None = None) -> CheckedSubmission:
     """The bot `runs` names; a program of a submission folder (`root`, or its built copy `own`) sees that
     folder alone (BotSpec.folders)."""
+    seen = own or root
+    missing = None if seen is None else missing_packages(seen)
+    if missing is not None:
+        return CheckedSubmission(argument, None, missing.message, root)
     try:
         spec = resolve_bot(runs, game, named_by_hello=True)
     except UnknownBot as error:
         return CheckedSubmission(argument, None, f"the bot cannot be run: {error}", root)
-    seen = own or root
     return CheckedSubmission(argument, spec if seen is None else replace(spec, folders=(str(seen),)), None, root)
 
 
