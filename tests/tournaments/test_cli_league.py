@@ -19,7 +19,11 @@ from click.testing import CliRunner
 from referee.deals import DealKey
 from referee.isolation.proctable import live_processes
 from tournaments.cli import main
+from tournaments.cli.league import RunPrinter
+from tournaments.league.league_file import load_league
+from tournaments.league.runner import LeaguePlan
 from tournaments.league.store import LeagueStore
+from tournaments.league_run import RunOptions, Stage
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -401,3 +405,19 @@ def test_the_resume_hint_repeats_the_runs_options(tmp_path: Path) -> None:
     resumed = subprocess.run(referee_command(*hint[1:]), capture_output=True, text=True, timeout=180)
     assert resumed.returncode == 0, resumed.stderr
     assert "sandbox" in resumed.stderr and len(stored_games(db)) == 60
+
+
+def test_a_settling_stops_hint_keeps_the_runs_options_and_spells_the_settling_ones_once(
+    write_league, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = small_league(write_league)
+    league = load_league(path)
+    given = ["--concurrency", "2", "--db", "x.sqlite", "--until-settled", "--max-games", "500", "--no-sandbox"]
+    options = RunOptions(until_settled=True, max_games=500)
+    with LeagueStore(path.with_suffix(".sqlite")) as store:
+        plan = LeaguePlan(league, 0, 0, ())
+        RunPrinter(str(path), "x.sqlite", options, league, given).stopped(Stage.SETTLE, plan, store)
+    hint = shlex.split(capsys.readouterr().err.split("Resume with: ", 1)[1])
+    assert hint[4:7] == ["--concurrency", "2", "--no-sandbox"]
+    assert hint.count("--db") == hint.count("--until-settled") == hint.count("--max-games") == 1
+    assert hint[hint.index("--max-games") + 1] == "500" and hint[hint.index("--db") + 1] == "x.sqlite"
