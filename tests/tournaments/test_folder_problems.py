@@ -32,8 +32,8 @@ CASES = {
     ),
     "JS without node_modules": (
         {"bot.js": "import 'zeromq';\n", "package.json": PACKAGE},
-        "the packages its package.json needs are not in its node_modules folder (@msgpack/msgpack, zeromq): run npm "
-        "install in the folder",
+        "its package.json needs packages its node_modules folder lacks (@msgpack/msgpack, zeromq): run npm install "
+        "in the folder",
     ),
 }
 
@@ -62,7 +62,7 @@ def test_the_league_and_check_bot_say_the_same_precise_thing(case: str, tmp_path
     assert played.returncode == 1 and checked.exit_code == 1
     assert words in league_says, league_says
     assert check_says == league_says
-    assert str(tmp_path) not in league_says
+    assert str(tmp_path) not in league_says and len(league_says) <= 200, "a fault quotes lines of at most 200"
 
 
 def test_a_js_program_given_by_its_path_is_told_of_its_packages_too(tmp_path: Path) -> None:

@@ -69,7 +69,7 @@ def test_a_submission_that_cannot_run_still_plays_and_says_why(tmp_path: Path) -
     bots = {bot.name: bot for bot in league.bots}
     for name, says in [
         ("empty", "no bot program in"),
-        ("unbuilt", '(looked for bot.py, bot, bot.js), and its Makefile was not built: add build = "make"'),
+        ("unbuilt", 'no bot program in the submission folder, and its Makefile was not built: add build = "make"'),
         ("lazy", "'bot' is not executable"),
     ]:
         ran = _run(bots[name].spec.command, bots[name].spec.cwd)

@@ -1,15 +1,16 @@
 """What is wrong with a submission folder that has no program to run, or cannot run the one it has: one answer,
 which the league (tournaments.league.submissions, each game's crash) and check-bot (its refusal) both give.
 
-    problem = folder_problem(Path("submissions/ann"), build=None)   # None: nothing wrong found
+    problem = folder_problem(Path("submissions/ann"), build=None)   # why it has no program
     problem.fault, problem.file, problem.message
 
 A folder's program is found under fixed names (FOUND_IN_ORDER). Each way a student's folder commonly misses
-them is a FolderFault with what to do, in `message`: a program named in another case (`Bot.py`), the program
+them is a FolderFault, with what to do in `message`: a program named in another case (`Bot.py`), the program
 one folder down (the folder that held it was uploaded, not its contents), a `bot` without its run bit (a zip or
 a web upload drops it), a build file nothing built, and a JavaScript bot without the packages its package.json
-needs (node_modules: a bot's sandbox shows its folder alone, so they must be in it). The message names files
-inside the folder only, never the machine's paths.
+needs (node_modules: a bot's sandbox shows its folder alone, so they must be in it). The message is one line,
+short enough to be quoted whole in a fault (a league's bot says it as its last output, whose lines are cut at
+200 characters), and names files inside the folder only, never the machine's paths.
 """
 
 from __future__ import annotations
@@ -67,6 +68,10 @@ class FolderProblem:
         return _MESSAGES[self.fault](self)
 
 
+def _few(names: tuple[str, ...], most: int = 3) -> str:
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
 def _looked() -> str:
     return ", ".join(file for file, _ in FOUND_IN_ORDER)
 
@@ -89,18 +94,16 @@ _MESSAGES = {
         f'handing it in, or name the command that runs it in {MANIFEST} (command = "sh {p.file}")'
     ),
     FolderFault.NOT_BUILT: lambda p: (
-        f"no bot program in the submission folder (looked for {_looked()}), and its {p.file} was not built: add "
-        f'build = "{BUILD_COMMANDS.get(p.file or "", "make")}" to its {MANIFEST} (and command = "..." if the '
-        "program it makes is not ./bot)"
+        f"no bot program in the submission folder, and its {p.file} was not built: add build = "
+        f'"{BUILD_COMMANDS.get(p.file or "", "make")}" to its {MANIFEST} (and command = "..." unless it makes ./bot)'
     ),
     FolderFault.NOT_MADE: lambda p: (
         f"no bot program in the submission folder after its build ({p.file!r}; looked for {_looked()}): name the "
         f'program its build makes in {MANIFEST} (command = "...")'
     ),
     FolderFault.NO_PACKAGES: lambda p: (
-        f"the packages its {PACKAGE_FILE} needs are not in its {PACKAGES_FOLDER} folder ({', '.join(p.packages)}): "
-        f"run npm install in the folder and hand in {PACKAGES_FOLDER} with it (the bot runs with no network), or "
-        f'add build = "npm ci" to its {MANIFEST} where the grader\'s machine has the packages cached'
+        f"its {PACKAGE_FILE} needs packages its {PACKAGES_FOLDER} folder lacks ({_few(p.packages)}): run npm install "
+        f"in the folder and hand {PACKAGES_FOLDER} in with it (the bot has no network)"
     ),
 }
 
