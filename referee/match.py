@@ -42,6 +42,10 @@ from referee.records import FaultCause, FaultFacts, GameRecord, GameSpec, MatchR
 from referee.session import BotTransport, Participant, Session
 from referee.wire.connection import Incoming, Transport
 
+LATE_ANSWER_GRACE_MS = 1000
+"""How much longer than its time (at most the move time) a bot that timed out is waited for at the end of its
+game, to tell a slow bot (it answers: LATE_ANSWER) from one that hangs (NO_ANSWER). Paid once per such game."""
+
 
 class MatchSpecError(BadInput, ValueError):
     """A MatchSpec that cannot be played (seating that does not fit the game or the bots)."""
@@ -119,6 +123,7 @@ class GameRunner:
         while not self.state.is_over():
             self._decide(self.state.to_move())
         self._freeze_awake(())
+        self._hear_out()
         return self._finish()
 
     def _start(self) -> None:
@@ -172,7 +177,14 @@ class GameRunner:
             self._wait_once()
 
     def _wait_once(self) -> None:
-        deadline = min(request.deadline for request in self.pending.values())
+        self._events(min(request.deadline for request in self.pending.values()))
+        now = self.clock()
+        for request in list(self.pending.values()):
+            if request.state is RequestState.SENT and request.deadline <= now:
+                self._time_out(request)
+
+    def _events(self, deadline: float) -> None:
+        """What happens until `deadline` or the first event: bots' messages, exits and floods, handled."""
         message_ready, exited, floods = self.session.wire.wait(deadline)
         for fd in exited:
             self._on_exit(self.session.process_exited(fd))
@@ -181,10 +193,6 @@ class GameRunner:
         if message_ready:
             for incoming in self.session.wire.receive():
                 self._on_message(incoming)
-        now = self.clock()
-        for request in list(self.pending.values()):
-            if request.state is RequestState.SENT and request.deadline <= now:
-                self._time_out(request)
 
     def _time_out(self, request: Request, answered_at: float | None = None) -> None:
         """A timeout: `answered_at` when the answer came, too late, before the referee had noticed."""
@@ -217,6 +225,31 @@ class GameRunner:
             return
         if type(message) is codec.ActionReply and message.id in self.timed_out:
             self._answered_late(message.id)
+
+    def _hear_out(self) -> None:
+        """Tell a hang from a slow bot before the game ends: a bot that timed out and has not answered since
+        (its seat forfeited, or it was not asked again: it was frozen meanwhile) is thawed and given
+        LATE_ANSWER_GRACE_MS more. An answer then makes its fault a LATE_ANSWER, saying how late; silence makes
+        it NO_ANSWER. A bot that is down keeps its DECISION_TIMEOUT (nobody can tell)."""
+        silent = {rid: self.seated[self.book.faults[index].seat] for rid, (index, _) in self.timed_out.items()}
+        heard = {participant.index: participant for participant in silent.values() if participant.down is None}
+        if not heard:
+            return
+        waited_ms = min(self.match.limits.move_time_ms, LATE_ANSWER_GRACE_MS)
+        for participant in heard.values():
+            self.session.hold(participant, False)
+        deadline = self.clock() + waited_ms / 1000
+        while self.clock() < deadline and any(silent[rid].down is None for rid in self.timed_out):
+            self._events(deadline)
+        for participant in heard.values():
+            if participant.down is None:
+                self.session.hold(participant, True)
+        for request_id, (index, _) in self.timed_out.items():
+            fault = self.book.faults[index]
+            if silent[request_id].index in heard and silent[request_id].down is None:
+                facts = dataclasses.replace(fault.facts, waited_ms=waited_ms)
+                self.book.faults[index] = dataclasses.replace(fault, cause=FaultCause.NO_ANSWER, facts=facts)
+        self.timed_out.clear()
 
     def _answered_late(self, request_id: int) -> None:
         index, sent_at = self.timed_out.pop(request_id)

@@ -47,6 +47,7 @@ class FaultCause(enum.StrEnum):
     STALE_FLOOD = "stale-flood"
     CONNECTION_FLOOD = "connection-flood"
     ILLEGAL_ACTION = "illegal-action"
+    NO_ANSWER = "no-answer"
 
     @property
     def kind(self) -> FaultKind:
@@ -78,6 +79,11 @@ _CAUSES: dict[FaultCause, tuple[FaultKind, str]] = {
     FaultCause.STALE_FLOOD: (FaultKind.PROTOCOL_ERROR, "a flood of stale or unsolicited messages"),
     FaultCause.CONNECTION_FLOOD: (FaultKind.PROTOCOL_ERROR, "too many connections to the referee at once"),
     FaultCause.ILLEGAL_ACTION: (FaultKind.ILLEGAL_ACTION, "an action that is not one of the legal ones"),
+    FaultCause.NO_ANSWER: (
+        FaultKind.TIMEOUT,
+        "no answer at all, even a while after the decision's time was up: a bot that hangs (one that answers, "
+        "however late, is a late-answer; decision-timeout: it was stopped or ended before it could be told)",
+    ),
 }
 
 
@@ -133,6 +139,8 @@ class FaultFacts:
     """The bot was already down when the game began: the fault is the one that put it down."""
     note: str | None = None
     output: tuple[str, ...] = ()
+    waited_ms: int | None = None
+    """How much longer than its time a bot was waited for and stayed silent (NO_ANSWER)."""
 
     def to_json(self) -> dict[str, Any]:
         """The facts that are set, as JSON-safe data (what the store's `faults.facts` and replays hold)."""
@@ -230,6 +238,10 @@ _WORDS: dict[FaultCause, Callable[[FaultFacts], str]] = {
         f"held {f.count} connections to the referee at once (at most {f.most}): a flood of connections"
     ),
     FaultCause.ILLEGAL_ACTION: lambda f: f"request {f.request_id}: {f.note}",
+    FaultCause.NO_ANSWER: lambda f: (
+        f"no answer to request {f.request_id} within {f.allowed_ms} ms, nor in {f.waited_ms} ms more: "
+        "the bot hangs (or thinks far past its time)"
+    ),
 }
 
 

@@ -158,7 +158,7 @@ def run_league(
         require_kernel(options.sandbox)
     _forget_changed(league, store, options.replay_changed, progress)
     _drop_faulted(store, options.retry_faulted, progress)
-    plan = _plan(league, store, options.sandbox, progress)
+    plan = _plan(league, store, options.sandbox, progress, options.settles(league))
     played = _play(plan, store, executor, progress)
     settled = _settle(plan, store, executor, options, progress) if options.settles(league) else None
     results = league_results(
@@ -209,7 +209,9 @@ def _drop_faulted(store: LeagueStore, kinds: tuple[str, ...], progress: RunProgr
         progress.retrying(kind, store.drop_games(store.faulted_games(RETRY_FAULTS[kind])))
 
 
-def _plan(league: League, store: LeagueStore, sandbox: bool, progress: RunProgress) -> LeaguePlan:
+def _plan(league: League, store: LeagueStore, sandbox: bool, progress: RunProgress, settles: bool) -> LeaguePlan:
+    """The schedule's missing matches, with the submissions they seat built; when the run settles, every
+    submission built, as a settling round may seat any (its plan.league is the one the rounds play)."""
     try:
         plan = plan_league(league, store, sandbox=sandbox, hold_changed=True)
     except OSError as error:
@@ -217,7 +219,7 @@ def _plan(league: League, store: LeagueStore, sandbox: bool, progress: RunProgre
     for note in (*league.skipped, *plan.notes):
         progress.note(note)
     try:
-        return build_plan(plan, sandbox=sandbox, on_built=progress.built)
+        return build_plan(plan, sandbox=sandbox, on_built=progress.built, every_bot=settles)
     except OSError as error:
         raise RunFailed(f"cannot build the submissions: {error}") from error
 

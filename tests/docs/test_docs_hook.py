@@ -42,3 +42,12 @@ def test_every_file_the_site_includes_has_its_page(hook: ModuleType) -> None:
 def test_an_unknown_marker_stops_the_build(hook: ModuleType) -> None:
     with pytest.raises(ValueError, match="no generated table 'league-file-keyz'"):
         hook.expand("<!-- generated: league-file-keyz -->\n", "reference/league-file.md")
+
+
+def test_the_fault_reference_tells_a_hang_from_a_slow_bot(hook: ModuleType) -> None:
+    """The faults page's table of causes is made from referee.records.FaultCause, so a cause added there (a bot
+    that never answers, beside one that answers late) is documented with its meaning without editing the page."""
+    page = hook.expand((ROOT / "docs" / "reference" / "faults.md").read_text(), "reference/faults.md")
+    rows = {line.split("|")[1].strip(): line for line in page.splitlines() if line.startswith("| `")}
+    assert "a bot that hangs" in rows["`no-answer`"] and "`timeout`" in rows["`no-answer`"]
+    assert "after the decision's time was up" in rows["`late-answer`"]

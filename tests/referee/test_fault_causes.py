@@ -108,6 +108,11 @@ WORDS: list[tuple[FaultCause, FaultFacts, str]] = [
         "held 17 connections to the referee at once (at most 16): a flood of connections",
     ),
     (FaultCause.ILLEGAL_ACTION, FaultFacts(request_id=4, note="not legal"), "request 4: not legal"),
+    (
+        FaultCause.NO_ANSWER,
+        FaultFacts(request_id=5, allowed_ms=1000, waited_ms=1000),
+        "no answer to request 5 within 1000 ms, nor in 1000 ms more: the bot hangs (or thinks far past its time)",
+    ),
 ]
 """Each cause with facts, and the words the referee wrote for such a fault before causes were data."""
 
@@ -165,6 +170,20 @@ def test_a_late_answer_turns_its_timeout_into_a_late_answer_with_how_late() -> N
     assert facts.request_id is not None and facts.allowed_ms is not None and facts.answered_ms is not None
     assert facts.answered_ms > facts.allowed_ms
     assert fault.detail.startswith(f"request {facts.request_id} answered after ")
+
+
+def test_a_slow_bot_and_a_hang_read_apart_when_the_seat_forfeits() -> None:
+    """Under the forfeit policy a timed-out bot is never asked again in its game, which ended before its late
+    answer came: a bot 150 ms late and one that never answers both read "no answer to request N within 1000
+    ms". The end of the game now waits a moment for the answer: late, or none at all."""
+    slow = match_spec("scout", [fixture_bot("late_once"), "random"], limits=TIMEOUT_LIMITS, sandbox=False)
+    (late,) = run_match(slow).games[0].faults
+    assert late.cause is FaultCause.LATE_ANSWER and late.facts.answered_ms is not None
+    assert late.facts.allowed_ms is not None and late.facts.answered_ms > late.facts.allowed_ms
+    hung = match_spec("scout", [fixture_bot("never_answers"), "random"], limits=TIMEOUT_LIMITS, sandbox=False)
+    (silent,) = run_match(hung).games[0].faults
+    assert silent.cause is FaultCause.NO_ANSWER and silent.kind is FaultKind.TIMEOUT
+    assert silent.facts.waited_ms == 1000 and "the bot hangs" in silent.detail
 
 
 def test_a_crash_records_how_the_bot_ended_and_its_last_output() -> None:

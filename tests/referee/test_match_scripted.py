@@ -18,7 +18,7 @@ from scripted import FREEZER, Answer, Asked, Exit, Script, ScriptedBot, Scripted
 from protocol import limits
 from referee.isolation.sandbox import Isolation
 from referee.match import run_match
-from referee.records import FaultKind, FaultPolicy, GameRecord, Limits, MatchRecord, MatchSpec
+from referee.records import FaultCause, FaultKind, FaultPolicy, GameRecord, Limits, MatchRecord, MatchSpec
 
 CLOCKS = Limits(move_time_ms=1000, time_bank_ms=500, startup_time_s=4.0, log_cap_bytes=64 * 1024)
 """1 s a decision, a bank of 0.5 s a game: a decision may take 1.5 s while the bank is full."""
@@ -70,7 +70,7 @@ def test_an_answer_at_the_deadline_counts_and_empties_the_bank() -> None:
     assert banks(table, "slow")[:3] == [500, 500, 0]
     (fault,) = game.faults
     assert (fault.seat, fault.kind) == (seat_of(game, "slow"), FaultKind.TIMEOUT)
-    assert "within 1000 ms" in fault.detail
+    assert "answered after 1,125 ms of a 1,000 ms limit" in fault.detail
     assert game.forfeited[seat_of(game, "slow")] and game.ranks[seat_of(game, "slow")] == 2
 
 
@@ -345,3 +345,18 @@ def _at_random(seed: str) -> Script:
     """Answer after 1/8 s, with a legal action drawn from a generator seeded by `seed`."""
     choices = random.Random(seed)
     return lambda asked: [Answer(after_ms=125, action=choices.choice(asked.legal_actions))]
+
+
+def test_a_silent_bot_and_a_slow_one_read_apart_at_the_end_of_the_game() -> None:
+    """Both forfeit at their timeout and are not asked again; the end of the game waits once, a move time
+    (1 s), for the open answer: the slow bot's comes 0.25 s after its 1.5 s and is a late answer, the silent
+    bot is heard from never and is a hang. Before, both read "no answer to request N within 1500 ms"."""
+    table = ScriptedTable([ScriptedBot("slow", on_request(3, Answer(after_ms=1750))), ScriptedBot("quick")])
+    (late,) = play(table).games[0].faults
+    assert late.cause is FaultCause.LATE_ANSWER and late.facts.answered_ms == 1750
+    assert late.detail == f"request {late.facts.request_id} answered after 1,750 ms of a 1,500 ms limit"
+    table = ScriptedTable([ScriptedBot("silent", on_request(3)), ScriptedBot("quick")])
+    (hang,) = play(table).games[0].faults
+    assert hang.cause is FaultCause.NO_ANSWER and hang.facts.waited_ms == 1000
+    said = f"no answer to request {hang.facts.request_id} within 1500 ms, nor in 1000 ms more: the bot hangs"
+    assert hang.detail.startswith(said)

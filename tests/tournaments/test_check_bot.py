@@ -182,7 +182,7 @@ def test_the_json_report_has_the_documented_shape(tmp_path: Path) -> None:
     assert _shape(report) == _shape(example)
     assert report["format"] == example["format"] and report["version"] == example["version"]
     assert report["conforms"] is False and report["reasons"][0]["kind"] == "crash"
-    assert report["strength"][0]["baseline"] == "scout-heuristic" and report["strength"][0]["passed"] is False
+    assert report["strength"][0]["baseline"] == "heuristic" and report["strength"][0]["passed"] is False
 
 
 def invoke(*args: str):
@@ -233,3 +233,16 @@ def test_the_counts_of_each_table_are_the_checked_bots_own(tmp_path: Path) -> No
         seat = next(entry["seat"] for entry in played["seats"] if entry["bot"] == "scauver-heuristic")
         own += sum(move["seat"] == seat and move["by"] == "bot" for move in played["actions"])
     assert table.games == 6 and table.decisions == own
+
+
+def test_a_strength_test_names_its_baseline_as_the_command_did(tmp_path: Path) -> None:
+    """`--against heuristic:0` was reported as "against scout-heuristic" (the resolved bot's name): the student
+    read a baseline the command never named."""
+    args = ["scout", "random", "-p", "2", "-n", "1", "--strength-games", "2", "--against", "heuristic:0"]
+    result = invoke(*args, "--run-dir", str(tmp_path / "run"))
+    assert result.exit_code == 0, result.output
+    assert "against heuristic: " in result.stdout and "scout-heuristic" not in result.stdout
+    out = tmp_path / "results.json"
+    graded = invoke(*args, "--run-dir", str(tmp_path / "graded"), "--format", "gradescope", "-o", str(out))
+    names = [test["name"] for test in json.loads(out.read_text())["tests"]]
+    assert graded.exit_code == 0 and "scout against heuristic: a score share of at least 0%" in names

@@ -226,3 +226,21 @@ def test_the_league_report_warns_of_a_bot_close_to_its_clock(tmp_path: Path) -> 
     graded = runner.invoke(main, ["tournament", "report", str(league), "--format", "json", "--bootstrap", "0"])
     rows = {row["bot"]: row for row in json.loads(graded.stdout)["bots"]}
     assert rows["slow"]["clock_warning"] == activity["slow"].clock_warning and rows["fast"]["clock_warning"] is None
+
+
+def test_a_bot_that_prints_at_every_decision_crashes_once_in_the_grading_report(tmp_path: Path) -> None:
+    """chatty_crash prints its hand before each decision and crashes the same way in every game: the grading
+    report had one group per game (its output differed before the traceback), now one for all."""
+    league = tmp_path / "chatty.toml"
+    league.write_text(
+        'game = "scout"\nplayers = 2\nseed = 3\ndeals_per_match = 4\n'
+        f'[[bots]]\nname = "chatty"\ncommand = "{BOTS / "chatty_crash.py"}"\n'
+        '[[bots]]\nname = "rnd"\ncommand = "random"\n'
+    )
+    runner = CliRunner()
+    ran = runner.invoke(main, ["tournament", "run", str(league), "-j", "1", "--bootstrap", "0"])
+    assert ran.exit_code == 0, ran.output
+    graded = runner.invoke(main, ["tournament", "report", str(league), "--format", "json", "--bootstrap", "0"])
+    rows = {row["bot"]: row for row in json.loads(graded.stdout)["bots"]}
+    (group,) = rows["chatty"]["fault_groups"]
+    assert group["count"] == 8 and "RuntimeError: crashing mid-game, on purpose" in group["detail"]

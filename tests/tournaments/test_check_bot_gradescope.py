@@ -93,7 +93,7 @@ def test_an_unbuilt_folder_says_it_was_not_built(tmp_path: Path) -> None:
     folder = _copy_class(tmp_path, "no_program")
     status, results, _ = _grade(tmp_path, str(folder))
     assert status == 1 and results["score"] == 0
-    assert "it has a Makefile, which was not built (check-bot --build make" in results["tests"][0]["output"]
+    assert 'and its Makefile was not built: add build = "make" to its bot.toml' in results["tests"][0]["output"]
 
 
 def test_a_failed_build_quotes_the_compilers_words(tmp_path: Path) -> None:
@@ -177,8 +177,8 @@ def test_strength_tests_carry_their_weight_visibility_and_leaderboard(tmp_path: 
     assert strength[0]["name"] == "scout against random: a score share of at least 1%"
     assert results["score"] == results["extra_data"]["max_score"] == 6
     board = results["leaderboard"]
-    assert [entry["name"] for entry in board] == ["score share against random", "score share against scout-heuristic"]
-    assert board[1] == {"name": "score share against scout-heuristic", "value": 0.5, "order": "desc"}
+    assert [entry["name"] for entry in board] == ["score share against random", "score share against heuristic"]
+    assert board[1] == {"name": "score share against heuristic", "value": 0.5, "order": "desc"}
 
 
 def test_a_bot_that_forfeits_every_game_fails_its_strength_test(tmp_path: Path) -> None:

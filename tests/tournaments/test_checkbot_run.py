@@ -3,17 +3,24 @@ submission, whether its bot ran, could not be built or run, or was refused below
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from gradescope_schema import problems
 
 from protocol.errors import BadInput
 from referee.botspec import UnknownBot
+from referee.isolation import sandbox as sandboxing
+from referee.isolation.cgroups import CgroupMode, CgroupSupport
+from referee.isolation.sandbox import Isolation
 from referee.records import Limits
 from tournaments.classroom.checkbot import CheckError, isolation_refusal
 from tournaments.classroom.checkbot_run import CheckRequest, check_options, check_submission
 from tournaments.classroom.checkbot_strength import StrengthTest
+from tournaments.cli import main
 
 CLASS = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "class"
 QUICK = {"players": (2,), "games": 1, "limits": Limits(move_time_ms=1000, startup_time_s=5.0)}
@@ -73,3 +80,22 @@ def test_a_check_refused_below_full_isolation_still_gets_its_results(tmp_path: P
     results = outcome.gradescope()
     assert problems(results) == [] and len(results["tests"]) == 4
     assert results["score"] == 0 and all(test["status"] == "failed" for test in results["tests"])
+
+
+def test_a_refusal_shows_the_student_no_path_of_the_grading_machine(tmp_path: Path, monkeypatch) -> None:
+    """A machine without cgroups for bots refused the check, and results.json quoted why, with the cgroup folder
+    of the grading machine in it. The student reads what is missing, without the machine's paths."""
+    cgroup = "/sys/fs/cgroup/user.slice/user-1000.slice/referee-bots"
+    lacking = CgroupSupport(CgroupMode.NONE, reason=f"cannot create {cgroup}: Permission denied")
+    found = dataclasses.replace(sandboxing.probe(), cgroups=lacking)
+    monkeypatch.setattr(sandboxing, "probe", lambda: found)
+    if found.isolation is Isolation.FULL or found.problem is not None:
+        pytest.skip("a machine without the sandbox is refused for that, not for its cgroups")
+    out = tmp_path / "results.json"
+    args = ["check-bot", "scout", "random", "-p", "2", "-n", "1", "--format", "gradescope", "-o", str(out)]
+    result = CliRunner().invoke(main, [*args, "--run-dir", str(tmp_path / "run")])
+    text = out.read_text()
+    assert result.exit_code == 1 and cgroup in result.stderr
+    assert "Permission denied" in text and "check-bot needs the full sandbox" in text
+    assert "/sys/fs" not in text and "/sys/" not in text and str(tmp_path) not in text
+    assert problems(json.loads(text)) == []

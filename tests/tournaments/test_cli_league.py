@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shlex
 import signal
 import sqlite3
 import subprocess
@@ -18,7 +19,11 @@ from click.testing import CliRunner
 from referee.deals import DealKey
 from referee.isolation.proctable import live_processes
 from tournaments.cli import main
+from tournaments.cli.league import RunPrinter
+from tournaments.league.league_file import load_league
+from tournaments.league.runner import LeaguePlan
 from tournaments.league.store import LeagueStore
+from tournaments.league_run import RunOptions, Stage
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -369,3 +374,50 @@ def test_missing_dask_is_one_line(write_league, monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "distributed", None)
     missing = invoke("tournament", "run", str(league), "--scheduler", "tcp://127.0.0.1:9")
     assert missing.exit_code == 1 and "pip install 'card-referee[dask]'" in missing.output
+
+
+def test_the_resume_hint_repeats_the_runs_options(tmp_path: Path) -> None:
+    """The hint printed at a stop gave `referee tournament run LEAGUE --db FILE` alone: a run with --no-sandbox,
+    -j 2 and --bootstrap 0 resumed with the sandbox, the machine's cores and a bootstrap. The hint repeats
+    them, and running it as printed completes the schedule."""
+    league, folder = league_with_bot_folder(tmp_path, bots=5, deals=2)
+    db = tmp_path / "hint.sqlite"
+    options = ["--db", str(db), "--concurrency", "2", "--no-sandbox", "--bootstrap", "0", "--retry-faulted", "crash"]
+    process = subprocess.Popen(
+        referee_command("tournament", "run", str(league), *options),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while not stored_games(db):
+        assert time.monotonic() < deadline and process.poll() is None, process.communicate()
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    if process.returncode == 0:
+        pytest.skip("the league finished before the interrupt arrived")
+    hint = shlex.split(err.split("Resume with: ", 1)[1].splitlines()[0])
+    assert hint[:4] == ["referee", "tournament", "run", str(league)]
+    assert " ".join(hint[4:]) == f"--concurrency 2 --db {db} --no-sandbox --bootstrap 0"
+    assert wait_until_gone(folder) == []
+    resumed = subprocess.run(referee_command(*hint[1:]), capture_output=True, text=True, timeout=180)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "sandbox" in resumed.stderr and len(stored_games(db)) == 60
+
+
+def test_a_settling_stops_hint_keeps_the_runs_options_and_spells_the_settling_ones_once(
+    write_league, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = small_league(write_league)
+    league = load_league(path)
+    given = ["--concurrency", "2", "--db", "x.sqlite", "--until-settled", "--max-games", "500", "--no-sandbox"]
+    options = RunOptions(until_settled=True, max_games=500)
+    with LeagueStore(path.with_suffix(".sqlite")) as store:
+        plan = LeaguePlan(league, 0, 0, ())
+        RunPrinter(str(path), "x.sqlite", options, league, given).stopped(Stage.SETTLE, plan, store)
+    hint = shlex.split(capsys.readouterr().err.split("Resume with: ", 1)[1])
+    assert hint[4:7] == ["--concurrency", "2", "--no-sandbox"]
+    assert hint.count("--db") == hint.count("--until-settled") == hint.count("--max-games") == 1
+    assert hint[hint.index("--max-games") + 1] == "500" and hint[hint.index("--db") + 1] == "x.sqlite"

@@ -27,7 +27,7 @@ BROKEN = {
     "timeout": (FaultKind.TIMEOUT, "no answer to request"),
     "wrong_protocol": (FaultKind.PROTOCOL_ERROR, "'id'"),
     "wrong_hello": (FaultKind.PROTOCOL_ERROR, "protocol 2 is not supported"),
-    "no_program": (FaultKind.CRASH, "it has a Makefile: build the bot before the league runs"),
+    "no_program": (FaultKind.CRASH, 'and its Makefile was not built: add build = "make" to its bot.toml'),
 }
 """Broken submission -> the kind of its every fault, and what its first fault's detail says."""
 LOG_SAYS = {

@@ -4,6 +4,7 @@ as it goes; league_results is what `tournament table` prints."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -270,3 +271,39 @@ def test_report_and_table_refuse_an_infinite_elo_in_the_same_words(write_league)
     table = CliRunner().invoke(main, ["tournament", "table", str(path), *options])
     assert report.exit_code == table.exit_code == 1
     assert report.stderr == table.stderr and "the Elo is infinite" in table.stderr and "Traceback" not in table.output
+
+
+class BuiltSeen(StrengthExecutor):
+    """StrengthExecutor that records, for every match it is given, the command the built submission ran as."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+        self.commands: list[tuple[str, ...]] = []
+
+    def run(self, specs: Sequence[MatchSpec], on_game: GameSink) -> None:
+        self.commands += [bot.command for spec in specs for bot in spec.bots if bot.name == self.name]
+        super().run(specs, on_game)
+
+
+def test_settling_rounds_play_a_built_submission_from_its_build_made_again_where_it_is_gone(tmp_path: Path) -> None:
+    """A class run, its builds folder cleared, then `--until-settled`: the settling rounds seated the built
+    submission as the program saying "not built", so a working student forfeited every settling game."""
+    folder = tmp_path / "submissions" / "weak-b"
+    folder.mkdir(parents=True)
+    (folder / "main.py").write_text("")
+    (folder / "bot.toml").write_text('build = "cp main.py bot.py"\n')
+    others = "".join(f'[[bots]]\nname = "{name}"\ncommand = "random"\n' for name in ("strong-a", "strong-b", "weak-a"))
+    path = tmp_path / "class.toml"
+    path.write_text(f'game = "scauver"\nplayers = 2\nseed = 1\n{others}[[bots]]\neach = "submissions/*"\n')
+    first = BuiltSeen("weak-b")
+    run(path, first)
+    copy = tmp_path / "class.builds" / "weak-b"
+    assert first.commands and all(command[-1] == str(copy / "bot.py") for command in first.commands)
+    shutil.rmtree(copy)
+    again = BuiltSeen("weak-b")
+    settling = RunOptions(sandbox=False, until_settled=True, max_games=400, rule=SettleRule(resolution=150))
+    settled, recorder = run(path, again, replace(settling, bootstrap=50))
+    assert settled.settled is not None and settled.settled.rounds > 0 and again.commands
+    assert all(command[-1] == str(copy / "bot.py") for command in again.commands), again.commands[0]
+    assert (copy / "bot.py").is_file() and "built" in recorder.kinds()

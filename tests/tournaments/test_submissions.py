@@ -10,7 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from tournaments.cli import main
 from tournaments.league.league_file import LeagueFileError, ScheduleKind, load_league
 from tournaments.league.schedule import league_tables
 from tournaments.league.submissions import found_command
@@ -67,8 +69,8 @@ def test_a_submission_that_cannot_run_still_plays_and_says_why(tmp_path: Path) -
     bots = {bot.name: bot for bot in league.bots}
     for name, says in [
         ("empty", "no bot program in"),
-        ("unbuilt", "(looked for bot.py, bot, bot.js); it has a Makefile: build the bot before the league runs"),
-        ("lazy", "no bot program in"),
+        ("unbuilt", 'no bot program in the submission folder, and its Makefile was not built: add build = "make"'),
+        ("lazy", "'bot' is not executable"),
     ]:
         ran = _run(bots[name].spec.command, bots[name].spec.cwd)
         assert ran.returncode == 1 and says in ran.stderr, (name, ran.stderr)
@@ -172,3 +174,25 @@ def test_students_meet_every_baseline_table_and_never_each_other(tmp_path: Path,
     students = [tuple(sorted((student, *rest))) for student in ("s1", "s2") for rest in others]
     assert tables == [*ladder, *students]
     assert not any({"s1", "s2"} <= set(table) for table in tables)
+
+
+def test_a_zip_among_the_folders_is_named_with_what_to_do(tmp_path: Path) -> None:
+    """A student's zip beside the folders was passed over without a word: the class ran without them."""
+    league = _class(tmp_path, {"ann": {"bot.py": ""}})
+    (tmp_path / "submissions" / "bob.zip").write_bytes(b"PK\x05\x06" + bytes(18))
+    (tmp_path / "submissions" / "notes.txt").write_text("not a submission")
+    ran = CliRunner().invoke(main, ["tournament", "run", str(league), "--dry-run"])
+    assert ran.exit_code == 0, ran.output
+    assert "bob.zip' skipped: an archive is not a submission folder" in ran.stderr
+    assert "unzip bob.zip -d bob" in ran.stderr and "notes.txt" not in ran.stderr
+    assert len(load_league(league).skipped) == 1
+
+
+def test_a_pattern_that_matches_only_archives_says_so(tmp_path: Path) -> None:
+    league = _class(tmp_path, {})
+    (tmp_path / "submissions").mkdir()
+    (tmp_path / "submissions" / "ann.tar.gz").write_bytes(b"")
+    with pytest.raises(
+        LeagueFileError, match=r"matches no folder beside the league file \(only archives: .*ann\.tar\.gz"
+    ):
+        load_league(league)

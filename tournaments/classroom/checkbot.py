@@ -34,7 +34,13 @@ from referee.records import BotSpec, Fault, FaultKind, Handshake, Limits, MatchR
 from referee.seating import first_games
 from referee.wire.connection import Transport
 
-from .checkbot_strength import DEFAULT_STRENGTH_GAMES, StrengthResult, StrengthTest, game_points
+from .checkbot_strength import (
+    DEFAULT_STRENGTH_GAMES,
+    StrengthResult,
+    StrengthTest,
+    baseline_label,
+    game_points,
+)
 
 OPPONENT = "random"
 DEFAULT_SEED = 1
@@ -300,8 +306,9 @@ def _strength(plan: CheckPlan, test: StrengthTest, said_hello: bool, levels: lis
     """The bot's games against one baseline at the game's smallest table (nothing played for a bot that never
     completed a handshake); each game's isolation level is added to `levels`."""
     baseline = resolve_bot(test.baseline, plan.game)
+    label = baseline_label(test, baseline.name)
     if not said_hello:
-        return StrengthResult(test, baseline.name, 0, 0.0, 0, "the bot never completed a handshake")
+        return StrengthResult(test, label, 0, 0.0, 0, "the bot never completed a handshake")
     players = load_game(plan.game).info.min_players
     slug = "".join(char if char.isalnum() or char in "-_" else "_" for char in baseline.name)
     folder = Path(plan.run_dir) / f"against-{slug}"
@@ -327,7 +334,7 @@ def _strength(plan: CheckPlan, test: StrengthTest, said_hello: bool, levels: lis
         seat = record.seat_of(game, 0)
         points += game_points(game.ranks, seat)
         faults += sum(fault.seat == seat for fault in game.faults)
-    return StrengthResult(test, baseline.name, len(record.games), points, faults)
+    return StrengthResult(test, label, len(record.games), points, faults)
 
 
 def _seeded_if_random(bot: BotSpec, seed: int, seat: int) -> tuple[str, ...]:

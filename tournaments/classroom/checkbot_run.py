@@ -37,7 +37,7 @@ from .checkbot import (
     player_counts,
 )
 from .checkbot_report import gradescope_results, unrunnable_results
-from .checkbot_strength import DEFAULT_STRENGTH_GAMES, StrengthTest
+from .checkbot_strength import DEFAULT_STRENGTH_GAMES, StrengthTest, baseline_label
 from .checkbot_submission import Redactor, resolve_submission
 
 
@@ -77,7 +77,9 @@ def check_options(request: CheckRequest) -> CheckOptions:
     """The request's player counts and baselines; checkbot.CheckError for a count the game does not have,
     referee.botspec.UnknownBot for a baseline that is not a bot (both before anything runs)."""
     players = player_counts(request.game, request.players)
-    baselines = tuple((test, resolve_bot(test.baseline, request.game).name) for test in request.against)
+    baselines = tuple(
+        (test, baseline_label(test, resolve_bot(test.baseline, request.game).name)) for test in request.against
+    )
     return CheckOptions(players, baselines)
 
 

@@ -47,6 +47,13 @@ class StrengthTest:
     """Gradescope's visibility of the test; None: Gradescope's default."""
 
 
+def baseline_label(test: StrengthTest, resolved_name: str) -> str:
+    """The baseline as the report names it: as the user named it (`heuristic`, `random`, a command's words), so
+    the output repeats the --against it answers; a path by the name its program resolved to (its file's stem),
+    as a path would show the grading machine's folders to the student."""
+    return resolved_name if "/" in test.baseline else test.baseline
+
+
 def parse_strength_test(text: str) -> StrengthTest:
     """BASELINE:SHARE[:weight=W][:visibility=V] as a StrengthTest."""
     parts = text.split(":")

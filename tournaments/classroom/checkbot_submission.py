@@ -10,16 +10,18 @@ A folder is read the way a league reads one of its `each` folders (tournaments.l
 (tournaments.league.builds): in a copy of the folder in the run folder (RUN/build/NAME, its output in
 RUN/build.log), in the bot sandbox where the machine has one, and the bot then runs from the copy. The
 submission's own folder is never written. A build that fails, a bot.toml that is not valid, a folder without
-a program: each is the submission's problem, in words for the student.
+a program: each is the submission's problem, in words for the student, the league's words for the same folder
+(tournaments.league.folder_problems).
 
 The student sees no path of the grading machine: `Redactor` turns paths inside the submission (and inside its
-built copy) into paths relative to it and the grader's own folders (the run folder, the referee's
-installation, its Python) into labels.
+built copy) into paths relative to it, the grader's own folders (the run folder, the referee's installation, its
+Python) into labels, and any other absolute path (a cgroup's in a refusal) into its file name.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -31,10 +33,8 @@ from referee.botspec import STDIO_PREFIX, UnknownBot, resolve_bot
 from referee.records import BotSpec
 
 from ..league.builds import BuildOutcome, after_build, build_submission
+from ..league.folder_problems import FolderProblemError, has_build_inputs, missing_packages
 from ..league.submissions import (
-    BUILD_FILES,
-    FOUND_IN_ORDER,
-    MANIFEST,
     Manifest,
     Submission,
     folder_digest,
@@ -66,9 +66,12 @@ def resolve_submission(
     argument: str, game: str, *, build: str | None = None, run_dir: Path | None = None
 ) -> CheckedSubmission:
     """The submission `argument` names, built first if its bot.toml or `build` says so (a folder's bot.toml's
-    build wins over `build`), in a copy in `run_dir` (default: a new temporary folder); never raises for a
-    submission that cannot run (that is `problem`)."""
+    build wins over `build`, which applies only to a folder with something to build: a build file or a
+    package.json), in a copy in `run_dir` (default: a new temporary folder); never raises for a submission that
+    cannot run (that is `problem`)."""
     root = _root(argument)
+    if root is not None and not has_build_inputs(root):
+        build = None
     if Path(argument).is_dir() and root is not None:
         return _folder(argument, root, game, build, run_dir)
     if build is None:
@@ -89,8 +92,6 @@ def _folder(argument: str, root: Path, game: str, build: str | None, run_dir: Pa
     if submission.build is None and build is not None:
         manifest = replace(submission.manifest, build=build)
         submission = replace(submission, command=submission.manifest.command, manifest=manifest)
-    if submission.build is None and submission.command is None:
-        return CheckedSubmission(argument, None, _unfound(submission.folder, game), root)
     if submission.build is None:
         return _runnable(argument, submission, game, root)
     outcome, output = _build(submission, run_dir)
@@ -106,6 +107,8 @@ def _runnable(
     """The submission run from `folder` (its own by default), playing under the name of its hello."""
     try:
         spec = runnable_spec(submission, game, folder)
+    except FolderProblemError as error:
+        return CheckedSubmission(argument, None, str(error), root, built_in=folder)
     except UnknownBot as error:
         return CheckedSubmission(argument, None, f"the bot cannot be run: {error}", root, built_in=folder)
     return CheckedSubmission(argument, replace(spec, named_by_hello=True), None, root, built_in=folder)
@@ -114,11 +117,14 @@ def _runnable(
 def _resolved(argument: str, runs: str, game: str, root: Path | None, own: Path | None = None) -> CheckedSubmission:
     """The bot `runs` names; a program of a submission folder (`root`, or its built copy `own`) sees that
     folder alone (BotSpec.folders)."""
+    seen = own or root
+    missing = None if seen is None else missing_packages(seen)
+    if missing is not None:
+        return CheckedSubmission(argument, None, missing.message, root)
     try:
         spec = resolve_bot(runs, game, named_by_hello=True)
     except UnknownBot as error:
         return CheckedSubmission(argument, None, f"the bot cannot be run: {error}", root)
-    seen = own or root
     return CheckedSubmission(argument, spec if seen is None else replace(spec, folders=(str(seen),)), None, root)
 
 
@@ -151,23 +157,8 @@ def _root(argument: str) -> Path | None:
     return path if path.is_dir() else path.parent
 
 
-def _unfound(folder: Path, game: str) -> str:
-    """Why a folder without a build has no program: a `bot` without its run bit says so; else the league's
-    places looked in, with check-bot's advice for a folder to build."""
-    if (folder / "bot").is_file():
-        try:
-            resolve_bot(str(folder / "bot"), game)
-        except UnknownBot as error:
-            return f"the bot cannot be run: {error}"
-    looked = ", ".join(file for file, _ in FOUND_IN_ORDER)
-    build = next((file for file in BUILD_FILES if (folder / file).is_file()), None)
-    advice = (
-        f"; it has a {build}, which was not built (check-bot --build make builds it first, as would "
-        f'build = "make" in its {MANIFEST})'
-        if build
-        else ""
-    )
-    return f"no bot program in {folder} (looked for {looked}){advice}"
+_MACHINE_PATH = re.compile(r"(?<![\w.~<>/])(?:/[^\s/'\"`:,;()\[\]<>|]+){2,}")
+"""An absolute path of two parts or more (not a relative one, nor the rest of a labelled one: <run folder>/x)."""
 
 
 @dataclass(frozen=True)
@@ -193,10 +184,12 @@ class Redactor:
         return cls(tuple(sorted(pairs.items(), key=lambda pair: -len(pair[0]))))
 
     def text(self, text: str) -> str:
+        """`text` with the paths of `pairs` relative or labelled, then any other absolute path of the machine
+        (a cgroup's in a refusal, a system library's in a traceback) shown as its last part, its file name."""
         for prefix, label in self.pairs:
             text = text.replace(prefix + "/", label + "/" if label else "")
             text = text.replace(prefix, label or "the submission folder")
-        return text
+        return _MACHINE_PATH.sub(lambda found: found.group(0).rsplit("/", 1)[-1], text)
 
     def value(self, value: Any) -> Any:
         """`value` (JSON: dicts, lists, strings, numbers) with every string redacted."""

@@ -111,7 +111,8 @@ def _emit(rendered: str, output: Path | None) -> None:
     metavar="COMMAND",
     help="Build the submission first, unless its bot.toml has a build: COMMAND (e.g. make) runs with sh -c in "
     "a copy of its folder in the run folder, in the bot sandbox, as a league builds (the bot then runs from the "
-    "copy); a failed build is reported as the reason the bot cannot run.",
+    "copy); a failed build is reported as the reason the bot cannot run. Only for a folder with something to "
+    "build (a Makefile, CMakeLists.txt, build.sh or package.json): any other runs as handed in.",
 )
 @click.option(
     "--run-dir",

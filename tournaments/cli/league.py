@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from protocol.safe_text import one_line
 from referee.isolation.sandbox import Isolation
@@ -182,7 +184,8 @@ def run_command(
             anchor=league_anchor(anchor, league),
         )
         with LeagueStore(Path(db) if db else league.default_db) as store:
-            run = run_league(league, store, executor, options, RunPrinter(path, db, options, league))
+            printer = RunPrinter(path, db, options, league, given_options(click.get_current_context(), NOT_RESUMED))
+            run = run_league(league, store, executor, options, printer)
         if as_json:
             documents.append(results_json(run.results, with_crosstable, run.settled))
         else:
@@ -278,11 +281,15 @@ class RunPrinter(RunProgress):
     """A run's progress on stderr: what it forgot, retried, noted and built, the progress line while it plays, each
     settling round, and on Ctrl-C the command that resumes it."""
 
-    def __init__(self, path: str, db: str | None, options: RunOptions, league: League) -> None:
+    def __init__(
+        self, path: str, db: str | None, options: RunOptions, league: League, given: Sequence[str] = ()
+    ) -> None:
         self.path = path
         self.db = db
         self.options = options
         self.league = league
+        self.given = tuple(given)
+        """The options the command was given that a resume repeats (given_options)."""
         self.progress: ProgressLine | None = None
 
     def replaying(self, bot: str, why: str, forgotten: Forgotten) -> None:
@@ -340,12 +347,15 @@ class RunPrinter(RunProgress):
         echo(_settle_summary(result), err=True)
 
     def stopped(self, stage: Stage, plan: LeaguePlan, store: LeagueStore) -> None:
+        """Say what is stored and the command that resumes the run as it was: its options (the settling ones
+        spelled out once settling had begun, as the league file's defaults may change meanwhile)."""
         run = ["referee", "tournament", "run", self.path]
         if stage is Stage.PLAY:
-            resume = shlex.join([*run, *(["--db", self.db] if self.db else [])])
+            resume = shlex.join([*run, *self.given])
             stored = f"{store.game_count()} of {plan.scheduled} games are"
         else:
-            resume = shlex.join([*run, "--until-settled", *self._settle_options()])
+            kept = _without(self.given, SETTLE_WORDS)
+            resume = shlex.join([*run, *kept, "--until-settled", *self._settle_options()])
             stored = f"{store.game_count()} games are"
         echo(f"Stopped: {stored} stored in {store.path}. Resume with: {resume}", err=True)
 
@@ -362,6 +372,49 @@ class RunPrinter(RunProgress):
             "--min-games",
             str(rule.min_games),
         ]
+
+
+NOT_RESUMED = ("retry_kinds", "dry_run")
+"""Options a resume does not repeat: the games --retry-faulted dropped are missing, so the resume plays them; given
+again, it would drop those the stopped run played with a fault."""
+SETTLE_WORDS = ("--db", "--until-settled", "--max-games", "--settle-los", "--resolution", "--min-games")
+"""What a settling resume spells out itself (RunPrinter._settle_options)."""
+
+
+def given_options(context: click.Context, leave_out: Sequence[str] = ()) -> list[str]:
+    """The options given to the command (on its command line or in the environment), as words that give them
+    again: each by its longest name, a flag as itself or its --no- form, a repeated option once per value."""
+    words: list[str] = []
+    for param in context.command.params:
+        if not isinstance(param, click.Option) or param.name is None or param.name in leave_out:
+            continue
+        if context.get_parameter_source(param.name) not in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
+            continue
+        value = context.params[param.name]
+        name = max(param.opts, key=len)
+        if param.is_flag and param.secondary_opts:
+            words.append(name if value else max(param.secondary_opts, key=len))
+        elif param.is_flag:
+            words += [name] if value else []
+        elif param.multiple:
+            words += [word for item in value for word in (name, str(item))]
+        elif value is not None:
+            words += [name, str(value)]
+    return words
+
+
+def _without(words: Sequence[str], options: Sequence[str]) -> list[str]:
+    """`words` (given_options') without the options named, with their values."""
+    kept: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word in options:
+            skip = word != "--until-settled"
+        else:
+            kept.append(word)
+    return kept
 
 
 def _settle_summary(result: SettleResult) -> str:

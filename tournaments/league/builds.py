@@ -30,7 +30,7 @@ import os
 import shutil
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -40,6 +40,7 @@ from referee.isolation.process import BotProcess, BotStartError, last_output_lin
 from referee.records import BotSpec
 
 from .folder_words import OutsideFolder, Words, check_text
+from .league_file import League, LeagueBot
 from .runner import LeaguePlan
 from .submissions import IGNORED_NAMES, IGNORED_SUFFIXES, Submission, cannot_run, found_command, submission_spec
 
@@ -203,27 +204,49 @@ def _run(build: str, work: Path, log: Path, jailed: bool, time_s: float) -> tupl
     return status == 0, f"{build!r} {exit_words} after {took:.1f} s"
 
 
-def build_plan(
-    plan: LeaguePlan, *, sandbox: bool = True, on_built: Callable[[BuildOutcome], None] | None = None
-) -> LeaguePlan:
-    """The plan with every submission that has a build and games left built (or its build reused), its matches
-    running it from its copy, or a program that says why its build failed. `on_built` hears of each outcome."""
-    league = plan.league
-    seated = {bot.name for spec in plan.specs for bot in spec.bots}
-    built: dict[str, BotSpec] = {}
+def build_league(
+    league: League,
+    *,
+    sandbox: bool = True,
+    on_built: Callable[[BuildOutcome], None] | None = None,
+    names: Collection[str] | None = None,
+) -> League:
+    """The league with every submission that has a build (of `names`; None: all of them) built, or its earlier
+    build reused where the copy it ran in is still there (built again where it is gone), each bot then running
+    from its copy, or a program that says why its build failed. Until then such a bot is a program saying it is
+    not built (tournaments.league.league_file): whatever plays the league's bots (the schedule, settling
+    rounds) must play this league's. `on_built` hears of each outcome."""
+    built: dict[str, LeagueBot] = {}
     for bot in league.bots:
         sub = bot.submission
-        if bot.name not in seated or sub is None or sub.build is None or sub.problem is not None:
+        if (names is not None and bot.name not in names) or sub is None or sub.build is None or sub.problem:
             continue
         work = (league.build_dir or league.path.with_suffix(".builds")) / sub.name
         log = (league.log_dir or league.path.with_suffix(".logs")) / BUILD_LOGS / f"{sub.name}.log"
         outcome = build_submission(sub, bot.digest, work, log, sandbox=sandbox)
         if on_built is not None:
             on_built(outcome)
-        built[bot.name] = replace(
-            built_spec(sub, outcome, league.game), env=bot.spec.env, stopped_on_timeouts=bot.spec.stopped_on_timeouts
-        )
+        spec = built_spec(sub, outcome, league.game)
+        spec = replace(spec, env=bot.spec.env, stopped_on_timeouts=bot.spec.stopped_on_timeouts)
+        built[bot.name] = replace(bot, spec=spec, cwd=spec.cwd)
     if not built:
+        return league
+    return replace(league, bots=tuple(built.get(bot.name, bot) for bot in league.bots))
+
+
+def build_plan(
+    plan: LeaguePlan,
+    *,
+    sandbox: bool = True,
+    on_built: Callable[[BuildOutcome], None] | None = None,
+    every_bot: bool = False,
+) -> LeaguePlan:
+    """The plan with its league's submissions built (build_league): those seated in its matches, or with
+    `every_bot` all of them (settling rounds may seat any bot), and its matches running them from their copies."""
+    seated = None if every_bot else {bot.name for spec in plan.specs for bot in spec.bots}
+    league = build_league(plan.league, sandbox=sandbox, on_built=on_built, names=seated)
+    if league is plan.league:
         return plan
-    specs = tuple(replace(spec, bots=tuple(built.get(bot.name, bot) for bot in spec.bots)) for spec in plan.specs)
-    return replace(plan, specs=specs)
+    runs = {bot.name: bot.spec for bot in league.bots}
+    specs = tuple(replace(spec, bots=tuple(runs.get(bot.name, bot) for bot in spec.bots)) for spec in plan.specs)
+    return replace(plan, league=league, specs=specs)

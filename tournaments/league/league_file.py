@@ -52,7 +52,16 @@ from referee.seating import design_deals
 
 from . import keys
 from .identity import ProgramUnreadable, program_digest
-from .submissions import Submission, anchored, cannot_run, folder_digest, normalised, submission_spec, submissions
+from .submissions import (
+    Submission,
+    anchored,
+    archive_notes,
+    cannot_run,
+    folder_digest,
+    normalised,
+    submission_spec,
+    submissions,
+)
 
 
 class LeagueFileError(BadInput, ValueError):
@@ -510,7 +519,12 @@ class _Reader:
                         key = f"bots[{position}].name"
                         raise self.error(key, f"{bot.name!r} {same}", "give each bot a unique name")
                 named[position] = bot
-        unsafe: list[str] = []
+        unsafe = [
+            note
+            for entry in raw
+            if isinstance(entry.get("each"), str)
+            for note in archive_notes(entry["each"], self.path.parent)
+        ]
         folders = {
             position: _safe_names(self._submissions(entry, f"bots[{position}]."), unsafe)
             for position, entry in enumerate(raw)
@@ -559,7 +573,9 @@ class _Reader:
         given = self._command(entry["command"], prefix + "command") if "command" in entry else None
         found = submissions(pattern, self.path.parent, given)
         if not found:
-            raise self.error(prefix + "each", f"{pattern!r} matches no folder beside the league file")
+            archives = archive_notes(pattern, self.path.parent)
+            hint = f" (only archives: {archives[0]})" if archives else ""
+            raise self.error(prefix + "each", f"{pattern!r} matches no folder beside the league file{hint}")
         return found
 
     def _folder_bot(self, sub: Submission, game: str, build_dir: Path) -> LeagueBot:

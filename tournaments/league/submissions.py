@@ -12,8 +12,9 @@ this order: `bot.py` (run by the referee's Python, which has the SDK), an execut
 `bot.js` (`node bot.js`). A folder with a build is searched after its build, in the copy the build ran in.
 
 A submission that cannot run (nothing found, a command that names no program, a bot.toml that is not valid,
-a build that failed) still takes part under its name: its program says why and exits without a hello
-(`cannot_run`), so every game it is seated in records a crash with that reason, in the store and in the
+a build that failed, a JavaScript bot without its packages: tournaments.league.folder_problems says which and
+what to do, in the same words as check-bot) still takes part under its name: its program says why and exits
+without a hello (`cannot_run`), so every game it is seated in records a crash with that reason, in the store and in the
 report, where a league file error would stop the whole class.
 
 A folder's name is its bot's name. `normalised` (of the look-alike skeleton, protocol.safe_text) is how names
@@ -54,15 +55,18 @@ from referee.botspec import (
 )
 from referee.records import BotSpec
 
+from .folder_problems import (
+    MANIFEST,
+    FolderProblemError,
+    folder_problem,
+    found_command,
+    missing_packages,
+)
 from .folder_words import OutsideFolder, Words, check_text, check_words
 from .identity import VERSION_CONTROL, bot_files
 from .identity import folder_digest as folder_digest
 from .keys import MANIFEST_KEYS, names
 
-MANIFEST = "bot.toml"
-FOUND_IN_ORDER = (("bot.py", "bot.py"), ("bot", "./bot"), ("bot.js", "node bot.js"))
-"""(file in the folder, the command that runs it there)."""
-BUILD_FILES = ("Makefile", "makefile", "GNUmakefile", "CMakeLists.txt", "build.sh")
 IGNORED_NAMES = VERSION_CONTROL
 """What a build's copy leaves out, as the digest does (tournaments.league.identity)."""
 IGNORED_SUFFIXES: tuple[str, ...] = ()
@@ -107,24 +111,31 @@ class Submission:
         """The BOT argument (referee.botspec) that runs `command` over this submission's transport."""
         return f"stdio:{command}" if self.manifest.transport is Transport.STDIO else command
 
-    def missing_program(self, folder: Path | None = None) -> str:
-        """Why there is no command (only when `command` is None), looking in `folder` (default: its own)."""
-        folder = folder or self.folder
-        looked = ", ".join(file for file, _ in FOUND_IN_ORDER)
-        build = next((file for file in BUILD_FILES if (folder / file).is_file()), None)
-        if self.build is not None:
-            advice = f" after its build ({self.build!r}); name the program its build makes in {MANIFEST}: command"
-        elif build:
-            advice = f'; it has a {build}: build the bot before the league runs, or add build = "..." to {MANIFEST}'
-        else:
-            advice = ""
-        return f"no bot program in {self.folder} (looked for {looked}){advice}"
-
 
 def submissions(pattern: str, base: Path, command: str | None) -> list[Submission]:
     """Every folder matching `pattern` (relative to `base`), in name order, each read by `load_submission`."""
     folders = sorted(Path(path) for path in glob.glob(str(base / pattern)) if os.path.isdir(path))
     return [load_submission(folder, command) for folder in folders]
+
+
+ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".7z", ".rar")
+
+
+def archive_notes(pattern: str, base: Path) -> list[str]:
+    """A note for each archive `pattern` matches (a zip handed in, never unpacked): a league plays folders only,
+    and an archive left beside them would otherwise be passed over without a word."""
+    files = sorted(Path(path) for path in glob.glob(str(base / pattern)) if os.path.isfile(path))
+    notes = []
+    for path in files:
+        suffix = next((suffix for suffix in ARCHIVE_SUFFIXES if path.name.lower().endswith(suffix)), None)
+        if suffix is not None:
+            stem = path.name[: -len(suffix)]
+            notes.append(
+                f"file {str(path)!r} skipped: an archive is not a submission folder; unpack it into a folder of "
+                f"its own beside it (for a zip: unzip {shlex.quote(path.name)} -d {shlex.quote(stem)}), then run "
+                "again: the other folders' games are kept"
+            )
+    return notes
 
 
 def load_submission(folder: Path, command: str | None = None, name: str | None = None) -> Submission:
@@ -178,14 +189,6 @@ def _text(data: Mapping[str, Any], key: str) -> str | None:
     return value
 
 
-def found_command(folder: Path) -> str | None:
-    for file, command in FOUND_IN_ORDER:
-        path = folder / file
-        if path.is_file() and (file != "bot" or os.access(path, os.X_OK)):
-            return command
-    return None
-
-
 def cannot_run(reason: str) -> tuple[str, ...]:
     """A program that prints `reason` and exits with status 1 before any hello."""
     return (sys.executable, "-c", f"import sys; sys.exit({reason!r})")
@@ -218,7 +221,10 @@ def runnable_spec(submission: Submission, game: str, folder: Path | None = None)
     if submission.problem is not None:
         raise UnknownBot(f"{submission.name}: {submission.problem}")
     if submission.command is None:
-        raise UnknownBot(submission.missing_program(folder))
+        raise FolderProblemError(folder_problem(folder, submission.build, built=folder != submission.folder))
+    missing = missing_packages(folder)
+    if missing is not None:
+        raise FolderProblemError(missing)
     try:
         _check_command(submission.command, folder)
     except OutsideFolder as error:

@@ -2,8 +2,8 @@
 
 A detail may quote a bot's output (a traceback names the files of the machine that ran it): every absolute path
 is shown as its file name. Faults that say the same thing (the same bot, cause and facts, once the game and the
-request they name are set aside: tournaments.classroom.fault_groups.same_fault_key) are one group with a count and
-the list of where they happened, so 124 identical crashes take one row, not 124.
+request they name and how late set aside: tournaments.classroom.fault_groups.same_fault_key) are one group with a
+count and the list of where they happened, so 124 identical crashes take one row, not 124.
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ from ..league.store import StoredFault
 
 _PATH = re.compile(r"(?<![\w.~])(?:/[^\s/'\"`:,;()\[\]<>|]+){2,}")
 _NUMBERS = re.compile(r"\b(game|request) \d+")
-_WHERE = ("request_id", "game")
-"""The facts a group sets aside: the numbers _NUMBERS hides in words."""
 
 
 def without_paths(detail: str) -> str:
@@ -52,7 +50,7 @@ def fault_groups(faults: Iterable[StoredFault]) -> list[FaultGroup]:
     for fault in faults:
         detail = without_paths(fault.detail)
         pattern = _NUMBERS.sub(r"\1 #", detail)
-        key = same_fault_key(fault, _WHERE, _shown)
+        key = same_fault_key(fault, words=_shown)
         group = groups.setdefault((fault.bot, key), FaultGroup(fault.bot, fault.kind, detail))
         if detail != group.detail:
             group.detail = pattern

@@ -30,7 +30,7 @@ from urllib.parse import quote
 
 from referee.replay import ReplayError, ReplayMismatch
 
-from ..classroom.fault_groups import group_faults
+from ..classroom.fault_groups import group_faults, left_out
 from ..classroom.grading import BotGrade, GradeReport
 from ..classroom.leaderboard import Figure, LeaderRow
 from ..league.store import LeagueStore, SeatRow, StoredFault
@@ -325,21 +325,24 @@ def _replay_link(replays: Mapping[tuple[str, int], Path], key: tuple[str, int], 
 def _faults_section(groups: Sequence[FaultGroup], replays: Mapping[tuple[str, int], Path], base: Path) -> str:
     if not groups:
         return '<section id="faults"><h2>Faults</h2><p class="good">None: your bot played every game.</p></section>'
+    shown, more = left_out(groups)
     rows = "".join(
         f'<tr class="fault"><td class="bad">{escape(group.kind)}</td><td class="num">{group.count}×</td>'
         f'<td class="detail"><pre>{escape(without_paths(group.detail))}</pre></td>'
         f"<td>first in game {group.game_index}"
         + ("" if group.step is None else f", before action {group.step}")
         + f"<br>{_replay_link(replays, (group.match_id, group.game_index), base, group.step)}</td></tr>"
-        for group in groups
+        for group in shown
     )
     table = (
         '<table class="faults"><thead><tr><th>kind</th><th>count</th>'
         f"<th>what happened (the first)</th><th>where</th></tr></thead><tbody>{rows}</tbody></table>"
     )
+    note = "" if more is None else f'<p class="muted">{escape(more)}</p>'
     return (
         '<section id="faults"><h2>Faults</h2><p class="muted">Faults alike (the same words but for the game, '
-        f"request or id they name and how late) are shown once with how many there were.</p>{scroll(table)}</section>"
+        f"request or id they name and how late) are shown once with how many there were.</p>{scroll(table)}{note}"
+        "</section>"
     )
 
 

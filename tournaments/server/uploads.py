@@ -32,7 +32,8 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from protocol.errors import BadInput
-from tournaments.league.submissions import FOUND_IN_ORDER, MANIFEST, load_submission
+from tournaments.league.folder_problems import MANIFEST, folder_problem
+from tournaments.league.submissions import load_submission
 
 CHUNK = 65536
 
@@ -143,8 +144,7 @@ def submission_root(folder: Path) -> Path:
     if submission.problem is not None:
         raise UploadRefused(Refusal.NOT_A_SUBMISSION, submission.problem)
     if submission.command is None and submission.build is None:
-        looked = ", ".join(file for file, _ in FOUND_IN_ORDER)
-        raise UploadRefused(Refusal.NOT_A_SUBMISSION, f"no {MANIFEST} and none of {looked} at its top level")
+        raise UploadRefused(Refusal.NOT_A_SUBMISSION, folder_problem(root).message)
     return root
 
 
