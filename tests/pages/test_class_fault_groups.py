@@ -8,7 +8,8 @@ from pathlib import Path
 from referee.records import FaultFacts, Stage, crash_cause, describe
 from tournaments.classroom.fault_groups import MOST_GROUPS_SHOWN
 from tournaments.league.store import StoredFault
-from tournaments.pages.class_pages import _faults_section, fault_groups
+from tournaments.pages.class_pages import fault_groups
+from tournaments.pages.student_folder import _faults_section
 
 CRASH = (
     "the bot exited with status 1 during game {game}; its last output:\n| Traceback (most recent call last):\n| {error}"
