@@ -8,9 +8,12 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from tournaments.cli import main
+from tournaments.league.league_file import load_league
+from tournaments.league.planning import plan_estimate
 
 CLASS = Path(__file__).resolve().parents[1] / "fixtures" / "class"
 
@@ -107,3 +110,13 @@ def test_retry_faulted_replays_only_the_games_with_that_fault(tmp_path: Path) ->
     assert "retrying 0 game(s) with a startup fault" in startup.stderr and "Played" not in startup.stderr
     refused = CliRunner().invoke(main, ["tournament", "run", str(league), "--retry-faulted", "bad"])
     assert refused.exit_code == 2 and "'bad' is not one of 'startup', 'timeout'" in refused.output
+
+
+def test_the_worst_case_gives_every_bot_its_whole_start_up_one_bot_at_a_time(tmp_path: Path) -> None:
+    """Bots start one at a time (no two awake at once), so a match's worst start is a startup limit per seat."""
+    league = load_league(_league(tmp_path))
+    estimate = plan_estimate(league, None, concurrency=1)
+    starts = estimate.matches * league.players * league.limits.startup_time_s
+    decisions = estimate.games * estimate.decisions_per_game * league.limits.move_time_ms / 1000
+    assert estimate.matches > 0 and league.players == 2
+    assert estimate.worst_seconds == pytest.approx(decisions + starts)

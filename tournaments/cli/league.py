@@ -471,7 +471,8 @@ def _dry_run(league: League, store_path: Path, concurrency: int, replay_changed:
         )
     echo(
         f"estimate at -j {concurrency}: {format_duration(estimate.seconds)} ({basis}; {MATCH_START_S:g} s to start "
-        f"each match's bots); at worst, every decision at the {league.limits.move_time_ms} ms clock: "
+        f"each match's bots); at worst, every decision at the {league.limits.move_time_ms} ms clock and every bot "
+        f"its {league.limits.startup_time_s:g} s start-up, one at a time: "
         f"{format_duration(estimate.worst_seconds)}"
     )
 

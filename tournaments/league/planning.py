@@ -78,7 +78,7 @@ def plan_estimate(
     decisions, ms, measured = _decision_figures(league, store)
     move_s = league.limits.move_time_ms / 1000
     seconds = (to_play * decisions * ms / 1000 + matches * MATCH_START_S) / concurrency
-    worst = (to_play * decisions * move_s + matches * league.limits.startup_time_s) / concurrency
+    worst = (to_play * decisions * move_s + matches * league.players * league.limits.startup_time_s) / concurrency
     return Estimate(
         to_play, matches, stored, held, decisions, ms, seconds, worst, measured, tuple(sorted(changed)), changed_games
     )
