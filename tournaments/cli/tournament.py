@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from .dask_options import dask_certs_command
 from .league import run_command, table_command
 from .rate import rate_command
 from .report import report_command
@@ -24,3 +25,4 @@ tournament.add_command(sprt_command)
 tournament.add_command(forget_command)
 tournament.add_command(export_command)
 tournament.add_command(report_command)
+tournament.add_command(dask_certs_command)
