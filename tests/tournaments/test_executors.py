@@ -193,7 +193,7 @@ def test_dask_plays_real_matches(dask_cluster, write_league) -> None:
 @pytest.mark.parametrize(
     ("task", "says"),
     [
-        (hostile_dask.junk_task, "sent junk instead of a message: bytes that are not msgpack"),
+        (hostile_dask.junk_task, "sent junk instead of a message: bytes that are not plain msgpack"),
         (
             hostile_dask.wrong_shape_task,
             "sent junk instead of a message: a game message that does not hold one: a rank",

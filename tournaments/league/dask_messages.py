@@ -72,12 +72,16 @@ def decode(payload: object) -> Message:
     if len(payload) > MAX_MESSAGE_BYTES:
         raise MessageError(f"a message of {len(payload):,} bytes (at most {MAX_MESSAGE_BYTES:,})")
     try:
-        value = msgpack.unpackb(payload, raw=False, strict_map_key=True, use_list=True)
+        value = msgpack.unpackb(payload, raw=False, strict_map_key=True, use_list=True, ext_hook=_no_extension)
     except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as error:
-        raise MessageError(f"bytes that are not msgpack ({type(error).__name__})") from None
+        raise MessageError(f"bytes that are not plain msgpack ({type(error).__name__}: {error})") from None
     if not isinstance(value, list) or not value or not isinstance(value[0], str):
         raise MessageError(f"a {type(value).__name__} instead of a message [kind, ...]")
     return _message(value[0], value[1:])
+
+
+def _no_extension(code: int, data: bytes) -> object:
+    raise ValueError(f"an extension type ({code})")
 
 
 def _message(kind: str, fields: list[Any]) -> Message:

@@ -430,6 +430,8 @@ class DaskExecutor(Executor):
             with contextlib.suppress(ExecutorError):
                 inbox.drain()
             client.cancel(list(futures))
+            for channel in inbox.queues.values():
+                channel.close()
 
     def _probe(self, client: Any, queues: dict[str, str], inbox: _Inbox, run_id: str) -> list[str]:
         """Every worker's isolation, before any match: the workers at `required` or above, or ExecutorError
@@ -513,7 +515,9 @@ class _Inbox:
         elif isinstance(message, Done):
             self.done.add(message.match_id)
         else:
-            raise ExecutorError(f"match {message.match_id} failed on Dask worker {worker}: {message.error}")
+            raise ExecutorError(
+                f"match {one_line(message.match_id)} failed on Dask worker {worker}: {one_line(message.error)}"
+            )
 
     def _checked(self, worker: str, record: GameRecord) -> GameRecord:
         spec = self.specs.get(record.match_id)
@@ -521,8 +525,8 @@ class _Inbox:
         game = games.get(record.index)
         if spec is None or game is None or record.game != spec.game:
             raise ExecutorError(
-                f"Dask worker {worker} sent a record of game {record.index} of match {record.match_id!r}, which "
-                "this run did not ask for"
+                f"Dask worker {worker} sent a record of game {record.index} of match "
+                f"{one_line(record.match_id)!r}, which this run did not ask for"
             )
         named = any(bot.named_by_hello for bot in spec.bots)
         if not named and record.seats != tuple(spec.bots[index].name for index in game.seating):
@@ -536,7 +540,12 @@ class _Inbox:
 
 
 def one_line_of(error: BaseException) -> str:
-    return " ".join(str(error).split())[:300]
+    return one_line(str(error))
+
+
+def one_line(text: str) -> str:
+    """Words from elsewhere (a worker's, a library's), on one line and cut short."""
+    return " ".join(text.split())[:300]
 
 
 def import_distributed() -> Any:
