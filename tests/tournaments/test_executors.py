@@ -343,3 +343,21 @@ def test_a_worker_that_cannot_start_is_a_clear_error_and_leaves_nothing_behind(s
     with pytest.raises(ExecutorError, match="cannot start a worker process"):
         LocalExecutor(2, runner=unpicklable_runner).run(specs, lambda record: None)
     assert not multiprocessing.active_children()
+
+
+def test_the_dask_options_need_a_scheduler_and_a_sandbox(write_league, tmp_path: Path) -> None:
+    path = write_league(bots=["a", "b", "c"], command="random", deals_per_match=2)
+    alone = CliRunner().invoke(main, ["tournament", "run", str(path), "--require-isolation", "full"])
+    assert alone.exit_code == 2 and "--scheduler-tls and --require-isolation are for a Dask cluster" in alone.output
+    folder = write_certificates(tmp_path / "tls")
+    unsandboxed = CliRunner().invoke(
+        main,
+        ["tournament", "run", str(path), "--scheduler", "tls://127.0.0.1:9", "--scheduler-tls", str(folder),
+         "--require-isolation", "full", "--no-sandbox"],
+    )  # fmt: skip
+    assert unsandboxed.exit_code == 2 and "--no-sandbox plays at no isolation" in unsandboxed.output
+    (folder / "key.pem").unlink()
+    keyless = CliRunner().invoke(
+        main, ["tournament", "run", str(path), "--scheduler", "tls://127.0.0.1:9", "--scheduler-tls", str(folder)]
+    )
+    assert keyless.exit_code == 1 and "has no key.pem: make them with `referee tournament dask-certs" in keyless.output

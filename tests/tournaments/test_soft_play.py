@@ -24,11 +24,13 @@ import pytest
 from click.testing import CliRunner
 
 from referee.records import GameRecord, GameSpec, MatchSpec
+from tournaments.classroom.grade_formats import soft_play_json
 from tournaments.cli import main
 from tournaments.league.executors import Executor, GameSink
 from tournaments.league.league_file import load_league
 from tournaments.league.runner import plan_league, play_league
 from tournaments.league.store import LeagueStore
+from tournaments.pages.soft_play_section import soft_play_section
 from tournaments.ratings.settling import SettleRule
 from tournaments.ratings.soft_play import holm, holm_levels, soft_play_check
 from tournaments.settle import SettleSettings, Stop, league_soft_play, settle_league
@@ -99,6 +101,22 @@ def test_the_power_figure_is_the_games_at_which_an_effect_shows() -> None:
     assert needed_small is not None and needed_large is not None
     assert 0.6 < needed_large / needed_small < 1.6
     assert "an effect of 100 Elo would need about" in small.power_line()
+
+
+def test_the_page_and_the_json_show_each_pairs_effect_interval_and_power() -> None:
+    check = soft_play_check(simulated_league(5, feeding=("b0", "b1")))
+    feeder = check.flagged[0]
+    low, high = feeder.interval
+    html = soft_play_section(check)
+    assert '<tr class="flagged"><td class="bot">b1</td><td class="bot">b0</td>' in html
+    assert f"{feeder.effect:+.0f}</td>" in html and f"{low:+.0f} to {high:+.0f}" in html
+    assert "<th>games for 100 Elo</th>" in html and "An effect of 100 Elo would need about" in html
+    document = soft_play_json(check)
+    assert document is not None and document["effect"] == 100.0 and document["games_for_effect"] > 0
+    first = document["pairs"][0]
+    assert (first["bot"], first["partner"], first["flagged"]) == ("b1", "b0", True)
+    assert first["interval"] == [round(low, 1), round(high, 1)] and first["effect"] == round(feeder.effect, 1)
+    assert first["games_for_effect"] == round(feeder.games_for(100), 1)
 
 
 def test_honest_effects_intervals_hold_zero_at_their_level() -> None:
