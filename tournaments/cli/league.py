@@ -339,10 +339,12 @@ class RunPrinter(RunProgress):
 
     def settling_round(self, settle_round: SettleRound) -> None:
         pairs = ", ".join(f"{pair.upper}/{pair.lower}" for pair in settle_round.verdict.open_pairs)
+        suspected = ", ".join(f"{pair.bot}/{pair.partner}" for pair in settle_round.suspected)
         games = sum(len(match.games) for match in settle_round.matches)
         echo(
             f"settling round {settle_round.number}: {len(settle_round.verdict.open_pairs)} open pair(s) ({pairs}); "
-            f"{len(settle_round.matches)} match(es), {games} games ({settle_round.stored} stored, budget "
+            + (f"soft play suspected ({suspected}); " if suspected else "")
+            + f"{len(settle_round.matches)} match(es), {games} games ({settle_round.stored} stored, budget "
             f"{settle_round.budget})",
             err=True,
         )
