@@ -3,7 +3,9 @@ test cluster: the DaskExecutor's `task` (and `prober`) stand-ins, each with the 
 
 A task's payload goes on the queue the organiser gave the worker, as tournaments.league.dask_messages does.
 `pickled_task` puts an object that distributed would unpickle on arrival, one whose unpickling writes the file
-UNPICKLED in the spec's log_dir: proof, if it ever exists, that the organiser ran a worker's code.
+UNPICKLED in the spec's log_dir with the id of the process that unpickled it; `raising_task` raises an
+exception that does the same (its worker unpickles it once itself, to check it can be sent): the file naming
+the organiser's process is proof that the organiser ran a worker's code.
 """
 
 from __future__ import annotations
@@ -89,3 +91,21 @@ def full_prober() -> str:
 
 def boasting_prober() -> str:
     return "root"
+
+
+def raising_task(spec: MatchSpec, queues: Mapping[str, str], runner: Callable[..., MatchRecord]) -> None:
+    """A task that raises: its exception reaches the scheduler pickled, and must not be read."""
+    assert spec.log_dir is not None
+    raise PlantedError(spec.log_dir)
+
+
+class PlantedError(Exception):
+    """An exception whose unpickling writes UNPICKLED in `folder`."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_planted_error, (self.args[0],))
+
+
+def _planted_error(folder: str) -> PlantedError:
+    _plant(folder)
+    return PlantedError(folder)
