@@ -109,3 +109,7 @@ class PlantedError(Exception):
 def _planted_error(folder: str) -> PlantedError:
     _plant(folder)
     return PlantedError(folder)
+
+
+def failing_prober() -> str:
+    raise RuntimeError("this machine cannot be probed")

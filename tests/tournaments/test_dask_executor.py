@@ -282,3 +282,11 @@ def test_the_dask_options_need_a_scheduler_and_a_sandbox(write_league, tmp_path:
         main, ["tournament", "run", str(path), "--scheduler", "tls://127.0.0.1:9", "--scheduler-tls", str(folder)]
     )
     assert keyless.exit_code == 1 and "has no key.pem: make them with `referee tournament dask-certs" in keyless.output
+
+
+def test_a_worker_whose_probe_fails_is_named_at_once(dask_cluster, specs) -> None:
+    played: list[GameRecord] = []
+    executor = dask_executor(dask_cluster, prober=hostile_dask.failing_prober, probe_timeout_s=120)
+    with pytest.raises(ExecutorError, match=f"Dask worker {dask_cluster.worker} could not report its isolation"):
+        executor.run(specs[:1], played.append)
+    assert not played

@@ -452,7 +452,10 @@ class DaskExecutor(Executor):
         try:
             while len(inbox.isolation) < len(queues) and time.monotonic() < deadline:
                 time.sleep(_POLL_S)
+                failed = [address for address, probe in zip(queues, probes, strict=True) if probe.status == "error"]
                 inbox.drain()
+                if failed:
+                    raise ExecutorError(f"Dask worker {failed[0]} could not report its isolation (its log says why)")
         finally:
             client.cancel(probes)
         silent = [address for address in queues if address not in inbox.isolation]
