@@ -29,8 +29,9 @@ from .league.store import BotTiming, LeagueStore, StoredFault, StoredGame
 from .ratings.elo import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS, Anchor, Ratings, rate_tallies
 from .ratings.marks import BaselineResult, HeldMark, against_baselines, mark_held
 from .ratings.settling import DEFAULT_RULE, Settlement, SettleRule, settlement
-from .ratings.soft_play import SoftPlayCheck, soft_play_check
+from .ratings.soft_play import SoftPlayCheck
 from .ratings.tallies import GameTallies
+from .settle import league_soft_play
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ def _results(
         retired=tuple(store.retired_bots()),
         unsandboxed=store.unsandboxed_game_count(),
         isolation={level.value: counts.get(level, 0) for level in Isolation},
-        soft_play=soft_play_check([game.ranks for game in stored]),
+        soft_play=league_soft_play(store, stored),
         rule=rule,
         baselines=baselines,
         against=against,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from referee.records import GameRecord
@@ -32,10 +32,11 @@ from .league.executors import Executor
 from .league.league_file import League
 from .league.runner import play_specs, runnable_specs
 from .league.schedule import ScheduledMatch, derive_seed, settle_games, settle_matches
-from .league.store import LeagueStore
-from .ratings.allocation import next_tables
+from .league.store import LeagueStore, StoredGame
+from .ratings.allocation import next_tables, pair_effect_tables
 from .ratings.elo import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS, Ratings, rate_tallies
 from .ratings.settling import DEFAULT_RULE, Settlement, SettleRule, settlement, tie_games
+from .ratings.soft_play import PairCheck, SoftPlayCheck, soft_play_check
 from .ratings.tallies import GameTallies
 
 TIE_SHARES = 2
@@ -82,6 +83,8 @@ class SettleRound:
     matches: tuple[ScheduledMatch, ...]
     stored: int
     budget: int
+    suspected: tuple[PairCheck, ...] = ()
+    """The soft-play pairs whose tables it plays (league_soft_play)."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,17 @@ class SettleResult:
     budget: int
     ratings: Ratings
     verdict: Settlement
+    soft_play: SoftPlayCheck | None = None
+    """The soft-play check of the last look (None from a run that looked at none)."""
+
+
+def league_soft_play(store: LeagueStore, stored: Sequence[StoredGame] | None = None) -> SoftPlayCheck:
+    """The soft-play check (tournaments.ratings.soft_play) of `store`'s games (or `stored`, its games as read
+    already), leaving out every game in which a seat forfeited: a forfeiting seat ranks last whatever the others
+    do, so a crashing bot would make the bots at its tables look fed."""
+    forfeited = store.forfeited_games()
+    games = store.games() if stored is None else stored
+    return soft_play_check([game.ranks for game in games if (game.match_id, game.index) not in forfeited])
 
 
 def settle_league(
@@ -127,18 +141,22 @@ def settle_league(
         verdict = settlement(ratings, settings.rule)
         assert verdict is not None
         stored = store.game_count()
-        if verdict.settled:
-            return SettleResult(Stop.SETTLED, number, stored, budget, ratings, verdict)
+        check = league_soft_play(store)
+        suspected = check.suspected
+        if verdict.settled and not suspected:
+            return SettleResult(Stop.SETTLED, number, stored, budget, ratings, verdict, check)
         rng = random.Random(derive_seed("settle", league.seed, number + 1))
-        tables = next_tables(ratings, verdict, league.players, seatable, league.games_per_match, rng)
+        tables = pair_effect_tables(ratings, suspected, league.players, seatable, league.games_per_match)
+        if not verdict.settled:
+            tables += next_tables(ratings, verdict, league.players, seatable, league.games_per_match, rng)
         room = (budget - stored) // league.games_per_match
         if not tables:
-            return SettleResult(Stop.STUCK, number, stored, budget, ratings, verdict)
+            return SettleResult(Stop.STUCK, number, stored, budget, ratings, verdict, check)
         if room < 1:
-            return SettleResult(Stop.BUDGET, number, stored, budget, ratings, verdict)
+            return SettleResult(Stop.BUDGET, number, stored, budget, ratings, verdict, check)
         number += 1
         matches = settle_matches(league, key, number, tables[:room])
         store.add_settle_round(number, matches)
         if on_round is not None:
-            on_round(SettleRound(number, verdict, tuple(matches), stored, budget))
+            on_round(SettleRound(number, verdict, tuple(matches), stored, budget, suspected))
         play_specs(runnable_specs(league, store, matches, sandbox=sandbox), store, executor, on_stored)

@@ -11,12 +11,23 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from fake_runner import IN_FORK_HOOK, PLAYED_ON, ack_path, fork_hook_runner, placement_runner, scripted_runner
+from fake_runner import (
+    IN_FORK_HOOK,
+    PLAYED_ON,
+    ack_path,
+    fork_hook_runner,
+    placement_runner,
+    scripted_runner,
+)
 
 from referee.deals import DealKey
-from referee.match import run_match
 from referee.records import GameRecord, MatchSpec
-from tournaments.league.executors import DaskExecutor, DaskUnavailable, ExecutorError, LocalExecutor, import_distributed
+from tournaments.league.executors import (
+    DaskUnavailable,
+    ExecutorError,
+    LocalExecutor,
+    import_distributed,
+)
 from tournaments.league.league_file import load_league
 from tournaments.league.placement import usable_cpus
 from tournaments.league.schedule import league_schedule, match_spec
@@ -101,46 +112,6 @@ def test_local_pool_plays_real_matches(write_league) -> None:
     LocalExecutor(2).run(specs, received.append)
     assert Counter((record.match_id, record.index) for record in received) == expected_games(specs)
     assert all(sorted(record.ranks)[0] == 1 and not record.faults for record in received)
-
-
-@pytest.fixture(scope="module")
-def dask_client():
-    distributed = pytest.importorskip("distributed")
-    with (
-        distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        yield client
-
-
-def test_dask_hands_over_each_game_while_its_match_runs(dask_client, specs, tmp_path: Path) -> None:
-    paced = [replace(spec, log_dir=str(tmp_path)) for spec in specs]
-    received: list[GameRecord] = []
-    DaskExecutor(client=dask_client, runner=scripted_runner).run(paced, acknowledging(tmp_path, received))
-    assert Counter((record.match_id, record.index) for record in received) == expected_games(specs)
-
-
-def test_dask_reports_a_failing_match(dask_client, specs) -> None:
-    failing = [replace(specs[0], match_id="will-fail")]
-    received: list[GameRecord] = []
-    with pytest.raises(ExecutorError, match="will-fail"):
-        DaskExecutor(client=dask_client, runner=scripted_runner).run(failing, received.append)
-    assert [record.index for record in received] == [0], "the game finished before the failure is kept"
-
-
-def test_dask_plays_real_matches(dask_client, write_league) -> None:
-    league = load_league(write_league(bots=["a", "b", "c"], command="random", deals_per_match=2))
-    specs = [match_spec(league, match) for match in league_schedule(league, KEY)]
-    received: list[GameRecord] = []
-    DaskExecutor(client=dask_client, runner=run_match).run(specs, received.append)
-    assert Counter((record.match_id, record.index) for record in received) == expected_games(specs)
-
-
-def test_unreachable_scheduler_is_an_executor_error(specs) -> None:
-    pytest.importorskip("distributed")
-    executor = DaskExecutor("tcp://127.0.0.1:9", runner=scripted_runner, connect_timeout_s=0.5)
-    with pytest.raises(ExecutorError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
-        executor.run(specs, lambda record: None)
 
 
 def test_missing_dask_is_a_clear_error(monkeypatch) -> None:

@@ -156,11 +156,10 @@ def test_settling_on_dask_ends_as_it_does_here(write_league):
     league ends with the same rounds, matches and games."""
     distributed = pytest.importorskip("distributed")
     expected = settle(copies_league(write_league, file_name="here"), StrengthExecutor(), WIDE)
-    with (
-        distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        executor = DaskExecutor(client=client, runner=strength_runner)
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cluster:
+        executor = DaskExecutor(cluster.scheduler_address, runner=strength_runner)
         assert settle(copies_league(write_league, file_name="dask"), executor, WIDE) == expected
 
 

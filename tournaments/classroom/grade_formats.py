@@ -24,12 +24,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from typing import Any
 
 from protocol.safe_text import csv_cell
 from referee.records import FaultKind
 
-from ..ratings.soft_play import PairCheck, SoftPlayCheck
+from ..ratings.soft_play import DEFAULT_EFFECT, PairCheck, SoftPlayCheck
 from .grading import BotGrade, FirstFault, GradeReport
 
 LOG_SEPARATOR = ";"
@@ -132,14 +133,29 @@ def pair_json(pair: PairCheck) -> dict[str, Any]:
         "p": pair.p_value,
         "p_holm": pair.p_adjusted,
         "flagged": pair.flagged,
+        "effect": round(pair.effect, 1),
+        "interval": [_finite(bound) for bound in pair.interval],
+        "level": pair.level,
+        "games_for_effect": _finite(pair.games_for(DEFAULT_EFFECT)),
     }
+
+
+def _finite(value: float) -> float | None:
+    """One decimal, or None for a figure the games cannot give (an infinite interval or count)."""
+    return round(value, 1) if math.isfinite(value) else None
 
 
 def soft_play_json(check: SoftPlayCheck | None) -> dict[str, Any] | None:
     """The soft-play section: the test's level, and every pair tested, the most significant first."""
     if check is None:
         return None
-    return {"alpha": check.alpha, "flagged": len(check.flagged), "pairs": [pair_json(pair) for pair in check.pairs]}
+    return {
+        "alpha": check.alpha,
+        "effect": check.effect,
+        "games_for_effect": _finite(check.games_for() or math.inf),
+        "flagged": len(check.flagged),
+        "pairs": [pair_json(pair) for pair in check.pairs],
+    }
 
 
 def _flags_of(check: SoftPlayCheck | None, bot: str) -> str:

@@ -17,7 +17,7 @@ from referee.records import FaultCause, GameRecord
 
 from ..classroom.grade_formats import soft_play_json
 from ..league.builds import BuildOutcome
-from ..league.executors import DaskExecutor, Executor, LocalExecutor, default_concurrency, import_distributed
+from ..league.executors import Executor, LocalExecutor, MatchRunner, default_concurrency
 from ..league.league_file import League, load_league
 from ..league.planning import MATCH_START_S
 from ..league.runner import LeaguePlan
@@ -29,6 +29,7 @@ from ..ratings.elo import Anchor
 from ..ratings.tables import crosstable, ratings_json, ratings_table
 from ..ratings.tallies import GameTallies
 from ..settle import SettleResult, SettleRound, Stop
+from .dask_options import check_dask_usage, dask_executor, dask_options
 from .options import (
     anchor_option,
     bootstrap_option,
@@ -67,8 +68,9 @@ crosstable_option = click.option(
 @click.option(
     "--scheduler",
     metavar="ADDRESS",
-    help="Play on the Dask cluster of this scheduler (tcp://host:8786) instead of local processes. Needs the "
-    "extra card-referee[dask]; every worker needs the project and the bots at the same paths as here.",
+    help="Play on the Dask cluster of this scheduler (tls://host:8786, with --scheduler-tls) instead of local "
+    "processes. Needs the extra card-referee[dask]; every worker needs the project and the bots at the same paths "
+    "as here.",
 )
 @click.option(
     "--replay-changed",
@@ -97,6 +99,7 @@ crosstable_option = click.option(
 )
 @replay_format_option
 @sandbox_option
+@dask_options
 @click.option(
     "--until-settled",
     is_flag=True,
@@ -131,6 +134,8 @@ def run_command(
     dry_run: bool,
     replay_format: ReplayFormat,
     sandbox: bool,
+    scheduler_tls: Path | None,
+    require_isolation: str | None,
     until_settled: bool,
     max_games: int | None,
     settle_los: float | None,
@@ -164,10 +169,16 @@ def run_command(
     stopped round and decides the next from the stored results, so nothing is played twice.
     """
     _check_run_usage(leagues, db, scheduler, concurrency)
+    check_dask_usage(scheduler, scheduler_tls, require_isolation)
     if dry_run:
         _dry_runs(leagues, db, concurrency or default_concurrency(), replay_changed)
         return
-    executor = _executor(concurrency, scheduler, pinned, replay_format)
+    runner = run_match if replay_format is ReplayFormat.JSON else PagesRunner(replay_format)
+    executor = (
+        dask_executor(scheduler, scheduler_tls, require_isolation, sandbox, runner)
+        if scheduler is not None
+        else _executor(concurrency, pinned, runner)
+    )
     loaded = [(path, load_league(path)) for path in leagues]
     _check_league_usage(loaded, replay_format, until_settled, bootstrap, max_games)
     documents = []
@@ -335,10 +346,12 @@ class RunPrinter(RunProgress):
 
     def settling_round(self, settle_round: SettleRound) -> None:
         pairs = ", ".join(f"{pair.upper}/{pair.lower}" for pair in settle_round.verdict.open_pairs)
+        suspected = ", ".join(f"{pair.bot}/{pair.partner}" for pair in settle_round.suspected)
         games = sum(len(match.games) for match in settle_round.matches)
         echo(
             f"settling round {settle_round.number}: {len(settle_round.verdict.open_pairs)} open pair(s) ({pairs}); "
-            f"{len(settle_round.matches)} match(es), {games} games ({settle_round.stored} stored, budget "
+            + (f"soft play suspected ({suspected}); " if suspected else "")
+            + f"{len(settle_round.matches)} match(es), {games} games ({settle_round.stored} stored, budget "
             f"{settle_round.budget})",
             err=True,
         )
@@ -426,11 +439,7 @@ def _settle_summary(result: SettleResult) -> str:
     return f"Not settled {done}: no table would help (pools that never met, or open pairs of retired bots)."
 
 
-def _executor(concurrency: int | None, scheduler: str | None, pinned: bool, replay_format: ReplayFormat) -> Executor:
-    runner = run_match if replay_format is ReplayFormat.JSON else PagesRunner(replay_format)
-    if scheduler is not None:
-        import_distributed()
-        return DaskExecutor(scheduler, runner=runner)
+def _executor(concurrency: int | None, pinned: bool, runner: MatchRunner) -> Executor:
     cores = default_concurrency()
     if concurrency is not None and concurrency > cores:
         echo(
@@ -518,7 +527,7 @@ def print_results(result: LeagueResults, with_crosstable: bool, tablefmt: str) -
     flagged = result.soft_play.flagged
     echo(
         f"Soft play: {len(flagged)} of {len(result.soft_play.pairs)} pairs flagged (Holm-adjusted p below "
-        f"{result.soft_play.alpha:g}; tournaments/ratings/soft_play.py)"
+        f"{result.soft_play.alpha:g}; tournaments/ratings/soft_play.py); {result.soft_play.power_line()}"
         + "".join(f"\n  {one_line(pair.summary())}" for pair in flagged)
     )
     if result.retired:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .copies import copies_command
+from .dask_options import dask_certs_command
 from .league import run_command, table_command
 from .rate import rate_command
 from .report import report_command
@@ -26,3 +27,4 @@ tournament.add_command(forget_command)
 tournament.add_command(export_command)
 tournament.add_command(report_command)
 tournament.add_command(copies_command)
+tournament.add_command(dask_certs_command)

@@ -12,13 +12,17 @@ interrupt (or a failed match) this process drops the matches not yet started, SI
 in the games they had finished while they stop; a worker still running after a few seconds, or any once a
 second interrupt arrives, is killed with its bots at once.
 
-DaskExecutor: one task per match on a Dask cluster (`pip install 'card-referee[dask]'`); game records come
-back through a distributed Queue as each game ends. Workers run the bots' commands as resolved here
-(absolute paths, this Python for the built-in bots), so every worker machine needs the project and the bots
-installed at the same paths. Ctrl-C here cancels the matches not yet started; a match already running on a
-worker plays on to its end (Dask cannot stop a running task), but its games that end after the stop are not
-stored, so a rerun plays them again. A worker lost mid-match makes Dask retry the match elsewhere; the games it had
-already reported come back twice, and the store keeps one.
+DaskExecutor: one task per match on a Dask cluster (`pip install 'card-referee[dask]'`), reached over TLS
+(tournaments.league.dask_tls); game records come back as plain data (msgpack of the record's fields, checked:
+tournaments.league.dask_messages) through a distributed Queue of each worker's as each game ends, and the
+organiser's client decodes msgpack only, so nothing a worker sends is ever unpickled here. Before any match
+each worker reports its isolation level; one below the level the league requires is refused. Workers run
+the bots' commands as resolved here (absolute paths, this Python for the built-in bots), so every worker
+machine needs the project and the bots installed at the same paths. Ctrl-C here cancels the matches not yet
+started; a match already running on a worker plays on to its end (Dask cannot stop a running task), but its
+games that end after the stop are not stored, so a rerun plays them again. A worker lost mid-match makes
+Dask retry the match on another accepted worker; the games it had already reported come back twice, and the
+store keeps one.
 """
 
 from __future__ import annotations
@@ -26,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
-import pickle
 import queue
 import signal
 import sys
@@ -38,12 +41,24 @@ from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.queues import SimpleQueue
 from typing import Any
 
-from protocol.errors import EnvironmentProblem
+from protocol.errors import BadInput, EnvironmentProblem
 from referee.isolation.proctable import kill_with_sessions, live_processes
+from referee.isolation.sandbox import Isolation
 from referee.match import run_match
 from referee.records import GameRecord, MatchRecord, MatchSpec
 from referee.wire.open_files import raise_open_files_limit
 
+from .dask_messages import (
+    Done,
+    Game,
+    Message,
+    MessageError,
+    Probe,
+    decode,
+    play_on_dask_worker,
+    probe_isolation,
+    probe_on_dask_worker,
+)
 from .placement import CpuSet, cpu_shares, pin, usable_cpus
 
 GameSink = Callable[[GameRecord], None]
@@ -54,6 +69,7 @@ _POLL_S = 0.2
 _PARENT_CHECK_S = 0.5
 _STOP_GRACE_S = 5.0
 _CONNECT_TIMEOUT_S = 10.0
+_PROBE_TIMEOUT_S = 60.0
 
 
 class ExecutorError(EnvironmentProblem, RuntimeError):
@@ -332,42 +348,207 @@ def _watch_parent(parent: int) -> None:
     os.kill(os.getpid(), signal.SIGTERM)
 
 
+class InsecureScheduler(BadInput, ValueError):
+    """A scheduler address without TLS (tcp://), or tls:// without the certificates to use it."""
+
+
 class DaskExecutor(Executor):
-    """One task per match on the Dask cluster whose scheduler is at `address` (or through `client`)."""
+    """One task per match on the Dask cluster whose scheduler is at `address`: tls:// with `security`
+    (distributed.security.Security: tournaments.league.dask_tls.cluster_security), or inproc:// (a cluster in
+    this process). Each worker reports its isolation first; a worker below `required` is refused. `prober` and
+    `task` are what the workers run (the defaults: tournaments.league.dask_messages)."""
 
     def __init__(
         self,
-        address: str | None = None,
+        address: str,
         runner: MatchRunner = run_match,
-        client: Any = None,
+        *,
+        security: Any = None,
+        required: Isolation = Isolation.NONE,
         connect_timeout_s: float = _CONNECT_TIMEOUT_S,
+        probe_timeout_s: float = _PROBE_TIMEOUT_S,
+        prober: Callable[[], str] = probe_isolation,
+        task: Callable[..., None] = play_on_dask_worker,
     ) -> None:
-        if (address is None) == (client is None):
-            raise ValueError("give a scheduler address or a client, not both")
+        scheme = address.partition("://")[0] if "://" in address else "tcp"
+        if scheme not in ("tls", "inproc"):
+            raise InsecureScheduler(
+                f"the Dask scheduler {address} is not a tls:// address: without TLS anyone who can reach it can run "
+                "code on its workers and send the organiser anything (docs: how-to, Play on a Dask cluster)"
+            )
+        if scheme == "tls" and security is None:
+            raise InsecureScheduler(
+                f"{address} needs the cluster's certificates: --scheduler-tls FOLDER (made by `referee tournament "
+                "dask-certs FOLDER`)"
+            )
         self.address = address
-        self.client = client
         self.runner = runner
+        self.security = security
+        self.required = required
         self.connect_timeout_s = connect_timeout_s
+        self.probe_timeout_s = probe_timeout_s
+        self.prober = prober
+        self.task = task
 
     def run(self, specs: Sequence[MatchSpec], on_game: GameSink) -> None:
         if not specs:
             return
         distributed = import_distributed()
-        client = self.client or _connect(distributed, self.address, self.connect_timeout_s)
+        client = _connect(distributed, self.address, self.security, self.connect_timeout_s)
         try:
-            games = distributed.Queue(name=f"referee-games-{uuid.uuid4().hex}", client=client)
-            futures = [
-                client.submit(_run_on_dask_worker, spec, games.name, self.runner, pure=False, key=_task_key(spec))
-                for spec in specs
-            ]
-            try:
-                _follow(futures, games, on_game)
-            finally:
-                _drain(games, on_game)
-                client.cancel(futures)
+            self._run(distributed, client, specs, on_game)
         finally:
-            if self.client is None:
-                client.close()
+            client.close()
+
+    def _run(self, distributed: Any, client: Any, specs: Sequence[MatchSpec], on_game: GameSink) -> None:
+        run_id = uuid.uuid4().hex
+        workers = _workers(client, self.connect_timeout_s, self.address)
+        queues = {address: f"referee-{run_id}-{number}" for number, address in enumerate(workers)}
+        inbox = _Inbox(
+            {address: distributed.Queue(name=name, client=client) for address, name in queues.items()},
+            specs,
+            self.required,
+            on_game,
+        )
+        accepted = self._probe(client, queues, inbox, run_id)
+        futures = {
+            client.submit(
+                self.task,
+                spec,
+                queues,
+                self.runner,
+                workers=accepted,
+                allow_other_workers=False,
+                pure=False,
+                key=_task_key(spec),
+            ): spec
+            for spec in specs
+        }
+        try:
+            _follow(futures, inbox)
+        finally:
+            with contextlib.suppress(ExecutorError):
+                inbox.drain()
+            client.cancel(list(futures))
+            for channel in inbox.queues.values():
+                channel.close()
+
+    def _probe(self, client: Any, queues: dict[str, str], inbox: _Inbox, run_id: str) -> list[str]:
+        """Every worker's isolation, before any match: the workers at `required` or above, or ExecutorError
+        naming those below it (or silent)."""
+        probes = [
+            client.submit(
+                probe_on_dask_worker,
+                queues,
+                self.prober,
+                workers=[address],
+                allow_other_workers=False,
+                pure=False,
+                key=f"probe-{run_id}-{number}",
+            )
+            for number, address in enumerate(queues)
+        ]
+        deadline = time.monotonic() + self.probe_timeout_s
+        try:
+            while len(inbox.isolation) < len(queues) and time.monotonic() < deadline:
+                time.sleep(_POLL_S)
+                failed = [address for address, probe in zip(queues, probes, strict=True) if probe.status == "error"]
+                inbox.drain()
+                if failed:
+                    raise ExecutorError(f"Dask worker {failed[0]} could not report its isolation (its log says why)")
+        finally:
+            client.cancel(probes)
+        silent = [address for address in queues if address not in inbox.isolation]
+        if silent:
+            raise ExecutorError(
+                f"Dask worker(s) {', '.join(silent)} did not report their isolation within {self.probe_timeout_s:g} s"
+            )
+        refused = {address: level for address, level in inbox.isolation.items() if not meets(level, self.required)}
+        if refused:
+            listed = ", ".join(f"{address} ({level.value})" for address, level in refused.items())
+            raise ExecutorError(
+                f"refused Dask worker(s) below the {self.required.value} isolation this league requires: {listed}. "
+                "`referee doctor` on those machines says what they lack; stop their workers, or ask for less with "
+                "--require-isolation"
+            )
+        return list(queues)
+
+
+def meets(level: Isolation, required: Isolation) -> bool:
+    """`level` is `required` or stronger (Isolation lists its levels from the strongest)."""
+    order = list(Isolation)
+    return order.index(level) <= order.index(required)
+
+
+class _Inbox:
+    """The workers' queues, read as data: each message decoded and checked (tournaments.league.dask_messages),
+    each game checked against the match it claims to be of and the isolation required, and handed on."""
+
+    def __init__(
+        self, queues: dict[str, Any], specs: Sequence[MatchSpec], required: Isolation, on_game: GameSink
+    ) -> None:
+        self.queues = queues
+        self.specs = {spec.match_id: spec for spec in specs}
+        self.required = required
+        self.on_game = on_game
+        self.isolation: dict[str, Isolation] = {}
+        self.done: set[str] = set()
+
+    def drain(self) -> None:
+        """Hand on every message waiting; ExecutorError naming the worker of the first that is not right."""
+        for worker, channel in self.queues.items():
+            try:
+                payloads = channel.get(batch=True)
+            except Exception as error:
+                raise ExecutorError(
+                    f"Dask worker {worker} sent something that is not plain data ({type(error).__name__}: "
+                    f"{one_line_of(error)}); nothing it sent was unpickled"
+                ) from None
+            for payload in payloads:
+                try:
+                    self._take(worker, decode(payload))
+                except MessageError as error:
+                    raise ExecutorError(f"Dask worker {worker} sent junk instead of a message: {error}") from None
+
+    def _take(self, worker: str, message: Message) -> None:
+        if isinstance(message, Probe):
+            self.isolation[worker] = message.isolation
+        elif isinstance(message, Game):
+            self.on_game(self._checked(worker, message.record))
+        elif isinstance(message, Done):
+            self.done.add(message.match_id)
+        else:
+            raise ExecutorError(
+                f"match {one_line(message.match_id)} failed on Dask worker {worker}: {one_line(message.error)}"
+            )
+
+    def _checked(self, worker: str, record: GameRecord) -> GameRecord:
+        spec = self.specs.get(record.match_id)
+        games = {game.index: game for game in spec.games} if spec is not None else {}
+        game = games.get(record.index)
+        if spec is None or game is None or record.game != spec.game:
+            raise ExecutorError(
+                f"Dask worker {worker} sent a record of game {record.index} of match "
+                f"{one_line(record.match_id)!r}, which this run did not ask for"
+            )
+        named = any(bot.named_by_hello for bot in spec.bots)
+        if not named and record.seats != tuple(spec.bots[index].name for index in game.seating):
+            raise ExecutorError(f"Dask worker {worker} sent a record of match {record.match_id} with other seats")
+        if not meets(record.isolation, self.required):
+            raise ExecutorError(
+                f"Dask worker {worker} played a game of match {record.match_id} at {record.isolation.value} "
+                f"isolation, below the {self.required.value} this league requires"
+            )
+        return record
+
+
+def one_line_of(error: BaseException) -> str:
+    return one_line(str(error))
+
+
+def one_line(text: str) -> str:
+    """Words from elsewhere (a worker's, a library's), on one line and cut short."""
+    return " ".join(text.split())[:300]
 
 
 def import_distributed() -> Any:
@@ -381,44 +562,73 @@ def import_distributed() -> Any:
     return distributed
 
 
-def _connect(distributed: Any, address: str | None, timeout_s: float) -> Any:
+def _connect(distributed: Any, address: str, security: Any, timeout_s: float) -> Any:
+    """A client that unpickles nothing it receives: its calls decode msgpack only (a pickle is refused), and its
+    stream of reports from the scheduler keeps anything pickled in it (a task's exception, which a worker makes)
+    as the undecoded bytes it is. Nothing here reads those, as a task's status says all the organiser needs."""
     try:
-        return distributed.Client(address, timeout=timeout_s)
-    except (OSError, ValueError) as error:
-        raise ExecutorError(f"cannot reach the Dask scheduler at {address}: {error}") from error
+        client = distributed.Client(address, timeout=timeout_s, security=security, deserializers=["msgpack"])
+    except (OSError, ValueError, TypeError) as error:
+        raise ExecutorError(f"cannot reach the Dask scheduler at {address}: {one_line_of(error)}") from error
+    _unpickle_nothing(client)
+    return client
+
+
+class TaskFailedUnread(ExecutorError):
+    """Stands for the exception a task raised on a worker, which is never unpickled here."""
+
+
+def _unpickle_nothing(client: Any) -> None:
+    """Close the ways a Dask client unpickles what a worker made, which its deserializers do not cover: the
+    report stream from the scheduler (left undecoded: a task's exception stays bytes), the type of a task's
+    result and a task's exception (which its handlers unpickle: a result's type is dropped, an exception stands
+    as TaskFailedUnread) and events (a worker's `warn` event is unpickled: events are dropped). These are the
+    client's internals, pinned by tests/tournaments/test_executors.py (a worker raising an exception that
+    plants a file when unpickled)."""
+    client.scheduler_comm.comm.deserialize = False
+    in_memory = client._handle_key_in_memory
+
+    def key_in_memory(key: Any = None, type: Any = None, workers: Any = None) -> None:
+        in_memory(key=key, type=None, workers=workers)
+
+    def task_erred(key: Any = None, exception: Any = None, traceback: Any = None) -> None:
+        state = client.futures.get(key)
+        if state is not None:
+            state.set_error(TaskFailedUnread(f"task {key} raised on its worker (its exception is not read)"), None)
+
+    async def event(topic: Any = None, event: Any = None) -> None:
+        return None
+
+    client._stream_handlers.update({"key-in-memory": key_in_memory, "task-erred": task_erred, "event": event})
+    client._state_handlers.update({"memory": key_in_memory, "erred": task_erred})
+
+
+def _workers(client: Any, timeout_s: float, address: str) -> list[str]:
+    try:
+        client.wait_for_workers(1, timeout=timeout_s)
+    except (OSError, TimeoutError) as error:
+        raise ExecutorError(f"the Dask scheduler at {address} has no worker: {one_line_of(error)}") from error
+    return sorted(client.scheduler_info(n_workers=-1)["workers"])
 
 
 def _task_key(spec: MatchSpec) -> str:
     return f"match-{spec.match_id}-{uuid.uuid4().hex[:8]}"
 
 
-def _follow(futures: list[Any], games: Any, on_game: GameSink) -> None:
-    pending = list(futures)
-    while pending:
+def _follow(futures: dict[Any, MatchSpec], inbox: _Inbox) -> None:
+    """Hand on the games as they come until every match is done; ExecutorError for a task that ended without
+    saying so (its error is not read: it would be a pickle)."""
+    while not all(spec.match_id in inbox.done for spec in futures.values()):
         time.sleep(_POLL_S)
-        states = [(future, future.done()) for future in pending]
-        done = [future for future, finished in states if finished]
-        pending = [future for future, finished in states if not finished]
-        _drain(games, on_game)
-        for future in done:
-            if future.status != "finished":
-                raise ExecutorError(f"match task {future.key} failed: {future.exception()!r}")
-
-
-def _drain(games: Any, on_game: GameSink) -> None:
-    """Hand every record waiting in the queue to `on_game`; a task's puts are done before it finishes."""
-    for payload in games.get(batch=True):
-        on_game(pickle.loads(payload))
-
-
-def _run_on_dask_worker(spec: MatchSpec, queue_name: str, runner: MatchRunner) -> str:
-    """A Dask task: play one match, putting each game's record (pickled) on the named queue when it ends."""
-    import distributed
-
-    raise_open_files_limit()
-    games = distributed.Queue(name=queue_name, client=distributed.get_client())
-    runner(spec, on_game=lambda record: games.put(pickle.dumps(record)))
-    return spec.match_id
+        states = {future: future.status for future, spec in futures.items() if spec.match_id not in inbox.done}
+        inbox.drain()
+        for future, status in states.items():
+            match_id = futures[future].match_id
+            if status in ("error", "cancelled") or (status == "finished" and match_id not in inbox.done):
+                raise ExecutorError(
+                    f"the task of match {match_id} ended ({status}) without reporting the match played; its "
+                    "worker's log says why"
+                )
 
 
 def default_concurrency() -> int:

@@ -633,6 +633,11 @@ class LeagueStore:
         """Faults per bot over every stored game."""
         return Counter(dict(self._db.execute("SELECT bot, COUNT(*) FROM faults GROUP BY bot").fetchall()))
 
+    def forfeited_games(self) -> frozenset[tuple[str, int]]:
+        """The (match_id, game_index) of every stored game in which a seat forfeited."""
+        rows = self._db.execute("SELECT DISTINCT match_id, game_index FROM seats WHERE forfeited")
+        return frozenset((match_id, index) for match_id, index in rows)
+
     def forfeit_counts(self) -> Counter[str]:
         """Games forfeited per bot over every stored game."""
         rows = self._db.execute("SELECT bot, COUNT(*) FROM seats WHERE forfeited GROUP BY bot").fetchall()

@@ -58,8 +58,9 @@ import numpy
 
 from .elo import BotRating, Ratings
 from .settling import AdjacentPair, PairState, Settlement
+from .soft_play import PairCheck
 
-__all__ = ["GROWTH", "information", "next_tables"]
+__all__ = ["GROWTH", "information", "next_tables", "pair_effect_tables"]
 
 Table = tuple[str, ...]
 GROWTH = 0.25
@@ -98,6 +99,33 @@ def next_tables(
                 tables += _skips(pair, ratings, position, allowed, players, count / 2)
     if rng is not None and tables:
         tables += _uniform(ratings, allowed, players, round(EXPLORE * len(tables)), rng)
+    return tables
+
+
+def pair_effect_tables(
+    ratings: Ratings,
+    suspected: Collection[PairCheck],
+    players: int,
+    seatable: Collection[str] | None = None,
+    games_per_table: int = 1,
+) -> list[Table]:
+    """Tables for the pairs whose soft-play effect is suspected (tournaments.ratings.soft_play): each pair (in
+    either order) at as many tables as add about GROWTH of the games it has shared (at least one), with, at k >
+    2 seats, the k - 2 bots nearest in Elo to its midpoint. Its effect's interval narrows as its shared games
+    grow, until the pair is flagged or its estimate shrinks below the size that made it suspected."""
+    by_name = {bot.bot: bot for bot in ratings.bots}
+    allowed = set(by_name) if seatable is None else set(seatable) & set(by_name)
+    tables: list[Table] = []
+    seen: set[frozenset[str]] = set()
+    for check in suspected:
+        names = frozenset((check.bot, check.partner))
+        if names in seen or not names <= allowed or by_name[check.bot].pool != by_name[check.partner].pool:
+            continue
+        seen.add(names)
+        upper, lower = sorted(names, key=lambda name: (-by_name[name].elo, name))
+        table = _table(AdjacentPair(upper, lower, 0.5, 0.0, (0.0, 0.0), PairState.OPEN, 1.0), by_name, allowed, players)
+        if table is not None:
+            tables += [table] * max(1, int(GROWTH * check.games / games_per_table))
     return tables
 
 
