@@ -66,7 +66,7 @@ from referee.wire.peers import LookupExpired
 
 _BYE_GRACE_S = 0.5
 _log = logging.getLogger(__name__)
-_STRENGTH = (sandbox.Isolation.NONE, sandbox.Isolation.PARTIAL, sandbox.Isolation.FULL)
+_STRENGTH = (sandbox.Isolation.REMOTE, sandbox.Isolation.NONE, sandbox.Isolation.PARTIAL, sandbox.Isolation.FULL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +116,8 @@ class BotTransport:
     start_bot: StartBot
     clock: Callable[[], float] = time.monotonic
     """Seconds that never go back; every deadline of the match is on it."""
+    isolation: sandbox.Isolation | None = None
+    """What the match's games are recorded with whatever the sandbox gives (Isolation.REMOTE); None: the sandbox's."""
 
     @classmethod
     def local(cls, kind: Transport = Transport.IPC) -> BotTransport:
@@ -169,7 +171,8 @@ class Session:
         chosen = iter(self._chosen_logs)
         jails = spec.sandbox and transport.kind is Transport.IPC and sandbox_probe.usable
         self.sandboxed = jails and all(bot.sandbox for bot in spec.bots)
-        self.isolation = sandbox_probe.isolation if self.sandboxed else sandbox.Isolation.NONE
+        sandboxed = sandbox_probe.isolation if self.sandboxed else sandbox.Isolation.NONE
+        self.isolation = transport.isolation or sandboxed
         """The weakest isolation any bot of the match has had so far (GameRecord.isolation)."""
         self.freezes = self.sandboxed and not spec.ponder and sandbox_probe.cgroups.freezer
         """Bots are frozen while not on move: thawed when a request is sent to them (before its clock starts),
@@ -386,6 +389,8 @@ class Session:
     def _peer(self, incoming: Incoming, claimant: int | None = None) -> int | Peer:
         """What is known of the process that made the connection (see Bindings.bind). `claimant` is the bot, not
         bound yet, whose token the message carries: its programs are checked first (see Router.sender)."""
+        if incoming.vouched:
+            return Peer.UNCHECKED if claimant is None else claimant
         if not self.wire.checks_peers:
             return Peer.UNCHECKED
         process = None if claimant is None else self.participants[claimant].process

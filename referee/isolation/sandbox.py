@@ -131,6 +131,9 @@ class Isolation(enum.StrEnum):
     """The sandbox, without a uid of its own or without cgroups (see SandboxProbe.shortfalls)."""
     NONE = "none"
     """No sandbox: bots run as the organiser, in a PID namespace or a session (referee.isolation.process)."""
+    REMOTE = "remote"
+    """A seat played from another machine (referee.remote_seats): neither its sandbox nor its clock is the
+    referee's."""
 
 
 @dataclass(frozen=True)
