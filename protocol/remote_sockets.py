@@ -79,5 +79,5 @@ def handshake_failure(event: int, value: int) -> str | None:
             return "the CURVE handshake did not verify (a wrong server key or a damaged key pair)"
         return f"the ZMTP handshake broke its protocol (error 0x{value:x})"
     if event == zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL:
-        return "the handshake failed"
+        return "the handshake failed (a client without CURVE, or one that hung up during it)"
     return None

@@ -45,11 +45,14 @@ class _SeatKeys:
 
     def __init__(self, allowed: Mapping[bytes, str]) -> None:
         self.allowed = dict(allowed)
+        self._unknown: set[bytes] = set()
 
     def callback(self, domain: str, key: bytes) -> bool:
         if key in self.allowed:
             return True
-        _log.warning("remote seats: refused a connection: its key %s is not on the allow-list", key.decode())
+        if key not in self._unknown and len(self._unknown) < 1000:
+            self._unknown.add(key)
+            _log.warning("remote seats: refused a connection: its key %s is not on the allow-list", key.decode())
         return False
 
 
@@ -83,6 +86,7 @@ class RemoteRouter(Router):
     ) -> None:
         super().__init__(transport, workdir, bound, likely_peers, bot_sockets=bot_sockets, owner_of_pid=owner_of_pid)
         self.tokens: dict[str, str] = {}
+        self._refusals: dict[str, int] = {}
         """The token issued to each remote seat now (by name), put into its bot's hello."""
         self._authenticator = _SeatAuthenticator(self._context, _SeatKeys(allowed))
         self._authenticator.start()
@@ -121,9 +125,16 @@ class RemoteRouter(Router):
                 return
             why = handshake_failure(event["event"], event["value"])
             if why is not None:
-                _log.warning("remote seats: refused a connection: %s", why)
+                self._refused(why)
             elif event["event"] == zmq.EVENT_HANDSHAKE_SUCCEEDED:
                 _log.info("remote seats: a key on the allow-list connected")
+
+    def _refused(self, why: str) -> None:
+        """Log a refusal: each reason the first time, then at 10, 100, 1000, ... (clients retry on their own)."""
+        count = self._refusals[why] = self._refusals.get(why, 0) + 1
+        if count == 10 ** (len(str(count)) - 1):
+            again = f" ({count} times so far)" if count > 1 else ""
+            _log.warning("remote seats: refused a connection: %s%s", why, again)
 
     def receive(self) -> Iterator[Incoming]:
         for incoming in super().receive():
