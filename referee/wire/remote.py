@@ -86,6 +86,10 @@ class RemoteRouter(Router):
     ) -> None:
         super().__init__(transport, workdir, bound, likely_peers, bot_sockets=bot_sockets, owner_of_pid=owner_of_pid)
         self.tokens: dict[str, str] = {}
+        self.disconnected: Callable[[str], None] = lambda seat: None
+        """Called with a seat's name when the connection bound to it closes (or its heartbeats stop)."""
+        self._connections: dict[int, tuple[bytes, str]] = {}
+        """A remote connection's fd -> (its identity here, its seat), from its first message."""
         self._refusals: dict[str, int] = {}
         """The token issued to each remote seat now (by name), put into its bot's hello."""
         self._authenticator = _SeatAuthenticator(self._context, _SeatKeys(allowed))
@@ -126,8 +130,16 @@ class RemoteRouter(Router):
             why = handshake_failure(event["event"], event["value"])
             if why is not None:
                 self._refused(why)
+            elif event["event"] == zmq.EVENT_DISCONNECTED:
+                self._closed(event["value"])
             elif event["event"] == zmq.EVENT_HANDSHAKE_SUCCEEDED:
                 _log.info("remote seats: a key on the allow-list connected")
+
+    def _closed(self, fd: int) -> None:
+        identity, seat = self._connections.pop(fd, (b"", ""))
+        if identity in self._bound:
+            _log.warning("remote seats: the connection of %s closed", seat)
+            self.disconnected(seat)
 
     def _refused(self, why: str) -> None:
         """Log a refusal: each reason the first time, then at 10, 100, 1000, ... (clients retry on their own)."""
@@ -159,6 +171,9 @@ class RemoteRouter(Router):
             seat = None
         if not isinstance(seat, str):
             return None
+        fd = self._source_fd(parts[1])
+        if fd is not None:
+            self._connections[fd] = (identity, seat)
         return self._hello(identity, seat, frames)
 
     def _hello(self, identity: bytes, seat: str, frames: list[bytes]) -> Incoming:

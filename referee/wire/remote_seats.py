@@ -11,6 +11,7 @@ Its games are recorded with isolation `remote`. Local bots of the same match sta
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
@@ -29,6 +30,12 @@ REMOTE_PREFIX = "remote:"
 """A remote seat's BOT argument is remote:NAME (referee.botspec), its command the one word remote:NAME."""
 
 
+def _note(log_path: Path, line: str) -> None:
+    """A line in the seat's log, for the organiser (and the detail of its crash)."""
+    with contextlib.suppress(OSError), open(log_path, "a", encoding="utf-8") as log:
+        log.write(line + "\n")
+
+
 class RemoteSeatError(BadInput, ValueError):
     """A remote seat that cannot be played: no --listen, or no key for its name."""
 
@@ -41,14 +48,24 @@ def remote_name(command: Sequence[str]) -> str | None:
 
 
 class RemoteSeat:
-    """A remote seat's stand-in for a bot process: its pidfd (an eventfd) never signals an exit, so a bot that
-    goes silent runs out of its clock (a timeout, charged to its seat)."""
+    """A remote seat's stand-in for a bot process: its pidfd (an eventfd) signals an exit when the connection bound
+    to the seat closes or its heartbeats stop (`gone`), which the match charges as a crash of its seat; a bot that
+    goes silent on a live connection runs out of its clock (a timeout)."""
 
-    def __init__(self, name: str, release: Callable[[], object]) -> None:
+    def __init__(self, name: str, log_path: Path, release: Callable[[], object]) -> None:
         self.name = name
         self._fd = os.eventfd(0, os.EFD_CLOEXEC)
+        self._log_path = log_path
         self._release = release
         self._killed = False
+        self._gone = False
+
+    def gone(self) -> None:
+        if self._killed or self._gone:
+            return
+        self._gone = True
+        _note(self._log_path, f"remote seat {self.name}: the connection closed")
+        os.eventfd_write(self._fd, 1)
 
     pid = -1
     memory_mb = None
@@ -59,7 +76,7 @@ class RemoteSeat:
         return self._fd
 
     def exited(self) -> bool:
-        return self._killed
+        return self._killed or self._gone
 
     def ending(self) -> None:
         return None
@@ -93,6 +110,8 @@ class RemoteSeats:
     allowed: Mapping[bytes, str]
     wires: list[RemoteRouter] = field(default_factory=list)
     """The wires opened so far (one per match); the latest is the match being played."""
+    seats: dict[str, RemoteSeat] = field(default_factory=dict)
+    """The latest start of each remote seat."""
 
     @classmethod
     def from_folder(cls, listen: str, folder: Path, seats: Iterable[str]) -> RemoteSeats:
@@ -127,8 +146,14 @@ class RemoteSeats:
             bot_sockets=bot_sockets,
             owner_of_pid=owner_of_pid,
         )
+        wire.disconnected = self._disconnected
         self.wires.append(wire)
         return wire
+
+    def _disconnected(self, name: str) -> None:
+        seat = self.seats.get(name)
+        if seat is not None:
+            seat.gone()
 
     def start_bot(self, local: Callable[..., Any]) -> Callable[..., Any]:
         """A StartBot (referee.isolation.process) that starts a remote seat here and any other bot with `local`."""
@@ -137,10 +162,11 @@ class RemoteSeats:
             name = remote_name(command)
             if name is None:
                 return local(command, env, log_path, *args, **options)
-            tokens = self.wires[-1].tokens
-            tokens[name] = env[limits.ENV_TOKEN]
-            with open(log_path, "a", encoding="utf-8") as log:
-                log.write(f"remote seat {name}: waiting for its key to connect to {self.listen}\n")
-            return RemoteSeat(name, functools.partial(tokens.pop, name, None))
+            wire = self.wires[-1]
+            wire.tokens[name] = env[limits.ENV_TOKEN]
+            _note(log_path, f"remote seat {name}: waiting for its key to connect to {self.listen}")
+            seat = RemoteSeat(name, log_path, functools.partial(wire.tokens.pop, name, None))
+            self.seats[name] = seat
+            return seat
 
         return start

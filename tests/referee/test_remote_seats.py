@@ -8,6 +8,7 @@ floods is charged to its own seat."""
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -232,3 +233,35 @@ def test_a_remote_bot_flooding_is_charged_to_no_other_seat_and_stalls_no_one(
         others = [t["decisions"] for seat, t in enumerate(game["timing"]) if seat != alice]
         assert min(others) > 0
     assert connect.returncode == 0, connect.stderr
+
+
+def test_a_remote_seat_whose_connection_closes_mid_match_crashes_alone(
+    keys: Path, processes: list[subprocess.Popen[str]]
+) -> None:
+    """The relay stops just after the first game, early in the second of the same rotation (the remote bot takes
+    a tenth of a second a move): the closed connection is a crash of its seat, and its later games startup faults."""
+    port = _free_port()
+    play = _play(keys, port, "remote:alice", "random", "random", options=("--games", "6", "--startup-time", "3"))
+    connect = subprocess.Popen(
+        _connect(keys, port, "alice", str(FIXTURES / "thinks_briefly.py")),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    processes += [play, connect]
+    assert play.stderr is not None
+    progress = []
+    for line in play.stderr:
+        progress.append(line)
+        if "played" in line:
+            break
+    connect.send_signal(signal.SIGTERM)
+    connect.wait(timeout=LIMIT_S)
+    output, errors = _finish(play)
+    assert play.returncode == 0, "".join(progress) + errors
+    first, *rest = _games(output)
+    assert first["faults"] == []
+    later = [fault for game in rest for fault in game["faults"]]
+    assert {(game["seats"][f["seat"]]) for game in rest for f in game["faults"]} == {"alice"}
+    assert later[0]["kind"] == "crash", later
+    assert "the connection of alice closed" in errors
