@@ -17,7 +17,7 @@ stdio:BOT                                   -> BOT (any of the above) behind the
 human                                       -> sys.executable -m bots.python.human --tty TERMINAL, untimed:
                                                a person plays the seat at TERMINAL (only where one is given)
 remote:NAME                                 -> a seat played from another machine with the key NAME
-                                               (referee.remote_seats; `referee play --listen`)
+                                               (referee.wire.remote_seats; `referee play --listen`)
 
 The name a BOT gets here is its program's name, never one of its arguments: a built-in's name; a path's file
 name without its suffix; for shell words, the program's, or, when the program is an interpreter (python3,
@@ -42,6 +42,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
+from protocol.curve_keys import REFEREE_KEY, KeyFileError, check_name
 from protocol.errors import BadInput
 from protocol.safe_text import invisible_characters, skeleton
 from referee.records import BotSpec
@@ -146,10 +147,7 @@ def _resolve(argument: str, game: str) -> BotSpec:
     if argument.startswith(POLICY_PREFIX):
         return _policy(argument[len(POLICY_PREFIX) :])
     if argument.startswith(REMOTE_PREFIX):
-        name = argument[len(REMOTE_PREFIX) :]
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", name) or name == "referee":
-            raise UnknownBot(f"{argument!r}: a remote seat is remote:NAME, NAME the name of its key (not referee)")
-        return BotSpec(name, (argument,))
+        return _remote(argument[len(REMOTE_PREFIX) :])
     if not argument.strip():
         raise UnknownBot("an empty bot command")
     if argument in (GAME_HEURISTIC, GAME_SEARCH):
@@ -177,6 +175,16 @@ def _resolve(argument: str, game: str) -> BotSpec:
     else:
         command = tuple(words)
     return BotSpec(program_name(words), command)
+
+
+def _remote(name: str) -> BotSpec:
+    try:
+        check_name(name)
+    except KeyFileError:
+        raise UnknownBot(f"a remote seat is remote:NAME, NAME the name of its key, not {name!r}") from None
+    if name == REFEREE_KEY:
+        raise UnknownBot(f"remote:{REFEREE_KEY}: that name is the referee's own key's")
+    return BotSpec(name, (f"{REMOTE_PREFIX}{name}",))
 
 
 def policy_target(target: str) -> tuple[str, str | None]:

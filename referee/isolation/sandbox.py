@@ -132,7 +132,7 @@ class Isolation(enum.StrEnum):
     NONE = "none"
     """No sandbox: bots run as the organiser, in a PID namespace or a session (referee.isolation.process)."""
     REMOTE = "remote"
-    """A seat played from another machine (referee.remote_seats): neither its sandbox nor its clock is the
+    """A seat played from another machine (referee.wire.remote_seats): neither its sandbox nor its clock is the
     referee's."""
 
 

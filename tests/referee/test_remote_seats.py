@@ -21,8 +21,10 @@ import msgpack
 import pytest
 import zmq
 import zmq.auth
+from click.testing import CliRunner
 
 from protocol.curve_keys import new_key_pair
+from tournaments.cli import main
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bots"
 CLI = [sys.executable, "-c", "from tournaments.cli import main; main()"]
@@ -265,3 +267,35 @@ def test_a_remote_seat_whose_connection_closes_mid_match_crashes_alone(
     assert {(game["seats"][f["seat"]]) for game in rest for f in game["faults"]} == {"alice"}
     assert later[0]["kind"] == "crash", later
     assert "the connection of alice closed" in errors
+
+
+@pytest.mark.parametrize(
+    "arguments, words",
+    [
+        (["remote:alice", "random", "random"], "needs --listen"),
+        (["random", "random", "random", "--listen", "tcp://127.0.0.1:1"], "no BOT is one"),
+        (["remote:referee", "random", "random"], "the referee's own key"),
+        (["remote:a/b", "random", "random"], "remote:NAME"),
+    ],
+)
+def test_remote_seats_without_what_they_need_are_usage_errors(arguments: list[str], words: str) -> None:
+    result = CliRunner().invoke(main, ["play", "scout", *arguments, "--no-sandbox"])
+    assert result.exit_code != 0 and words in result.output, result.output
+
+
+def test_a_remote_seat_without_a_key_in_the_folder_is_named(keys: Path) -> None:
+    arguments = ["remote:alice", "remote:bob", "random", "--listen", "tcp://127.0.0.1:1"]
+    result = CliRunner().invoke(main, ["play", "scout", *arguments, "--keys", str(keys / "organiser")])
+    assert result.exit_code == 1 and "no public key for remote seat(s) bob" in result.output, result.output
+
+
+def test_an_address_already_taken_is_a_one_line_error(keys: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        arguments = ["remote:alice", "random", "random", "--listen", f"tcp://127.0.0.1:{port}"]
+        result = CliRunner().invoke(
+            main, ["play", "scout", *arguments, "--keys", str(keys / "organiser"), "--no-sandbox", "--games", "1"]
+        )
+    assert result.exit_code == 1 and "cannot listen for remote seats" in result.output, result.output

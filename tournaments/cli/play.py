@@ -45,7 +45,7 @@ from .output import echo
 def _bot_transport(
     specs: tuple[BotSpec, ...], transport: Transport, listen: str | None, keys_dir: Path | None
 ) -> Transport | BotTransport:
-    """The local transport, or one with remote seats (referee.remote_seats) when a BOT is remote:NAME."""
+    """The local transport, or one with remote seats (referee.wire.remote_seats) when a BOT is remote:NAME."""
     remote = remote_seat_names(specs)
     if not remote:
         if listen is not None:
@@ -261,8 +261,9 @@ def play(
 
     A BOT is a built-in name (random, heuristic, scout-heuristic, scauver-heuristic), a path to a program or a
     .py script, a command line in quotes ("node bots/js/random_bot.js"), stdio:BOT for a bot that speaks JSON
-    lines on stdin/stdout (protocol/PROTOCOL.md), or human: you play that seat in this terminal (your hand, the
-    table and the numbered legal moves are shown, you type a move's number; no clock). A bot plays under the
+    lines on stdin/stdout (protocol/PROTOCOL.md), human: you play that seat in this terminal (your hand, the
+    table and the numbered legal moves are shown, you type a move's number; no clock), or remote:NAME: a bot
+    played from another machine through `referee connect` with the key NAME (--listen, --keys). A bot plays under the
     name it sends in its hello (repeated names get #1, #2, ...). Its output goes to NAME.log in the log folder.
     Each deal is played once from every seat, in turn orders chosen so that every bot plays right after every
     other equally often (referee/seating.py); the games are played rotation by rotation, with fresh bot
