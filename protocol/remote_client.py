@@ -29,7 +29,7 @@ from zmq.utils.monitor import parse_monitor_message
 from protocol import limits
 from protocol.curve_keys import KeyPair
 from protocol.errors import EnvironmentProblem
-from protocol.remote_sockets import HANDSHAKE_EVENTS, client_socket, handshake_failure
+from protocol.remote_sockets import HANDSHAKE_EVENTS, PING, client_socket, handshake_failure
 
 RESTART_PAUSE_S = 0.5
 PLACEHOLDER_TOKEN = "remote"
@@ -187,6 +187,10 @@ def _referee_to_bot(upstream: zmq.Socket[bytes], local: zmq.Socket[bytes], bot: 
             frames = upstream.recv_multipart(_NOBLOCK)
         except zmq.Again:
             return sent
+        if len(frames) == 2 and frames[0] == PING:
+            with contextlib.suppress(zmq.Again):
+                upstream.send_multipart(frames, _NOBLOCK)
+            continue
         if bot.identity is None or len(frames) != 1:
             continue
         with contextlib.suppress(zmq.ZMQError):

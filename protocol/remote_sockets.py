@@ -24,6 +24,9 @@ HEARTBEAT_IVL_MS = 1000
 HEARTBEAT_TIMEOUT_MS = 5000
 HEARTBEAT_TTL_MS = 5000
 RECONNECT_IVL_MS = 200
+PING = b""
+"""The first of the two frames of a ping (the second: a nonce), which `referee connect` answers itself, unchanged:
+a bot's messages are one frame each, so a ping is never taken for one."""
 
 
 def _common(socket: zmq.Socket[bytes]) -> None:

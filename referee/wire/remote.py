@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -31,7 +32,7 @@ from zmq.utils.monitor import parse_monitor_message
 from protocol import codec
 from protocol.curve_keys import KeyPair
 from protocol.errors import EnvironmentProblem
-from protocol.remote_sockets import HANDSHAKE_EVENTS, ZAP_DOMAIN, handshake_failure, server_socket
+from protocol.remote_sockets import HANDSHAKE_EVENTS, PING, ZAP_DOMAIN, handshake_failure, server_socket
 from referee.wire.connection import Incoming, Router, Transport
 from referee.wire.connection_cap import BotSockets, Flood, OwnerOfPid
 
@@ -67,6 +68,43 @@ class _SeatAuthenticator(ThreadAuthenticator):
         return self._keys.allowed[zmq.utils.z85.encode(client_public_key)]
 
 
+class RoundTrips:
+    """Each remote seat's round trips, measured by pings that `referee connect` answers itself, not its bot
+    (protocol.remote_sockets.PING): one goes out after a frame is sent to a connection with none outstanding, so
+    the measurements follow the decisions. A pong counts only with the nonce of the ping outstanding."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._outstanding: dict[bytes, tuple[bytes, float]] = {}
+        self._count = 0
+        self.samples_ms: dict[str, list[float]] = {}
+
+    def ping(self, identity: bytes) -> bytes | None:
+        """The nonce of a ping to send now, or None while one is outstanding."""
+        if identity in self._outstanding:
+            return None
+        self._count += 1
+        nonce = self._count.to_bytes(8, "big")
+        self._outstanding[identity] = (nonce, self._clock())
+        return nonce
+
+    def pong(self, identity: bytes, seat: str, nonce: bytes) -> bool:
+        """Whether this answers the ping outstanding (then measured)."""
+        sent = self._outstanding.get(identity)
+        if sent is None or sent[0] != nonce:
+            return False
+        del self._outstanding[identity]
+        self.samples_ms.setdefault(seat, []).append((self._clock() - sent[1]) * 1000)
+        return True
+
+    def summary(self, seat: str) -> str | None:
+        """The seat's round trips in words (median and most), None before any."""
+        samples = sorted(self.samples_ms.get(seat, ()))
+        if not samples:
+            return None
+        return f"round trip median {samples[len(samples) // 2]:.1f} ms, most {samples[-1]:.1f} ms, {len(samples)} pings"
+
+
 class RemoteRouter(Router):
     """The local Router, plus the CURVE socket bound at `listen` for the seats of `allowed` (public key -> seat
     name), the referee speaking with its key pair `referee`."""
@@ -89,6 +127,8 @@ class RemoteRouter(Router):
         self.disconnected: Callable[[str], None] = lambda seat: None
         """Called with a seat's name when the connection bound to it closes (or its heartbeats stop)."""
         self._connections: dict[int, tuple[bytes, str]] = {}
+        self._seat_of: dict[bytes, str] = {}
+        self.round_trips = RoundTrips()
         """A remote connection's fd -> (its identity here, its seat), from its first message."""
         self._refusals: dict[str, int] = {}
         """The token issued to each remote seat now (by name), put into its bot's hello."""
@@ -163,6 +203,9 @@ class RemoteRouter(Router):
             return None
         identity = REMOTE_PREFIX + parts[0].bytes
         frames = [part.bytes for part in parts[1:]]
+        pinged = self._seat_of.get(identity) if len(frames) == 2 and frames[0] == PING else None
+        if pinged is not None and self.round_trips.pong(identity, pinged, frames[1]):
+            return None
         if identity in self._bound:
             return Incoming(identity, frames)
         try:
@@ -171,6 +214,7 @@ class RemoteRouter(Router):
             seat = None
         if not isinstance(seat, str):
             return None
+        self._seat_of[identity] = seat
         fd = self._source_fd(parts[1])
         if fd is not None:
             self._connections[fd] = (identity, seat)
@@ -202,8 +246,11 @@ class RemoteRouter(Router):
         if not identity.startswith(REMOTE_PREFIX):
             super().send(identity, frame)
             return
+        own = identity[len(REMOTE_PREFIX) :]
         with contextlib.suppress(zmq.ZMQError):
-            self._remote.send_multipart([identity[len(REMOTE_PREFIX) :], frame], _NOBLOCK)
+            self._remote.send_multipart([own, frame], _NOBLOCK)
+            if identity in self._seat_of and (nonce := self.round_trips.ping(identity)) is not None:
+                self._remote.send_multipart([own, PING, nonce], _NOBLOCK)
 
     def close(self) -> None:
         with contextlib.suppress(zmq.ZMQError):

@@ -150,6 +150,13 @@ class RemoteSeats:
         self.wires.append(wire)
         return wire
 
+    @staticmethod
+    def _released(wire: RemoteRouter, name: str, log_path: Path) -> None:
+        wire.tokens.pop(name, None)
+        summary = wire.round_trips.summary(name)
+        if summary is not None:
+            _note(log_path, f"remote seat {name}: {summary} so far")
+
     def _disconnected(self, name: str) -> None:
         seat = self.seats.get(name)
         if seat is not None:
@@ -165,7 +172,7 @@ class RemoteSeats:
             wire = self.wires[-1]
             wire.tokens[name] = env[limits.ENV_TOKEN]
             _note(log_path, f"remote seat {name}: waiting for its key to connect to {self.listen}")
-            seat = RemoteSeat(name, log_path, functools.partial(wire.tokens.pop, name, None))
+            seat = RemoteSeat(name, log_path, functools.partial(self._released, wire, name, log_path))
             self.seats[name] = seat
             return seat
 

@@ -7,11 +7,14 @@ floods is charged to its own seat."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -299,3 +302,49 @@ def test_an_address_already_taken_is_a_one_line_error(keys: Path) -> None:
             main, ["play", "scout", *arguments, "--keys", str(keys / "organiser"), "--no-sandbox", "--games", "1"]
         )
     assert result.exit_code == 1 and "cannot listen for remote seats" in result.output, result.output
+
+
+class DelayProxy:
+    """A TCP proxy on loopback that delays every chunk by `delay_s` each way (netem is not available here)."""
+
+    def __init__(self, target_port: int, delay_s: float) -> None:
+        self.delay_s = delay_s
+        self.target_port = target_port
+        self.loop = asyncio.new_event_loop()
+        server = self.loop.run_until_complete(asyncio.start_server(self._client, "127.0.0.1", 0))
+        self.port = int(server.sockets[0].getsockname()[1])
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        upstream_reader, upstream_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        await asyncio.gather(self._pipe(reader, upstream_writer), self._pipe(upstream_reader, writer))
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while chunk := await reader.read(65536):
+            self.loop.call_later(self.delay_s, writer.write, chunk)
+        self.loop.call_later(self.delay_s, writer.close)
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+
+
+def test_round_trips_are_measured_and_a_delay_shows_in_them(keys: Path, processes: list[subprocess.Popen[str]]) -> None:
+    port = _free_port()
+    play = _play(keys, port, "remote:alice", "random", "random", options=("--games", "1", "--move-time", "5000"))
+    processes.append(play)
+    proxy = DelayProxy(port, 0.05)
+    try:
+        connect = subprocess.run(
+            _connect(keys, proxy.port, "alice", "random"), capture_output=True, text=True, timeout=LIMIT_S, check=False
+        )
+        output, errors = _finish(play)
+    finally:
+        proxy.close()
+    assert play.returncode == 0 and connect.returncode == 0, errors + connect.stderr
+    assert _games(output)[0]["faults"] == []
+    log = (keys / "logs" / "alice.log").read_text()
+    medians = [float(ms) for ms in re.findall(r"round trip median ([0-9.]+) ms", log)]
+    assert medians, log
+    assert min(medians) >= 2 * 50, log
