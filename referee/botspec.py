@@ -16,6 +16,8 @@ stdio:BOT                                   -> BOT (any of the above) behind the
 "path/.venv/bin/python bot.py"              -> the same words: that venv's Python runs the bot
 human                                       -> sys.executable -m bots.python.human --tty TERMINAL, untimed:
                                                a person plays the seat at TERMINAL (only where one is given)
+remote:NAME                                 -> a seat played from another machine with the key NAME
+                                               (referee.wire.remote_seats; `referee play --listen`)
 
 The name a BOT gets here is its program's name, never one of its arguments: a built-in's name; a path's file
 name without its suffix; for shell words, the program's, or, when the program is an interpreter (python3,
@@ -40,9 +42,11 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
+from protocol.curve_keys import REFEREE_KEY, KeyFileError, check_name
 from protocol.errors import BadInput
 from protocol.safe_text import invisible_characters, skeleton
 from referee.records import BotSpec
+from referee.wire.remote_seats import REMOTE_PREFIX
 
 BUILT_IN_MODULES = {
     "random": "bots.python.random_bot",
@@ -116,7 +120,16 @@ def resolve_bot(argument: str, game: str, *, named_by_hello: bool = False, termi
     then, and stays if it never says hello. `terminal` (a tty's path) is where a `human` seat is played; without
     one there is no human seat."""
     spec = _human_seat(terminal) if argument == HUMAN else _resolve(argument, game)
-    return dataclasses.replace(spec, named_by_hello=True) if named_by_hello else spec
+    return dataclasses.replace(spec, named_by_hello=True) if named_by_hello and not is_remote(spec) else spec
+
+
+def is_remote(spec: BotSpec) -> bool:
+    """A `remote:NAME` seat: it plays under its key's NAME (BotSpec.command is the one word `remote:NAME`)."""
+    return len(spec.command) == 1 and spec.command[0].startswith(REMOTE_PREFIX)
+
+
+def remote_seat_names(specs: Sequence[BotSpec]) -> list[str]:
+    return [spec.name for spec in specs if is_remote(spec)]
 
 
 def _human_seat(terminal: str | None) -> BotSpec:
@@ -133,6 +146,8 @@ def _resolve(argument: str, game: str) -> BotSpec:
         return BotSpec(inner.name, (sys.executable, "-m", STDIO_BRIDGE_MODULE, "--", *inner.command), inner.cwd)
     if argument.startswith(POLICY_PREFIX):
         return _policy(argument[len(POLICY_PREFIX) :])
+    if argument.startswith(REMOTE_PREFIX):
+        return _remote(argument[len(REMOTE_PREFIX) :])
     if not argument.strip():
         raise UnknownBot("an empty bot command")
     if argument in (GAME_HEURISTIC, GAME_SEARCH):
@@ -160,6 +175,16 @@ def _resolve(argument: str, game: str) -> BotSpec:
     else:
         command = tuple(words)
     return BotSpec(program_name(words), command)
+
+
+def _remote(name: str) -> BotSpec:
+    try:
+        check_name(name)
+    except KeyFileError:
+        raise UnknownBot(f"a remote seat is remote:NAME, NAME the name of its key, not {name!r}") from None
+    if name == REFEREE_KEY:
+        raise UnknownBot(f"remote:{REFEREE_KEY}: that name is the referee's own key's")
+    return BotSpec(name, (f"{REMOTE_PREFIX}{name}",))
 
 
 def policy_target(target: str) -> tuple[str, str | None]:

@@ -395,7 +395,7 @@ class GameRecord:
     @property
     def sandboxed(self) -> bool:
         """Every bot of the game ran in the sandbox (at full or partial isolation)."""
-        return self.isolation is not Isolation.NONE
+        return self.isolation not in (Isolation.NONE, Isolation.REMOTE)
 
 
 @dataclass(frozen=True)

@@ -116,6 +116,8 @@ class BotTransport:
     start_bot: StartBot
     clock: Callable[[], float] = time.monotonic
     """Seconds that never go back; every deadline of the match is on it."""
+    isolation: sandbox.Isolation | None = None
+    """What the match's games are recorded with whatever the sandbox gives (Isolation.REMOTE); None: the sandbox's."""
 
     @classmethod
     def local(cls, kind: Transport = Transport.IPC) -> BotTransport:
@@ -169,10 +171,11 @@ class Session:
         chosen = iter(self._chosen_logs)
         jails = spec.sandbox and transport.kind is Transport.IPC and sandbox_probe.usable
         self.sandboxed = jails and all(bot.sandbox for bot in spec.bots)
-        self.isolation = sandbox_probe.isolation if self.sandboxed else sandbox.Isolation.NONE
-        """The weakest isolation any bot of the match has had so far (GameRecord.isolation)."""
+        sandboxed = sandbox_probe.isolation if self.sandboxed else sandbox.Isolation.NONE
         if self.sandboxed and spec.kernel:
-            self.isolation = sandbox.Isolation.KERNEL
+            sandboxed = sandbox.Isolation.KERNEL
+        self.isolation = transport.isolation or sandboxed
+        """The weakest isolation any bot of the match has had so far (GameRecord.isolation)."""
         self.freezes = self.sandboxed and not spec.ponder and sandbox_probe.cgroups.freezer
         """Bots are frozen while not on move: thawed when a request is sent to them (before its clock starts),
         frozen again when their reply arrives or the request ends otherwise, and from their hello until their
@@ -388,6 +391,8 @@ class Session:
     def _peer(self, incoming: Incoming, claimant: int | None = None) -> int | Peer:
         """What is known of the process that made the connection (see Bindings.bind). `claimant` is the bot, not
         bound yet, whose token the message carries: its programs are checked first (see Router.sender)."""
+        if incoming.vouched:
+            return Peer.UNCHECKED if claimant is None else claimant
         if not self.wire.checks_peers:
             return Peer.UNCHECKED
         process = None if claimant is None else self.participants[claimant].process

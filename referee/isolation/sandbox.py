@@ -123,7 +123,8 @@ class ProgramHiddenFromBot(BotFault, RuntimeError):
 
 
 class Isolation(enum.StrEnum):
-    """What holds a bot, from the strongest: what `probe` found and `referee doctor` reports."""
+    """What holds a bot: what `probe` found and `referee doctor` reports, or what a match asked for (kernel) or
+    could not give (remote). STRENGTH orders them."""
 
     FULL = "full"
     """The sandbox with a uid of the bot's own and cgroup limits for the bot as a whole."""
@@ -134,9 +135,12 @@ class Isolation(enum.StrEnum):
     KERNEL = "kernel"
     """The strongest: every bot under an application kernel of its own (gVisor's runsc: referee.isolation.gvisor),
     with its own uid and cgroup limits; asked for (MatchSpec.kernel), never what `probe` finds."""
+    REMOTE = "remote"
+    """A seat played from another machine (referee.wire.remote_seats): neither its sandbox nor its clock is the
+    referee's."""
 
 
-STRENGTH = (Isolation.NONE, Isolation.PARTIAL, Isolation.FULL, Isolation.KERNEL)
+STRENGTH = (Isolation.REMOTE, Isolation.NONE, Isolation.PARTIAL, Isolation.FULL, Isolation.KERNEL)
 """The levels from the weakest."""
 
 

@@ -108,6 +108,9 @@ class Incoming:
     tcp_client: peers.TcpClient | None = None
     """On tcp, the client end of the connection, to find the process holding it (Router.sender): only for
     connections not bound yet, when it is known."""
+    vouched: bool = False
+    """The wire itself authenticated the connection as the holder of the token its hello carries (a remote seat's
+    CURVE key, referee.wire.remote): no process is looked for."""
 
 
 def new_token() -> str:

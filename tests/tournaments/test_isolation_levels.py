@@ -18,7 +18,9 @@ from sandbox_checks import require_sandbox
 
 from referee.isolation import sandbox
 from referee.isolation.cgroups import CgroupMode, CgroupSupport
+from referee.isolation.sandbox import Isolation
 from tournaments.cli import main
+from tournaments.league.executors import meets
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -155,3 +157,10 @@ def test_the_table_counts_the_games_at_each_level(write_league) -> None:
     assert levels["full"] == 0 and levels["partial"] > 0 and levels["partial"] + levels["none"] == table["games"]
     assert f"{levels['partial']} game(s) were played with partial isolation" in result.stdout
     assert f"{levels['none']} game(s) were played without the sandbox" in result.stdout
+
+
+def test_a_required_level_is_met_by_itself_and_every_stronger_one() -> None:
+    assert sandbox.STRENGTH[0] is Isolation.REMOTE and sandbox.STRENGTH[-1] is Isolation.KERNEL
+    assert meets(Isolation.KERNEL, Isolation.FULL) and meets(Isolation.FULL, Isolation.FULL)
+    assert not meets(Isolation.PARTIAL, Isolation.FULL) and not meets(Isolation.NONE, Isolation.PARTIAL)
+    assert not meets(Isolation.REMOTE, Isolation.NONE)

@@ -16,8 +16,10 @@ from referee.wire.open_files import raise_open_files_limit
 
 from .bench import bench
 from .check_bot import check_bot_command
+from .connect import connect
 from .doctor import doctor
 from .games import games
+from .keys import keys
 from .ladder import ladder
 from .new_bot import new_bot_command
 from .output import safe_exception
@@ -75,3 +77,5 @@ main.add_command(serve)
 main.add_command(submit)
 main.add_command(worker)
 main.add_command(ladder)
+main.add_command(keys)
+main.add_command(connect)

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import click
 
-from referee.isolation.sandbox import Isolation
+from referee.isolation.sandbox import STRENGTH, Isolation
 
 from ..league.dask_tls import CA_FILE, CERT_FILE, KEY_FILE, cluster_security, write_certificates
 from ..league.executors import DaskExecutor, import_distributed
@@ -22,7 +22,7 @@ def dask_options(function: F) -> F:
     """--scheduler-tls FOLDER and --require-isolation LEVEL, handed on as `scheduler_tls`, `require_isolation`."""
     function = click.option(
         "--require-isolation",
-        type=click.Choice([level.value for level in Isolation]),
+        type=click.Choice([level.value for level in STRENGTH if level is not Isolation.REMOTE]),
         default=None,
         help="With --scheduler: refuse the run if a worker's bots would get less isolation than this (each worker "
         "reports what `referee doctor` would say there before any match).  [default: none, every worker accepted]",

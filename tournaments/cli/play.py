@@ -13,15 +13,19 @@ import click
 from tabulate import tabulate
 
 from protocol.safe_text import one_line
-from referee.botspec import HUMAN, resolve_bot, unique_names
+from referee.botspec import HUMAN, remote_seat_names, resolve_bot, unique_names
 from referee.deals import DealKey
 from referee.games import list_games, load_game
 from referee.games.base import MAX_SEED
+from referee.isolation.process import BotProcess
+from referee.isolation.sandbox import Isolation
 from referee.match import run_match
-from referee.records import BotRun, GameRecord, Limits, MatchRecord, MatchSpec
+from referee.records import BotRun, BotSpec, GameRecord, Limits, MatchRecord, MatchSpec
 from referee.replay import ReplayWriteError
 from referee.seating import design_games, first_games
+from referee.session import BotTransport
 from referee.wire.connection import Transport
+from referee.wire.remote_seats import RemoteSeats
 
 from ..pages.writer import PagesRunner, ReplayFormat
 from ..rundir import new_run_dir
@@ -37,6 +41,23 @@ from .options import (
     transport_option,
 )
 from .output import echo
+
+
+def _bot_transport(
+    specs: tuple[BotSpec, ...], transport: Transport, listen: str | None, keys_dir: Path | None
+) -> Transport | BotTransport:
+    """The local transport, or one with remote seats (referee.wire.remote_seats) when a BOT is remote:NAME."""
+    remote = remote_seat_names(specs)
+    if not remote:
+        if listen is not None:
+            raise click.UsageError("--listen is for remote:NAME seats, and no BOT is one")
+        return transport
+    if listen is None or keys_dir is None:
+        raise click.UsageError(f"remote:{remote[0]} needs --listen tcp://HOST:PORT and --keys DIR")
+    if transport is not Transport.IPC:
+        raise click.UsageError("a match with remote seats runs its local bots on ipc: leave out --transport")
+    seats = RemoteSeats.from_folder(listen, keys_dir, remote)
+    return BotTransport(Transport.IPC, seats.open_wire, seats.start_bot(BotProcess.start), isolation=Isolation.REMOTE)
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -195,6 +216,20 @@ def _print_summary(record: MatchRecord, tablefmt: str) -> None:
     help="Keep the bots' logs (NAME.log each) here [default: a new run folder in the temporary folder, printed].",
 )
 @transport_option
+@click.option(
+    "--listen",
+    metavar="tcp://HOST:PORT",
+    default=None,
+    help="Where remote:NAME seats connect (with `referee connect`), over CURVE; needs --keys.",
+)
+@click.option(
+    "--keys",
+    "keys_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The keys folder of remote seats: referee.key_secret (this referee's pair, `referee keys new referee`) "
+    "and NAME.key, the public key of each author allowed to take the seat remote:NAME.",
+)
 @sandbox_option
 @click.option(
     "--ponder",
@@ -217,6 +252,8 @@ def play(
     replay_format: ReplayFormat,
     log_dir: str | None,
     transport: Transport,
+    listen: str | None,
+    keys_dir: Path | None,
     sandbox: bool,
     ponder: bool,
     kernel: bool,
@@ -227,8 +264,9 @@ def play(
 
     A BOT is a built-in name (random, heuristic, scout-heuristic, scauver-heuristic), a path to a program or a
     .py script, a command line in quotes ("node bots/js/random_bot.js"), stdio:BOT for a bot that speaks JSON
-    lines on stdin/stdout (protocol/PROTOCOL.md), or human: you play that seat in this terminal (your hand, the
-    table and the numbered legal moves are shown, you type a move's number; no clock). A bot plays under the
+    lines on stdin/stdout (protocol/PROTOCOL.md), human: you play that seat in this terminal (your hand, the
+    table and the numbered legal moves are shown, you type a move's number; no clock), or remote:NAME: a bot
+    played from another machine through `referee connect` with the key NAME (--listen, --keys). A bot plays under the
     name it sends in its hello (repeated names get #1, #2, ...). Its output goes to NAME.log in the log folder.
     Each deal is played once from every seat, in turn orders chosen so that every bot plays right after every
     other equally often (referee/seating.py); the games are played rotation by rotation, with fresh bot
@@ -279,7 +317,7 @@ def play(
 
     runner = run_match if replay_format is ReplayFormat.JSON else PagesRunner(replay_format)
     try:
-        record = runner(spec, on_game, transport=transport)
+        record = runner(spec, on_game, transport=_bot_transport(specs, transport, listen, keys_dir))
     except ReplayWriteError as error:  # kept: the message adds how far the match got, which only this command knows
         raise click.ClickException(f"{error} (stopped after {len(played)} of {count} game(s))") from error
     except KeyboardInterrupt:

@@ -43,7 +43,7 @@ from typing import Any
 
 from protocol.errors import BadInput, EnvironmentProblem
 from referee.isolation.proctable import kill_with_sessions, live_processes
-from referee.isolation.sandbox import Isolation
+from referee.isolation.sandbox import STRENGTH, Isolation
 from referee.match import run_match
 from referee.records import GameRecord, MatchRecord, MatchSpec
 from referee.wire.open_files import raise_open_files_limit
@@ -475,9 +475,8 @@ class DaskExecutor(Executor):
 
 
 def meets(level: Isolation, required: Isolation) -> bool:
-    """`level` is `required` or stronger (Isolation lists its levels from the strongest)."""
-    order = list(Isolation)
-    return order.index(level) <= order.index(required)
+    """`level` is `required` or stronger (sandbox.STRENGTH orders the levels)."""
+    return STRENGTH.index(level) >= STRENGTH.index(required)
 
 
 class _Inbox:

@@ -1,0 +1,179 @@
+"""Remote seats (`remote:NAME`): bots that play from another machine, through `referee connect` there.
+
+A match with remote seats runs on a BotTransport whose wire is a RemoteRouter (referee.wire.remote: the local
+socket plus a CURVE server socket at the listen address, its allow-list the keys folder's NAME.key files) and
+whose start of a remote seat starts no process: it hands the seat's fresh token to the wire and returns a
+RemoteSeat, a BotHandle with nothing to freeze or kill. The match code does not tell the two kinds apart: the
+seat's hello must come within the startup limit (else a startup fault charged to it alone, as for a local bot
+that never says hello), its replies are timed by the referee's clock like any other, and faults are its seat's.
+Its games are recorded with isolation `remote`. Local bots of the same match start as they always do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from protocol import limits
+from protocol.curve_keys import REFEREE_KEY, KeyFileError, KeyPair, allow_list, key_files, load_pair
+from protocol.errors import BadInput
+from referee.wire.connection import Transport
+from referee.wire.connection_cap import BotSockets, OwnerOfPid
+from referee.wire.remote import RemoteRouter
+
+REMOTE_PREFIX = "remote:"
+"""A remote seat's BOT argument is remote:NAME (referee.botspec), its command the one word remote:NAME."""
+
+
+def _note(log_path: Path, line: str) -> None:
+    """A line in the seat's log, for the organiser (and the detail of its crash)."""
+    with contextlib.suppress(OSError), open(log_path, "a", encoding="utf-8") as log:
+        log.write(line + "\n")
+
+
+class RemoteSeatError(BadInput, ValueError):
+    """A remote seat that cannot be played: no --listen, or no key for its name."""
+
+
+def remote_name(command: Sequence[str]) -> str | None:
+    """The seat name of a remote seat's command (referee.botspec: `remote:NAME`), None for a local bot's."""
+    if len(command) == 1 and command[0].startswith(REMOTE_PREFIX):
+        return command[0][len(REMOTE_PREFIX) :]
+    return None
+
+
+class RemoteSeat:
+    """A remote seat's stand-in for a bot process: its pidfd (an eventfd) signals an exit when the connection bound
+    to the seat closes or its heartbeats stop (`gone`), which the match charges as a crash of its seat; a bot that
+    goes silent on a live connection runs out of its clock (a timeout)."""
+
+    def __init__(self, name: str, log_path: Path, release: Callable[[], object]) -> None:
+        self.name = name
+        self._fd = os.eventfd(0, os.EFD_CLOEXEC)
+        self._log_path = log_path
+        self._release = release
+        self._killed = False
+        self._gone = False
+
+    def gone(self) -> None:
+        if self._killed or self._gone:
+            return
+        self._gone = True
+        _note(self._log_path, f"remote seat {self.name}: the connection closed")
+        os.eventfd_write(self._fd, 1)
+
+    pid = -1
+    memory_mb = None
+    jail = None
+
+    @property
+    def pidfd(self) -> int:
+        return self._fd
+
+    def exited(self) -> bool:
+        return self._killed or self._gone
+
+    def ending(self) -> None:
+        return None
+
+    def oom_killed(self) -> bool:
+        return False
+
+    def hold(self, frozen: bool) -> None:
+        return None
+
+    def kill(self) -> None:
+        if not self._killed:
+            self._killed = True
+            self._release()
+            os.close(self._fd)
+
+    def program_pids(self) -> list[int]:
+        return []
+
+    def namespace(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class RemoteSeats:
+    """Where remote seats connect (`listen`, tcp://HOST:PORT) and with which keys: the referee's pair and the
+    allow-list, both from one keys folder (protocol.curve_keys)."""
+
+    listen: str
+    referee: KeyPair
+    allowed: Mapping[bytes, str]
+    wires: list[RemoteRouter] = field(default_factory=list)
+    """The wires opened so far (one per match); the latest is the match being played."""
+    seats: dict[str, RemoteSeat] = field(default_factory=dict)
+    """The latest start of each remote seat."""
+
+    @classmethod
+    def from_folder(cls, listen: str, folder: Path, seats: Iterable[str]) -> RemoteSeats:
+        """The keys in `folder`, checked: the referee's own pair, and a key for each of `seats`."""
+        if not listen.startswith("tcp://"):
+            raise RemoteSeatError(f"--listen takes tcp://HOST:PORT, not {listen!r}")
+        referee = load_pair(key_files(folder, REFEREE_KEY)[1])
+        allowed = allow_list(folder)
+        missing = sorted(set(seats) - set(allowed.values()))
+        if missing:
+            raise KeyFileError(f"no public key for remote seat(s) {', '.join(missing)} in {folder} (NAME.key each)")
+        return cls(listen, referee, allowed)
+
+    def open_wire(
+        self,
+        workdir: Path,
+        bound: Container[bytes],
+        likely_peers: Callable[[], Iterable[int]],
+        *,
+        bot_sockets: BotSockets,
+        owner_of_pid: OwnerOfPid,
+    ) -> RemoteRouter:
+        """The match's wire (an OpenWire): local bots on ipc, remote seats at `listen`."""
+        wire = RemoteRouter(
+            self.listen,
+            self.referee,
+            self.allowed,
+            Transport.IPC,
+            workdir,
+            bound,
+            likely_peers,
+            bot_sockets=bot_sockets,
+            owner_of_pid=owner_of_pid,
+        )
+        wire.disconnected = self._disconnected
+        self.wires.append(wire)
+        return wire
+
+    @staticmethod
+    def _released(wire: RemoteRouter, name: str, log_path: Path) -> None:
+        wire.tokens.pop(name, None)
+        summary = wire.round_trips.summary(name)
+        if summary is not None:
+            _note(log_path, f"remote seat {name}: {summary} so far")
+
+    def _disconnected(self, name: str) -> None:
+        seat = self.seats.get(name)
+        if seat is not None:
+            seat.gone()
+
+    def start_bot(self, local: Callable[..., Any]) -> Callable[..., Any]:
+        """A StartBot (referee.isolation.process) that starts a remote seat here and any other bot with `local`."""
+
+        def start(command: Sequence[str], env: Mapping[str, str], log_path: Path, *args: Any, **options: Any) -> Any:
+            name = remote_name(command)
+            if name is None:
+                return local(command, env, log_path, *args, **options)
+            wire = self.wires[-1]
+            wire.tokens[name] = env[limits.ENV_TOKEN]
+            _note(log_path, f"remote seat {name}: waiting for its key to connect to {self.listen}")
+            seat = RemoteSeat(name, log_path, functools.partial(self._released, wire, name, log_path))
+            self.seats[name] = seat
+            return seat
+
+        return start
