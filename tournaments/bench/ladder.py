@@ -244,11 +244,11 @@ class _LadderRun:
 
     def _window(self, students: tuple[StudentRun, ...]) -> tuple[int, float]:
         """Games stored from the moment every verdict was in (the checks done, the workers only playing) to the
-        last poll; the whole run when that moment never came or left fewer than two polls after it."""
+        last poll; the whole run when that moment never came or no game was stored after it (a short run)."""
         answered = [s.verdict_s for s in students if s.verdict_s is not None]
         begin = max(answered) if len(answered) == len(students) else 0.0
         inside = [(at, games) for at, games in self.games if at >= begin]
-        inside = inside if len(inside) >= 2 else self.games
+        inside = inside if len(inside) >= 2 and inside[-1][1] > inside[0][1] else self.games
         if len(inside) < 2:
             return 0, 0.0
         return inside[-1][1] - inside[0][1], inside[-1][0] - inside[0][0]
