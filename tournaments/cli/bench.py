@@ -40,7 +40,7 @@ def _placement(one_core: bool) -> CpuSet | None:
 
 @click.group()
 def bench() -> None:
-    """Benchmarks: engine speed, learning environments, referee protocol overhead, league throughput."""
+    """Benchmarks: engine speed, learning environments, protocol overhead, league throughput, a served ladder."""
 
 
 @bench.command()
