@@ -206,9 +206,17 @@ class _LadderRun:
         return time.monotonic() - self.started
 
     def _student(self, name: str, at: float) -> None:
+        """One student: submit at `at`, follow the version to its verdict and first game; a submission the server
+        refuses, or a server gone, leaves the student without a verdict (the report counts it missing)."""
         time.sleep(max(0.0, at - self._elapsed()))
-        client = LadderClient(self.url, self.tokens[name])
         submitted = self._elapsed()
+        try:
+            self._follow(name, submitted)
+        except (ServerRefused, ServerUnreachable):
+            self.results.setdefault(name, StudentRun(name, submitted, None, None, None))
+
+    def _follow(self, name: str, submitted: float) -> None:
+        client = LadderClient(self.url, self.tokens[name])
         submitted_at = datetime.now(UTC)
         version = _retrying(lambda: client.submit(self.folders[name]))
         verdict = None
