@@ -27,7 +27,7 @@ _ROOMS: dict[str, set[str]] = {
     "tournaments": LOWER | {"tournaments.league", "tournaments.ratings"},
     "tournaments.classroom": JOINED,
     "tournaments.pages": JOINED | {"tournaments.classroom"},
-    "tournaments.bench": JOINED | {"referee.games.rl"},
+    "tournaments.bench": JOINED | {"referee.games.rl", "tournaments.ladder", "tournaments.server"},
     "tournaments.ladder": JOINED | {"tournaments.classroom"},
     "tournaments.cli": JOINED
     | {"tournaments.classroom", "tournaments.pages", "tournaments.bench", "tournaments.ladder", "bots"}

@@ -13,6 +13,7 @@ from tournaments.ladder import (
     LadderFrozen,
     QuotaExceeded,
     Role,
+    UnknownItem,
     VersionStatus,
     init_ladder,
     open_ladder,
@@ -63,7 +64,7 @@ def test_only_students_submit_and_read_their_own_versions(made: Made, tmp_path: 
     version = made.ladder.submit(people["ann"], folder)
     with pytest.raises(Forbidden):
         made.ladder.versions(people["bob"], "ann")
-    with pytest.raises(Forbidden):
+    with pytest.raises(UnknownItem):
         made.ladder.version(people["bob"], version.id)
     staff = made.ladder.authenticate(made.created.admin_token)
     assert staff.role is Role.STAFF

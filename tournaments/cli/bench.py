@@ -13,6 +13,7 @@ from ..bench.protocol import bench_protocol, bench_reuse, reuse_tables
 from ..bench.rl import bench_rl
 from ..league.placement import CpuSet, kept_on, usable_cpus
 from .bench_isolation import isolation_bench
+from .bench_ladder import ladder_bench
 from .bench_league import league_bench
 from .bench_ratings import ratings_bench
 from .bench_settle import settle_bench
@@ -39,7 +40,7 @@ def _placement(one_core: bool) -> CpuSet | None:
 
 @click.group()
 def bench() -> None:
-    """Benchmarks: engine speed, learning environments, referee protocol overhead, league throughput."""
+    """Benchmarks: engine speed, learning environments, protocol overhead, league throughput, a served ladder."""
 
 
 @bench.command()
@@ -308,6 +309,7 @@ def reuse(
 
 
 bench.add_command(isolation_bench)
+bench.add_command(ladder_bench)
 bench.add_command(league_bench)
 bench.add_command(ratings_bench)
 bench.add_command(settle_bench)

@@ -35,6 +35,7 @@ from .values import (
     VersionDetail,
     VersionStatus,
 )
+from .views import Item, hidden
 
 __all__ = [
     "BadResult",
@@ -42,6 +43,8 @@ __all__ = [
     "DatabaseProblem",
     "Forbidden",
     "GameSummary",
+    "hidden",
+    "Item",
     "Job",
     "JobKind",
     "JobResult",

@@ -200,7 +200,7 @@ class Ladder:
 
     def replay(self, who: Principal, game_id: str) -> dict[str, Any]:
         with self.engine.connect() as connection:
-            return views.replay(connection, who, game_id)
+            return views.replay(connection, self.file, who, game_id)
 
     def deadline_snapshot(self, who: Principal | None = None) -> int:
         """Freeze the ladder on each student's last accepted on-time version and queue the final run's

@@ -1,25 +1,51 @@
 """What a principal may read, written once: staff read everything; a student reads their own versions, their
 own games, their own bot's logs and the replays of games they sat in; a worker and a spectator read none of it.
-Another student's name is shown as the table shows it (tournaments.ladder.standings.shown_names)."""
+Another student's name is shown as the table shows it (tournaments.ladder.standings.shown_names), in a replay too:
+its seats name students (pseudonyms to students, names to staff) and baselines, never version ids, and another
+seat's output and notes are left out of its faults. One item (a version, a log, a replay) that does not exist and
+one that is not the asker's get the same answer (`hidden`), so a student cannot probe which ids exist."""
 
 from __future__ import annotations
 
+import enum
 from collections import defaultdict
 from typing import Any
 
 from sqlalchemy import Connection, select
 
+from referee.records import FaultCause, FaultFacts, describe
+
 from . import schema
 from .database import utc
 from .errors import Forbidden, UnknownItem
+from .ladder_file import LadderFile
+from .standings import shown_names
 from .submissions import version_of
 from .values import GameSummary, Principal, Role, RosterRow, Version, VersionDetail, VersionStatus
 
 GAMES_SHOWN = 200
 
 
+class Item(enum.StrEnum):
+    """What one per-item read names by its id."""
+
+    VERSION = "version"
+    LOG = "log"
+    REPLAY = "replay"
+
+
+def hidden(item: Item) -> UnknownItem:
+    """The one answer for an item that does not exist and for one the asker may not read: one error, one message
+    (no id in it), so that both look alike."""
+    return UnknownItem(f"no {item.value} by that id that you may see")
+
+
+def may_read(who: Principal | None, student: str | None) -> bool:
+    return who is not None and (who.role is Role.STAFF or (who.role is Role.STUDENT and who.name == student))
+
+
 def may_read_student(who: Principal | None, student: str) -> None:
-    if who is None or not (who.role is Role.STAFF or (who.role is Role.STUDENT and who.name == student)):
+    if not may_read(who, student):
         raise Forbidden("only the student themselves and staff may see this")
 
 
@@ -34,9 +60,8 @@ def versions(connection: Connection, student: str) -> list[Version]:
 
 def version_detail(connection: Connection, who: Principal | None, version_id: str) -> VersionDetail:
     row = connection.execute(select(schema.versions).where(schema.versions.c.id == version_id)).first()
-    if row is None:
-        raise UnknownItem(f"no version {version_id!r}")
-    may_read_student(who, row.student)
+    if row is None or not may_read(who, row.student):
+        raise hidden(Item.VERSION)
     return VersionDetail(version_of(row), row.verdict, row.check_report, row.build_log)
 
 
@@ -71,42 +96,65 @@ def student_games(connection: Connection, student: str, names: dict[str, str]) -
     return summaries
 
 
-def _seat(connection: Connection, game_id: str, seat: int) -> Any:
+def game_log(connection: Connection, who: Principal | None, game_id: str, seat: int) -> bytes:
+    """The output of the bot at `seat` in the game's match: its own student's and staff's to read."""
     row = connection.execute(
         select(schema.seats, schema.games.c.job_id)
         .join(schema.games, schema.games.c.id == schema.seats.c.game_id)
         .where(schema.seats.c.game_id == game_id, schema.seats.c.seat == seat)
     ).first()
-    if row is None:
-        raise UnknownItem(f"no seat {seat} in game {game_id!r}")
-    return row
-
-
-def game_log(connection: Connection, who: Principal | None, game_id: str, seat: int) -> bytes:
-    """The output of the bot at `seat` in the game's match: its own student's and staff's to read."""
-    row = _seat(connection, game_id, seat)
-    if who is None or not (
-        who.role is Role.STAFF or (row.student is not None and who.name == row.student and who.role is Role.STUDENT)
-    ):
-        raise Forbidden("a bot's logs are its own student's and the staff's to read")
+    if row is None or not may_read(who, row.student):
+        raise hidden(Item.LOG)
     log = connection.execute(
         select(schema.logs.c.log).where(schema.logs.c.job_id == row.job_id, schema.logs.c.entrant == row.entrant)
     ).scalar()
     return (log or "").encode()
 
 
-def replay(connection: Connection, who: Principal | None, game_id: str) -> dict[str, Any]:
-    """A finished game's replay: staff, and the students who sat in it."""
+def _staff(who: Principal | None) -> bool:
+    return who is not None and who.role is Role.STAFF
+
+
+def replay(connection: Connection, file: LadderFile, who: Principal | None, game_id: str) -> dict[str, Any]:
+    """A finished game's replay, for staff and the students who sat in it, its seats named as the table names
+    them (`shown_replay`)."""
     game = connection.execute(select(schema.games.c.replay).where(schema.games.c.id == game_id)).first()
-    if game is None:
-        raise UnknownItem(f"no game {game_id!r}")
-    if who is None or who.role is not Role.STAFF:
-        sat = connection.execute(
-            select(schema.seats.c.student).where(schema.seats.c.game_id == game_id, schema.seats.c.student.is_not(None))
-        ).scalars()
-        if who is None or who.role is not Role.STUDENT or who.name not in set(sat):
-            raise Forbidden("a game's replay is for the students who sat in it and the staff")
-    return dict(game.replay or {})
+    seats = connection.execute(select(schema.seats).where(schema.seats.c.game_id == game_id)).all()
+    if game is None or not (_staff(who) or any(may_read(who, row.student) for row in seats)):
+        raise hidden(Item.REPLAY)
+    names = shown_names(connection, file, who)
+    labels = {row.entrant: row.entrant if row.student is None else names.get(row.student, "?") for row in seats}
+    own = None if _staff(who) else {row.seat for row in seats if may_read(who, row.student)}
+    return shown_replay(dict(game.replay or {}), labels, own)
+
+
+def shown_replay(replay: dict[str, Any], labels: dict[str, str], own: set[int] | None) -> dict[str, Any]:
+    """`replay` with each bot (a version's id or a baseline's name) shown as `labels` has it; the seats not in
+    `own` (None: all are) lose their command and log link, and their faults their output and notes."""
+    seats = [
+        {**entry, "bot": labels.get(entry.get("bot", ""), "?")}
+        | ({} if own is None or entry.get("seat") in own else {"command": [], "log": None})
+        for entry in replay.get("seats", [])
+    ]
+    faults = [
+        _shown_fault(fault, labels, own is None or fault.get("seat") in own) for fault in replay.get("faults", [])
+    ]
+    return {**replay, "seats": seats, "faults": faults}
+
+
+def _shown_fault(fault: dict[str, Any], labels: dict[str, str], open_seat: bool) -> dict[str, Any]:
+    """A fault's words made again from its facts once these name bots as shown (a stolen token's victim); a fault
+    recorded without its cause keeps only its kind."""
+    facts = dict(fault.get("facts") or {})
+    if facts.get("victim") is not None:
+        facts["victim"] = labels.get(facts["victim"], "another bot")
+    if not open_seat:
+        facts.pop("output", None)
+        facts.pop("note", None)
+    cause = str(fault.get("cause", ""))
+    known = cause in {item.value for item in FaultCause}
+    detail = describe(FaultCause(cause), FaultFacts.from_json(facts)) if known else str(fault.get("kind", "fault"))
+    return {**fault, "bot": labels.get(fault.get("bot", ""), "?"), "facts": facts, "detail": detail}
 
 
 def roster(connection: Connection) -> list[RosterRow]:

@@ -1,7 +1,9 @@
 """Who may do what: the one rule every endpoint asks (`decide`), written once as data.
 
 Each endpoint names its `Action`; `RULES` says which roles may do it and whether a student may do it only for
-themself (OWN: the student named in the request must be the one asking). Staff may do every action but the
+themself (OWN: the student named in the request must be the one asking), or only their own items (ITEM: a version,
+a log, a replay named by its id; another's is answered as one that does not exist, 404 with the same body, so ids
+cannot be probed). Staff may do every action but the
 worker's; a worker only its own jobs and version fetches; a spectator (no token) only what is public. The
 ladder library checks again below this (defence in depth): this rule decides what the server even asks it.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from tournaments.ladder import Forbidden, Principal, Role, Unauthorised
+from tournaments.ladder import Forbidden, Item, Principal, Role, Unauthorised, hidden
 
 
 class Action(enum.StrEnum):
@@ -37,12 +39,14 @@ class Scope(enum.Enum):
     ANYONE = "anyone, with or without a token"
     ROLES = "the roles listed"
     OWN = "the roles listed; a student only for themself"
+    ITEM = "the roles listed; a student only their own items, another's answered as a missing one"
 
 
 @dataclass(frozen=True)
 class Rule:
     roles: frozenset[Role]
     scope: Scope
+    item: Item | None = None
 
 
 _EVERYONE = frozenset(Role)
@@ -53,9 +57,9 @@ RULES: dict[Action, Rule] = {
     Action.VIEW_TABLE: Rule(_EVERYONE, Scope.ANYONE),
     Action.SUBMIT: Rule(frozenset({Role.STUDENT}), Scope.ROLES),
     Action.VIEW_STUDENT: Rule(_PEOPLE, Scope.OWN),
-    Action.VIEW_VERSION: Rule(_PEOPLE, Scope.ROLES),
-    Action.READ_LOG: Rule(_PEOPLE, Scope.ROLES),
-    Action.VIEW_REPLAY: Rule(_PEOPLE, Scope.ROLES),
+    Action.VIEW_VERSION: Rule(_PEOPLE, Scope.ITEM, Item.VERSION),
+    Action.READ_LOG: Rule(_PEOPLE, Scope.ITEM, Item.LOG),
+    Action.VIEW_REPLAY: Rule(_PEOPLE, Scope.ITEM, Item.REPLAY),
     Action.STAFF: Rule(frozenset({Role.STAFF}), Scope.ROLES),
     Action.CLAIM_JOB: Rule(frozenset({Role.WORKER}), Scope.ROLES),
     Action.REPORT_JOB: Rule(frozenset({Role.WORKER}), Scope.ROLES),
@@ -76,3 +80,11 @@ def decide(who: Principal | None, action: Action, student: str | None = None) ->
     if rule.scope is Scope.OWN and who.role is Role.STUDENT and student != who.name:
         raise Forbidden(f"a student may {action.value} only for themself")
     return who
+
+
+def decide_item(who: Principal, action: Action, owner: str | None) -> None:
+    """Once the ladder has found an item (it checked too): a student who is not its owner gets what a missing
+    item gets."""
+    rule = RULES[action]
+    if rule.scope is Scope.ITEM and rule.item is not None and who.role is Role.STUDENT and owner != who.name:
+        raise hidden(rule.item)

@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 
 from tournaments.ladder import JobResult
 
-from .access import Action, decide
+from .access import Action, decide_item
 from .edge import Edge
 from .events import table_events
 from .present import plain
@@ -65,7 +65,7 @@ def api_routes(edge: Edge) -> APIRouter:
         who = await edge.allow(request, Action.VIEW_VERSION)
         assert who is not None
         detail = await run_in_threadpool(ladder.version, who, version_id)
-        decide(who, Action.VIEW_STUDENT, detail.version.student)
+        decide_item(who, Action.VIEW_VERSION, detail.version.student)
         return plain(detail)  # type: ignore[no-any-return]
 
     @router.get("/students/{student}/versions", summary="A student's versions (their own, or staff)")

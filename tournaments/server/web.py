@@ -17,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 from tournaments.ladder import Principal, Role, UnknownItem
 from tournaments.pages.replay_page import render_replay_page
 
-from .access import Action, decide
+from .access import Action, decide, decide_item
 from .edge import Edge, address
 from .sessions import LOGIN_COOKIE, TOKEN_COOKIE, Csrf, credentials
 from .uploads import Part
@@ -115,7 +115,7 @@ def web_routes(edge: Edge) -> APIRouter:
         who = await edge.allow(request, Action.VIEW_VERSION)
         assert who is not None
         detail = await run_in_threadpool(ladder.version, who, version_id)
-        decide(who, Action.VIEW_STUDENT, detail.version.student)
+        decide_item(who, Action.VIEW_VERSION, detail.version.student)
         return page(edge, request, "version.html", f"Version {version_id}", who, detail=detail)
 
     @router.get("/games/{game_id}", response_class=HTMLResponse)
