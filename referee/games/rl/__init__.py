@@ -5,9 +5,11 @@ Pure adapters with no I/O, on the games floor: they import `referee.games` and t
 `referee.games` itself never imports this package (its registry skips sub-packages), so the core install
 needs none of them.
 
-- `pettingzoo_env(game, players=N, **options)`: a PettingZoo AECEnv (aec.py).
+- `pettingzoo_env(game, players=N, **options)`: a PettingZoo AECEnv (aec.py); `scout_v0.env()` and
+  `scauver_v0.env()` the same in PettingZoo's standard wrappers, as its classic games.
 - `import referee.games.rl.openspiel`: registers `python_scout` and `python_scauver` with pyspiel.
-- codec.py: the fixed integer encoding of every action; features.py: observations as float32 vectors.
+- codec.py: the fixed integer encoding of every action; features.py: observations as float32 vectors;
+  lengths.py: how many decisions a game can take (OpenSpiel's max_game_length).
 """
 
 from __future__ import annotations

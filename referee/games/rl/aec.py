@@ -33,15 +33,17 @@ from .. import Game, GameState, load_game
 from ..base import MAX_SEED, ConfigError
 from .codec import codec_for, legal_index
 from .features import feature_size, features
-from .rewards import rank_rewards, score_rewards
+from .rewards import RETURNS, rank_rewards, score_rewards
 
-REWARDS = ("rank", "score")
+REWARDS = RETURNS
+RENDER_MODES = ("human", "ansi")
+"""Both are text: "ansi" returns the table as a string, "human" prints it (and returns None)."""
 
 
 class CardGameEnv(AECEnv):
     """One game of SCOUT or Scauver per episode; see the module docstring for the conventions."""
 
-    metadata = {"render_modes": ["ansi"], "name": "card_referee_v0", "is_parallelizable": False}
+    metadata = {"render_modes": list(RENDER_MODES), "name": "card_referee_v0", "is_parallelizable": False}
 
     def __init__(
         self,
@@ -52,8 +54,8 @@ class CardGameEnv(AECEnv):
         reward: str = "rank",
     ) -> None:
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode is None or 'ansi', not {render_mode!r}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode is None or one of {RENDER_MODES}, not {render_mode!r}")
         if reward not in REWARDS:
             raise ValueError(f"reward is one of {REWARDS}, not {reward!r}")
         self.game: Game = load_game(game)
@@ -177,7 +179,11 @@ class CardGameEnv(AECEnv):
     def render(self) -> str | None:
         if self.render_mode is None:
             return None
-        return render_text(self._engine())
+        text = render_text(self._engine())
+        if self.render_mode == "human":
+            print(text, end="")
+            return None
+        return text
 
     def close(self) -> None:
         self.state_ = None
@@ -203,3 +209,18 @@ def render_text(state: GameState) -> str:
     else:
         lines.append(f"  pot {last['pot']}, phase {last['phase']}")
     return "\n".join(lines) + "\n"
+
+
+ILLEGAL_REWARD = -1.0
+"""What `wrapped` gives an agent whose action the mask refuses (the worst rank reward); the game then ends."""
+
+
+def wrapped(raw: CardGameEnv, illegal_reward: float = ILLEGAL_REWARD) -> AECEnv:
+    """`raw` inside PettingZoo's standard wrappers, as its classic games' `env()`: an illegal action ends the
+    game (TerminateIllegalWrapper), an action outside the space is an error (AssertOutOfBoundsWrapper), and
+    so is a call out of order, such as `step` before `reset` (OrderEnforcingWrapper)."""
+    from pettingzoo.utils import wrappers
+
+    env: AECEnv = wrappers.TerminateIllegalWrapper(raw, illegal_reward=illegal_reward)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)

@@ -128,6 +128,11 @@ def scauver_features(observation: Observation, config: Mapping[str, Any]) -> np.
     return np.clip(out, -1.0, 1.0, out=out)
 
 
+def hand_size(game: str, players: int) -> int:
+    """How many of the first values of the vector encode the seat's own hand (its private part)."""
+    return hand_cap(players) * 20 if game == "scout" else DECK
+
+
 def feature_size(game: str, players: int) -> int:
     return scout_size(players) if game == "scout" else scauver_size(players)
 
