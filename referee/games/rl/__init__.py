@@ -23,10 +23,16 @@ __all__ = ["pettingzoo_env"]
 
 
 def pettingzoo_env(
-    game: str, players: int = 4, render_mode: str | None = None, reward: str = "rank", **options: Any
+    game: str,
+    players: int = 4,
+    render_mode: str | None = None,
+    reward: str = "rank",
+    action_features: bool = True,
+    **options: Any,
 ) -> CardGameEnv:
     """A PettingZoo AEC environment of `game` ("scout" or "scauver") at `players` seats; `options` are the
-    game's options (`referee games` lists them). `reward` is "rank" or "score" (aec.py explains both)."""
+    game's options (`referee games` lists them). `reward` is "rank" or "score" (aec.py explains both);
+    `action_features` adds a row of features per legal action to the infos (action_features.py)."""
     from .aec import CardGameEnv
 
-    return CardGameEnv(game, players, options, render_mode=render_mode, reward=reward)
+    return CardGameEnv(game, players, options, render_mode=render_mode, reward=reward, action_features=action_features)

@@ -4,7 +4,9 @@ Agents are `player_0` .. `player_{n-1}`, one per seat. `observe(agent)` is a dic
 vector (features.py), "action_mask": int8 vector over the fixed Discrete action space (codec.py)}, both
 computed from `state.observation(seat)` alone, the map the referee would send that seat. The agent to act
 also finds in `infos[agent]` that map itself ("observation") and the engine's legal actions
-("legal_actions", in the engine's order; copies, free to change); other agents' infos are empty. The
+("legal_actions", in the engine's order; copies, free to change); other agents' infos are empty. With
+`action_features` (the default) it also finds "action_indices", the legal indices in increasing order (the
+mask's set positions), and "action_features", a float32 matrix with one row per index (action_features.py). The
 observation map shares unchanging parts with the engine's state, as `state.observation` does: treat it as
 read-only (`copy.deepcopy` it before changing it).
 
@@ -31,6 +33,7 @@ from pettingzoo import AECEnv
 
 from .. import Game, GameState, load_game
 from ..base import MAX_SEED, ConfigError
+from .action_features import action_features
 from .codec import codec_for, legal_index
 from .features import feature_size, features
 from .rewards import RETURNS, rank_rewards, score_rewards
@@ -52,6 +55,7 @@ class CardGameEnv(AECEnv):
         options: Mapping[str, Any] | None = None,
         render_mode: str | None = None,
         reward: str = "rank",
+        action_features: bool = True,
     ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
@@ -66,6 +70,7 @@ class CardGameEnv(AECEnv):
         self.config = self.game.resolve_config(options)
         self.render_mode = render_mode
         self.reward_kind = reward
+        self.with_action_features = action_features
         self.codec = codec_for(game, players, self.config)
         self.metadata = {**self.metadata, "name": f"{game}_{players}p_v0"}
         self.possible_agents = [f"player_{seat}" for seat in range(players)]
@@ -120,7 +125,13 @@ class CardGameEnv(AECEnv):
         observation = state.observation(seat)
         legal = state.legal_actions(seat)
         self._legal = legal_index(self.codec, legal, observation)
-        self.infos[self.agent_selection] = {"observation": observation, "legal_actions": legal}
+        info = {"observation": observation, "legal_actions": legal}
+        if self.with_action_features:
+            indices = sorted(self._legal)
+            rows = [self._legal[index] for index in indices]
+            info["action_indices"] = np.array(indices, np.int64)
+            info["action_features"] = action_features(self.game.name, observation, rows, self.config)
+        self.infos[self.agent_selection] = info
 
     def _engine(self) -> GameState:
         if self.state_ is None:

@@ -20,6 +20,8 @@ rules engine itself (nothing of the rules is written again here):
   derives it from the player count and options); SCOUT at 3 to 5 seats has none, so its games are truncated
   after lengths.UNBOUNDED_ROUND_MOVES decisions a round, far beyond any game seen in random play, and scored
   by the engine's result so far. Parameter `max_moves` (0: that bound) truncates sooner.
+- `state.legal_action_features()`: a float32 matrix, one row of action features per index of
+  `legal_actions()` (action_features.py; docs/reference/rl-environments.md names the columns).
 - The observation string and tensor are of `state.observation(player)`, what the referee sends that seat
   (features.py for the tensor). The information-state string is that seat's observation at each of its
   decisions (each round's public log only from where the previous one ended) with the action it took, then
@@ -52,6 +54,7 @@ import pyspiel
 from .. import Game, GameState, load_game, shared_ranks
 from ..scauver import FACE_DECK, NUMERIC_DECK
 from ..scout import TABLES
+from .action_features import action_feature_width, action_features
 from .codec import ActionCodec, codec_for, hand_cap
 from .features import feature_size, features, hand_size
 from .lengths import truncation
@@ -446,6 +449,17 @@ class CardState(pyspiel.State):
                 self._p.active = [seat for seat in range(self._game.players) if not eliminated[seat]]
         if self._p.moves >= self._game.max_moves and not engine.is_over():
             self._p.truncated = True
+
+    def legal_action_features(self) -> np.ndarray:
+        """One row of action features (action_features.py) per index of `legal_actions()`, in that order; an
+        empty matrix at chance nodes and at the end."""
+        width = action_feature_width(self._game.name)
+        if self.is_terminal() or self._is_dealing():
+            return np.zeros((0, width), np.float32)
+        table = self._legal_table()
+        rows = [table[index] for index in sorted(table)]
+        assert self._p.observed is not None
+        return action_features(self._game.name, self._p.observed, rows, self._game.config)
 
     def apply_engine_action(self, action: Any) -> None:
         """Apply the engine's `action` for the seat to move, through `apply_action` (so pyspiel's history has it)

@@ -15,8 +15,16 @@ from pettingzoo import AECEnv
 from .aec import ILLEGAL_REWARD, CardGameEnv, wrapped
 
 
-def raw_env(players: int = 2, render_mode: str | None = None, reward: str = "rank", **options: Any) -> CardGameEnv:
-    return CardGameEnv("scauver", players, options, render_mode=render_mode, reward=reward)
+def raw_env(
+    players: int = 2,
+    render_mode: str | None = None,
+    reward: str = "rank",
+    action_features: bool = True,
+    **options: Any,
+) -> CardGameEnv:
+    return CardGameEnv(
+        "scauver", players, options, render_mode=render_mode, reward=reward, action_features=action_features
+    )
 
 
 def env(
@@ -24,6 +32,7 @@ def env(
     render_mode: str | None = None,
     reward: str = "rank",
     illegal_reward: float = ILLEGAL_REWARD,
+    action_features: bool = True,
     **options: Any,
 ) -> AECEnv:
-    return wrapped(raw_env(players, render_mode, reward, **options), illegal_reward)
+    return wrapped(raw_env(players, render_mode, reward, action_features, **options), illegal_reward)
