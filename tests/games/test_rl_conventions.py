@@ -23,8 +23,10 @@ pyspiel = pytest.importorskip("pyspiel")
 import referee.games.rl.openspiel  # noqa: E402, F401  (registers the games)
 from referee.games import load_game  # noqa: E402
 from referee.games.rl import scauver_v0, scout_v0  # noqa: E402
+from referee.games.rl.features import OBSERVATIONS, feature_size, hand_size  # noqa: E402
 from referee.games.rl.lengths import UNBOUNDED_ROUND_MOVES, round_bound  # noqa: E402
 from referee.games.rl.rewards import score_rewards  # noqa: E402
+from referee.games.scauver import CARD_VALUE  # noqa: E402
 
 MODULES = {"scout": scout_v0, "scauver": scauver_v0}
 OPTIONS: dict[str, dict[str, Any]] = {"scout": {}, "scauver": {"round_cap": 6}}
@@ -168,3 +170,38 @@ def test_the_public_observer_is_the_same_for_every_seat_and_the_private_one_hold
     )
     with pytest.raises(ValueError, match="ALL_PLAYERS"):
         game.make_py_observer(everything)
+
+
+@pytest.mark.parametrize(("name", "players"), [("scout", 2), ("scout", 4), ("scauver", 3)])
+def test_the_compact_observation_holds_the_cards_and_the_full_ones_table(name: str, players: int) -> None:
+    compact_env = MODULES[name].env(players=players, observation="compact", **OPTIONS[name])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pettingzoo_test.api_test(compact_env, num_cycles=60)
+    full, compact = (MODULES[name].raw_env(players=players, observation=kind, **OPTIONS[name]) for kind in OBSERVATIONS)
+    for env in (full, compact):
+        env.reset(seed=5)
+    rng = random.Random(5)
+    cards = hand_size(name, players)
+    small = hand_size(name, players, compact=True)
+    assert feature_size(name, players, compact=True) < feature_size(name, players) / 2
+    for _ in range(60):
+        agent = full.agent_selection
+        if full.terminations[agent]:
+            break
+        hand = full.infos[agent]["observation"]["hand"]
+        long, short = full.observe(agent)["observation"], compact.observe(agent)["observation"]
+        table = (cards + 200, small + 20) if name == "scout" else (len(long) - 16, len(short) - 16)
+        assert np.array_equal(long[table[0] :], short[table[1] :])  # seats, phase and table as in the full one
+        if name == "scout":
+            slots = np.rint(short[: 2 * len(hand)] * 10).astype(int).reshape(-1, 2).tolist()
+            assert slots == hand and not short[2 * len(hand) : small].any()
+        else:
+            counts = np.rint(short[:small] * 4).astype(int).tolist()
+            assert counts == [sum(CARD_VALUE[card] == value for card in hand) for value in range(1, 11)]
+        index = int(rng.choice(np.flatnonzero(full.observe(agent)["action_mask"])))
+        full.step(index)
+        compact.step(index)
+    game = pyspiel.load_game(f"python_{name}", {"players": players, "observation": "compact", **OPTIONS[name]})
+    assert game.observation_tensor_size() == feature_size(name, players, compact=True)
+    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)

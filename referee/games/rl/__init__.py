@@ -28,11 +28,21 @@ def pettingzoo_env(
     render_mode: str | None = None,
     reward: str = "rank",
     action_features: bool = True,
+    observation: str = "full",
     **options: Any,
 ) -> CardGameEnv:
     """A PettingZoo AEC environment of `game` ("scout" or "scauver") at `players` seats; `options` are the
     game's options (`referee games` lists them). `reward` is "rank" or "score" (aec.py explains both);
-    `action_features` adds a row of features per legal action to the infos (action_features.py)."""
+    `action_features` adds a row of features per legal action to the infos (action_features.py);
+    `observation` is "full" or "compact" (features.py)."""
     from .aec import CardGameEnv
 
-    return CardGameEnv(game, players, options, render_mode=render_mode, reward=reward, action_features=action_features)
+    return CardGameEnv(
+        game,
+        players,
+        options,
+        render_mode=render_mode,
+        reward=reward,
+        action_features=action_features,
+        observation=observation,
+    )

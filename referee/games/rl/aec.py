@@ -10,6 +10,9 @@ mask's set positions), and "action_features", a float32 matrix with one row per 
 observation map shares unchanging parts with the engine's state, as `state.observation` does: treat it as
 read-only (`copy.deepcopy` it before changing it).
 
+With `observation="compact"` the vector is features.py's compact one (far shorter: cards as numbers or
+counts by value rather than one-hot).
+
 Simultaneous decisions (SCOUT's orientation, Scauver's setup and showdown) are taken one seat after the
 other, lowest seat first; the engine keeps a seat's choice out of every other seat's observation until all
 have chosen, so a later seat learns nothing from an earlier one.
@@ -35,7 +38,7 @@ from .. import Game, GameState, load_game
 from ..base import MAX_SEED, ConfigError
 from .action_features import action_features
 from .codec import codec_for, legal_index
-from .features import feature_size, features
+from .features import OBSERVATIONS, feature_size, features
 from .rewards import RETURNS, rank_rewards, score_rewards
 
 REWARDS = RETURNS
@@ -56,6 +59,7 @@ class CardGameEnv(AECEnv):
         render_mode: str | None = None,
         reward: str = "rank",
         action_features: bool = True,
+        observation: str = "full",
     ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
@@ -71,10 +75,13 @@ class CardGameEnv(AECEnv):
         self.render_mode = render_mode
         self.reward_kind = reward
         self.with_action_features = action_features
+        if observation not in OBSERVATIONS:
+            raise ValueError(f"observation is one of {OBSERVATIONS}, not {observation!r}")
+        self.compact = observation == "compact"
         self.codec = codec_for(game, players, self.config)
         self.metadata = {**self.metadata, "name": f"{game}_{players}p_v0"}
         self.possible_agents = [f"player_{seat}" for seat in range(players)]
-        size = feature_size(game, players)
+        size = feature_size(game, players, self.compact)
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
@@ -183,7 +190,8 @@ class CardGameEnv(AECEnv):
             mask[list(self._legal)] = 1
         else:
             observation = state.observation(self.possible_agents.index(agent))
-        return {"observation": features(self.game.name, observation, self.config), "action_mask": mask}
+        vector = features(self.game.name, observation, self.config, self.compact)
+        return {"observation": vector, "action_mask": mask}
 
     # Output.
 

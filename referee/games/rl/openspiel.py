@@ -32,9 +32,10 @@ rules engine itself (nothing of the rules is written again here):
   seat looks, its tensor from seat 0's side with no hand); or private information alone (public_info False:
   the seat's hand and pending choice, its tensor the hand's part of the features).
 
-Game parameters: `players`, `max_moves`, `returns`, and the game's own options that take a number or a truth value
-(`referee games` lists them), e.g. `{"players": 3, "round_cap": 20}` for Scauver; python_scout also takes
-`from_round` and `scores`, the rest of a game (REMAINDER_PARAMETERS).
+Game parameters: `players`, `max_moves`, `returns`, `observation` ("full" or "compact": features.py), and
+the game's own options that take a number or a truth value (`referee games` lists them), e.g.
+`{"players": 3, "round_cap": 20}` for Scauver; python_scout also takes `from_round` and `scores`, the rest of
+a game (REMAINDER_PARAMETERS).
 
 Both games' states offer `resample_from_infostate(player, sampler)`, what OpenSpiel's Python ISMCTS calls: the
 game played again on the engine's redeal for that seat (`GameState.redeal`: the cards it never saw, and the
@@ -56,7 +57,7 @@ from ..scauver import FACE_DECK, NUMERIC_DECK
 from ..scout import TABLES
 from .action_features import action_feature_width, action_features
 from .codec import ActionCodec, codec_for, hand_cap
-from .features import feature_size, features, hand_size
+from .features import OBSERVATIONS, feature_size, features, hand_size
 from .lengths import truncation
 from .rewards import RETURNS, rank_rewards, score_rewards
 
@@ -92,6 +93,7 @@ def _game_type(name: str) -> pyspiel.GameType:
             "players": DEFAULT_PLAYERS[name],
             "max_moves": MAX_MOVES,
             "returns": RETURNS[0],
+            "observation": OBSERVATIONS[0],
             **options,
             **(REMAINDER_PARAMETERS if name == "scout" else {}),
         },
@@ -134,6 +136,7 @@ class Setup:
     players: int
     max_moves: int
     returns: str
+    compact: bool
     rules: Game
     config: dict[str, Any]
     codec: ActionCodec
@@ -147,11 +150,14 @@ class Setup:
         players: int,
         max_moves: int,
         returns: str,
+        observation: str,
         options: dict[str, Any],
         remainder: Remainder | None = None,
     ) -> Setup:
         if returns not in RETURNS:
             raise ValueError(f"returns is one of {RETURNS}, not {returns!r}")
+        if observation not in OBSERVATIONS:
+            raise ValueError(f"observation is one of {OBSERVATIONS}, not {observation!r}")
         rules = load_game(name)
         config = rules.resolve_config(options)
         if name == "scout":
@@ -161,7 +167,8 @@ class Setup:
         bound = truncation(name, players, config, remainder.rounds if remainder else None)
         moves = bound if max_moves <= 0 else min(max_moves, bound)
         codec = codec_for(name, players, config)
-        return cls(name, players, moves, returns, rules, config, codec, deck, remainder)
+        compact = observation == "compact"
+        return cls(name, players, moves, returns, compact, rules, config, codec, deck, remainder)
 
     @property
     def utility_bound(self) -> float:
@@ -182,7 +189,10 @@ class Setup:
 
     @property
     def feature_size(self) -> int:
-        return feature_size(self.name, self.players)
+        return feature_size(self.name, self.players, self.compact)
+
+    def features(self, observation: dict[str, Any]) -> np.ndarray:
+        return features(self.name, observation, self.config, self.compact)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Setup:
         return self
@@ -198,6 +208,7 @@ class CardGame(pyspiel.Game):
         players = int(given.pop("players", DEFAULT_PLAYERS[self.name]))
         max_moves = int(given.pop("max_moves", MAX_MOVES))
         returns = str(given.pop("returns", RETURNS[0]))
+        observation = str(given.pop("observation", OBSERVATIONS[0]))
         remainder = None
         if self.name == "scout":
             part = {key: given.pop(key, default) for key, default in REMAINDER_PARAMETERS.items()}
@@ -208,6 +219,7 @@ class CardGame(pyspiel.Game):
             players,
             max_moves,
             returns,
+            observation,
             {key: given[key] for key in given if key not in REMAINDER_PARAMETERS},
             remainder,
         )
@@ -220,7 +232,7 @@ class CardGame(pyspiel.Game):
             utility_sum=0.0,
             max_game_length=setup.max_moves,
         )
-        params = {"players": players, "max_moves": max_moves, "returns": returns, **given}
+        params = {"players": players, "max_moves": max_moves, "returns": returns, "observation": observation, **given}
         super().__init__(GAME_TYPES[self.name], info, params)
 
     def new_initial_state(self) -> CardState:
@@ -580,7 +592,7 @@ class Observer:
         if observation is None:
             self.tensor.fill(0.0)
         else:
-            self.tensor[:] = features(self._game.name, observation, self._game.config)
+            self.tensor[:] = self._game.features(observation)
 
     def string_from(self, state: CardState, player: int) -> str:
         if self._perfect_recall:
@@ -595,7 +607,7 @@ class PartObserver:
     def __init__(self, game: CardGame, public: bool) -> None:
         self._game = game.setup
         self._public = public
-        self._hand = hand_size(self._game.name, self._game.players)
+        self._hand = hand_size(self._game.name, self._game.players, self._game.compact)
         size = self._game.feature_size if public else self._hand
         self.tensor = np.zeros(size, np.float32)
         self.dict = {"public" if public else "private": self.tensor}
@@ -605,9 +617,9 @@ class PartObserver:
         if observation is None:
             self.tensor.fill(0.0)
         elif self._public:
-            self.tensor[:] = features(self._game.name, public_view(observation), self._game.config)
+            self.tensor[:] = self._game.features(public_view(observation))
         else:
-            self.tensor[:] = features(self._game.name, observation, self._game.config)[: self._hand]
+            self.tensor[:] = self._game.features(observation)[: self._hand]
 
     def string_from(self, state: CardState, player: int) -> str:
         observation = state.observation_of(player)

@@ -20,10 +20,17 @@ def raw_env(
     render_mode: str | None = None,
     reward: str = "rank",
     action_features: bool = True,
+    observation: str = "full",
     **options: Any,
 ) -> CardGameEnv:
     return CardGameEnv(
-        "scauver", players, options, render_mode=render_mode, reward=reward, action_features=action_features
+        "scauver",
+        players,
+        options,
+        render_mode=render_mode,
+        reward=reward,
+        action_features=action_features,
+        observation=observation,
     )
 
 
@@ -33,6 +40,8 @@ def env(
     reward: str = "rank",
     illegal_reward: float = ILLEGAL_REWARD,
     action_features: bool = True,
+    observation: str = "full",
     **options: Any,
 ) -> AECEnv:
-    return wrapped(raw_env(players, render_mode, reward, action_features, **options), illegal_reward)
+    raw = raw_env(players, render_mode, reward, action_features, observation, **options)
+    return wrapped(raw, illegal_reward)
