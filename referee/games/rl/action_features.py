@@ -74,14 +74,30 @@ def longest_set(tops: Sequence[int]) -> int:
     return best
 
 
-def _scout_row(action: Action, observation: Observation, cap: int) -> list[float]:
+class _ScoutDecision:
+    """What every row of one decision shares: the hand's numbers, and the longest set after each insertion
+    (a Scout & Show and a plain Scout of the same card to the same place share it)."""
+
+    def __init__(self, observation: Observation) -> None:
+        self.tops = [top for top, _ in observation["hand"]]
+        self.active = observation["active_set"]
+        self.cap = hand_cap(observation["players"])
+        self.longest_after_insert: dict[tuple[int, int], int] = {}
+
+    def longest_with(self, top: int, at: int) -> int:
+        key = (top, at)
+        if key not in self.longest_after_insert:
+            self.longest_after_insert[key] = longest_set([*self.tops[:at], top, *self.tops[at:]])
+        return self.longest_after_insert[key]
+
+
+def _scout_row(action: Action, decision: _ScoutDecision) -> list[float]:
     kind = action["kind"]
     row = [0.0] * len(SCOUT_COLUMNS)
     if kind == "orient":
         row[0], row[4] = 1.0, float(action["flip"])
         return row
-    tops = [top for top, _ in observation["hand"]]
-    active = observation["active_set"]
+    tops, active, cap = decision.tops, decision.active, decision.cap
     if kind == "show":
         start, length = action["start"], action["length"]
         shown = tops[start : start + length]
@@ -100,18 +116,17 @@ def _scout_row(action: Action, observation: Observation, cap: int) -> list[float
     card = active[0] if action["end"] == "left" else active[-1]
     top = card[1] if action["flip"] else card[0]
     at = action["insert"]
-    after = [*tops[:at], top, *tops[at:]]
     neighbours = [tops[index] for index in (at - 1, at) if 0 <= index < len(tops)]
     row[2 + action["and_show"]] = 1.0
     row[4] = float(action["flip"])
-    row[10] = len(after) / cap
+    row[10] = (len(tops) + 1) / cap
     row[12] = top / MOST_VALUE
     row[13] = at / len(tops) if tops else 0.0
     row[14] = float(action["end"] == "right")
     row[15] = float(top in neighbours)
     row[16] = float(any(abs(top - other) == 1 for other in neighbours))
     row[17] = (len(active) - 1) / LONGEST_SET
-    row[18] = longest_set(after) / LONGEST_SET
+    row[18] = decision.longest_with(top, at) / LONGEST_SET
     return row
 
 
@@ -170,8 +185,8 @@ def action_features(
 ) -> np.ndarray:
     """One row per action of `legal` (the seat's legal actions, `observation` its observation)."""
     if game == "scout":
-        cap = hand_cap(observation["players"])
-        rows = [_scout_row(action, observation, cap) for action in legal]
+        decision = _ScoutDecision(observation)
+        rows = [_scout_row(action, decision) for action in legal]
     else:
         rows = [_scauver_row(action, observation, config) for action in legal]
     return np.array(rows, np.float32).reshape(len(rows), action_feature_width(game))
