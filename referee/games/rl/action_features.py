@@ -59,36 +59,54 @@ MOST_VALUE = 10
 FLANK = 4
 
 
-def longest_set(tops: Sequence[int]) -> int:
-    """The most cards of one valid set among adjacent cards of `tops` (0 for an empty hand)."""
-    best = run = min(len(tops), 1)
-    step = 0
-    for first, second in zip(tops, tops[1:], strict=False):
-        difference = second - first
-        if not -1 <= difference <= 1:
-            run = 1
-        else:
-            run = run + 1 if run > 1 and difference == step else 2
-            step = difference
-        best = max(best, run)
-    return best
+STEPS = (-1, 0, 1)
 
 
 class _ScoutDecision:
-    """What every row of one decision shares: the hand's numbers, and the longest set after each insertion
-    (a Scout & Show and a plain Scout of the same card to the same place share it)."""
+    """What every row of one decision shares: the hand's numbers and, to find the longest set after any
+    Show or Scout in constant time, per position the longest set wholly left of it (`before`) and from it on
+    (`after`), and the chains of each step that end there (`ending`) and start there (`starting`)."""
 
     def __init__(self, observation: Observation) -> None:
-        self.tops = [top for top, _ in observation["hand"]]
+        tops = self.tops = [top for top, _ in observation["hand"]]
         self.active = observation["active_set"]
         self.cap = hand_cap(observation["players"])
-        self.longest_after_insert: dict[tuple[int, int], int] = {}
+        size = len(tops)
+        self.ending = [dict.fromkeys(STEPS, 1) for _ in range(size)]
+        self.starting = [dict.fromkeys(STEPS, 1) for _ in range(size)]
+        for index in range(1, size):
+            step = tops[index] - tops[index - 1]
+            if step in STEPS:
+                self.ending[index][step] = self.ending[index - 1][step] + 1
+        for index in range(size - 2, -1, -1):
+            step = tops[index + 1] - tops[index]
+            if step in STEPS:
+                self.starting[index][step] = self.starting[index + 1][step] + 1
+        self.before = [0] * (size + 1)
+        for index in range(size):
+            self.before[index + 1] = max(self.before[index], *self.ending[index].values())
+        self.after = [0] * (size + 1)
+        for index in range(size - 1, -1, -1):
+            self.after[index] = max(self.after[index + 1], *self.starting[index].values())
 
     def longest_with(self, top: int, at: int) -> int:
-        key = (top, at)
-        if key not in self.longest_after_insert:
-            self.longest_after_insert[key] = longest_set([*self.tops[:at], top, *self.tops[at:]])
-        return self.longest_after_insert[key]
+        """The longest set of the hand with `top` inserted at position `at`."""
+        tops = self.tops
+        best = max(self.before[at], self.after[at])
+        for step in STEPS:
+            left = self.ending[at - 1][step] if at > 0 and top - tops[at - 1] == step else 0
+            right = self.starting[at][step] if at < len(tops) and tops[at] - top == step else 0
+            best = max(best, 1 + left + right)
+        return best
+
+    def longest_without(self, start: int, length: int) -> int:
+        """The longest set of the hand once cards start .. start + length - 1 have left it."""
+        tops, end = self.tops, start + length
+        best = max(self.before[start], self.after[end])
+        if start > 0 and end < len(tops) and tops[end] - tops[start - 1] in STEPS:
+            step = tops[end] - tops[start - 1]
+            best = max(best, self.ending[start - 1][step] + self.starting[end][step])
+        return best
 
 
 def _scout_row(action: Action, decision: _ScoutDecision) -> list[float]:
@@ -111,7 +129,7 @@ def _scout_row(action: Action, decision: _ScoutDecision) -> list[float]:
         row[10] = len(rest) / cap
         row[11] = float(not rest)
         row[17] = length / LONGEST_SET
-        row[18] = longest_set(rest) / LONGEST_SET
+        row[18] = decision.longest_without(start, length) / LONGEST_SET
         return row
     card = active[0] if action["end"] == "left" else active[-1]
     top = card[1] if action["flip"] else card[0]
