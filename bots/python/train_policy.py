@@ -86,7 +86,7 @@ def train(
     reward: str = "rank",
 ) -> LinearPolicy:
     reward_kind = reward
-    env = pettingzoo_env(game, players=players, reward=reward)
+    env = pettingzoo_env(game, players=players, reward=reward, action_features=False)
     agents = env.possible_agents
     policy = LinearPolicy.new(game)
     best, best_score = policy.weights.copy(), -np.inf

@@ -139,11 +139,11 @@ def test_information_states_hold_only_what_the_seat_was_shown() -> None:
     assert after == before and after["history"] == []
 
 
-def test_an_observer_of_public_information_alone_is_refused() -> None:
+def test_perfect_recall_is_offered_for_the_seats_whole_view_only() -> None:
     game = pyspiel.load_game("python_scout", {"players": 3})
     public = pyspiel.IIGObservationType(
-        perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE
+        perfect_recall=True, public_info=True, private_info=pyspiel.PrivateInfoType.NONE
     )
-    with pytest.raises(ValueError, match="own view"):
+    with pytest.raises(ValueError, match="whole view"):
         game.make_py_observer(public)
     assert game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True)) is not None

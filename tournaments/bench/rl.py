@@ -3,8 +3,9 @@
 Each API plays whole games, one game of each in turn, until each has played for the given time, every
 decision a uniformly random legal one: the
 engine (legal actions listed, one applied: bench/engine.py), PettingZoo (`env.last()`, which builds the
-observation vector and the mask, then `step`), and OpenSpiel (`legal_actions()` and `apply_action`, chance
-nodes included but not counted as steps).
+observation vector and the mask, and the infos' action features, then `step`), and OpenSpiel (what a learner
+reads at each decision: `observation_tensor`, `legal_actions()` and `legal_action_features()`, then
+`apply_action`; chance nodes included but not counted as steps).
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def bench_rl(game: str, players: int, min_seconds: float = 3.0, seed: int = 0) -
         raise MissingExtra(f"needs the rl extra (pip install -e '.[rl]'): {error}") from None
     rules = load_game(game)
     chooser = random.Random(seed)
-    env = pettingzoo_env(game, players=players)
+    env = pettingzoo_env(game, players=players, action_features=True)
 
     def engine_game(number: int) -> int:
         return len(play_random_game(rules, players, seed + number, chooser).history)
@@ -92,6 +93,8 @@ def bench_rl(game: str, players: int, min_seconds: float = 3.0, seed: int = 0) -
                 outcomes = state.chance_outcomes()
                 state.apply_action(outcomes[chooser.randrange(len(outcomes))][0])
                 continue
+            state.observation_tensor(state.current_player())
+            state.legal_action_features()
             state.apply_action(chooser.choice(state.legal_actions()))
             steps += 1
         return steps

@@ -5,9 +5,11 @@ Pure adapters with no I/O, on the games floor: they import `referee.games` and t
 `referee.games` itself never imports this package (its registry skips sub-packages), so the core install
 needs none of them.
 
-- `pettingzoo_env(game, players=N, **options)`: a PettingZoo AECEnv (aec.py).
+- `pettingzoo_env(game, players=N, **options)`: a PettingZoo AECEnv (aec.py); `scout_v0.env()` and
+  `scauver_v0.env()` the same in PettingZoo's standard wrappers, as its classic games.
 - `import referee.games.rl.openspiel`: registers `python_scout` and `python_scauver` with pyspiel.
-- codec.py: the fixed integer encoding of every action; features.py: observations as float32 vectors.
+- codec.py: the fixed integer encoding of every action; features.py: observations as float32 vectors;
+  lengths.py: how many decisions a game can take (OpenSpiel's max_game_length).
 """
 
 from __future__ import annotations
@@ -21,10 +23,26 @@ __all__ = ["pettingzoo_env"]
 
 
 def pettingzoo_env(
-    game: str, players: int = 4, render_mode: str | None = None, reward: str = "rank", **options: Any
+    game: str,
+    players: int = 4,
+    render_mode: str | None = None,
+    reward: str = "rank",
+    action_features: bool = True,
+    observation: str = "full",
+    **options: Any,
 ) -> CardGameEnv:
     """A PettingZoo AEC environment of `game` ("scout" or "scauver") at `players` seats; `options` are the
-    game's options (`referee games` lists them). `reward` is "rank" or "score" (aec.py explains both)."""
+    game's options (`referee games` lists them). `reward` is "rank" or "score" (aec.py explains both);
+    `action_features` adds a row of features per legal action to the infos (action_features.py);
+    `observation` is "full" or "compact" (features.py)."""
     from .aec import CardGameEnv
 
-    return CardGameEnv(game, players, options, render_mode=render_mode, reward=reward)
+    return CardGameEnv(
+        game,
+        players,
+        options,
+        render_mode=render_mode,
+        reward=reward,
+        action_features=action_features,
+        observation=observation,
+    )

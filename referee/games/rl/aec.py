@@ -4,9 +4,14 @@ Agents are `player_0` .. `player_{n-1}`, one per seat. `observe(agent)` is a dic
 vector (features.py), "action_mask": int8 vector over the fixed Discrete action space (codec.py)}, both
 computed from `state.observation(seat)` alone, the map the referee would send that seat. The agent to act
 also finds in `infos[agent]` that map itself ("observation") and the engine's legal actions
-("legal_actions", in the engine's order; copies, free to change); other agents' infos are empty. The
+("legal_actions", in the engine's order; copies, free to change); other agents' infos are empty. With
+`action_features` (the default) it also finds "action_indices", the legal indices in increasing order (the
+mask's set positions), and "action_features", a float32 matrix with one row per index (action_features.py). The
 observation map shares unchanging parts with the engine's state, as `state.observation` does: treat it as
 read-only (`copy.deepcopy` it before changing it).
+
+With `observation="compact"` the vector is features.py's compact one (far shorter: cards as numbers or
+counts by value rather than one-hot).
 
 Simultaneous decisions (SCOUT's orientation, Scauver's setup and showdown) are taken one seat after the
 other, lowest seat first; the engine keeps a seat's choice out of every other seat's observation until all
@@ -31,17 +36,20 @@ from pettingzoo import AECEnv
 
 from .. import Game, GameState, load_game
 from ..base import MAX_SEED, ConfigError
+from .action_features import action_features
 from .codec import codec_for, legal_index
-from .features import feature_size, features
-from .rewards import rank_rewards, score_rewards
+from .features import OBSERVATIONS, feature_size, features
+from .rewards import RETURNS, rank_rewards, score_rewards
 
-REWARDS = ("rank", "score")
+REWARDS = RETURNS
+RENDER_MODES = ("human", "ansi")
+"""Both are text: "ansi" returns the table as a string, "human" prints it (and returns None)."""
 
 
 class CardGameEnv(AECEnv):
     """One game of SCOUT or Scauver per episode; see the module docstring for the conventions."""
 
-    metadata = {"render_modes": ["ansi"], "name": "card_referee_v0", "is_parallelizable": False}
+    metadata = {"render_modes": list(RENDER_MODES), "name": "card_referee_v0", "is_parallelizable": False}
 
     def __init__(
         self,
@@ -50,10 +58,12 @@ class CardGameEnv(AECEnv):
         options: Mapping[str, Any] | None = None,
         render_mode: str | None = None,
         reward: str = "rank",
+        action_features: bool = True,
+        observation: str = "full",
     ) -> None:
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode is None or 'ansi', not {render_mode!r}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode is None or one of {RENDER_MODES}, not {render_mode!r}")
         if reward not in REWARDS:
             raise ValueError(f"reward is one of {REWARDS}, not {reward!r}")
         self.game: Game = load_game(game)
@@ -64,10 +74,14 @@ class CardGameEnv(AECEnv):
         self.config = self.game.resolve_config(options)
         self.render_mode = render_mode
         self.reward_kind = reward
+        self.with_action_features = action_features
+        if observation not in OBSERVATIONS:
+            raise ValueError(f"observation is one of {OBSERVATIONS}, not {observation!r}")
+        self.compact = observation == "compact"
         self.codec = codec_for(game, players, self.config)
         self.metadata = {**self.metadata, "name": f"{game}_{players}p_v0"}
         self.possible_agents = [f"player_{seat}" for seat in range(players)]
-        size = feature_size(game, players)
+        size = feature_size(game, players, self.compact)
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
@@ -118,7 +132,13 @@ class CardGameEnv(AECEnv):
         observation = state.observation(seat)
         legal = state.legal_actions(seat)
         self._legal = legal_index(self.codec, legal, observation)
-        self.infos[self.agent_selection] = {"observation": observation, "legal_actions": legal}
+        info = {"observation": observation, "legal_actions": legal}
+        if self.with_action_features:
+            indices = sorted(self._legal)
+            rows = [self._legal[index] for index in indices]
+            info["action_indices"] = np.array(indices, np.int64)
+            info["action_features"] = action_features(self.game.name, observation, rows, self.config)
+        self.infos[self.agent_selection] = info
 
     def _engine(self) -> GameState:
         if self.state_ is None:
@@ -170,14 +190,19 @@ class CardGameEnv(AECEnv):
             mask[list(self._legal)] = 1
         else:
             observation = state.observation(self.possible_agents.index(agent))
-        return {"observation": features(self.game.name, observation, self.config), "action_mask": mask}
+        vector = features(self.game.name, observation, self.config, self.compact)
+        return {"observation": vector, "action_mask": mask}
 
     # Output.
 
     def render(self) -> str | None:
         if self.render_mode is None:
             return None
-        return render_text(self._engine())
+        text = render_text(self._engine())
+        if self.render_mode == "human":
+            print(text, end="")
+            return None
+        return text
 
     def close(self) -> None:
         self.state_ = None
@@ -203,3 +228,18 @@ def render_text(state: GameState) -> str:
     else:
         lines.append(f"  pot {last['pot']}, phase {last['phase']}")
     return "\n".join(lines) + "\n"
+
+
+ILLEGAL_REWARD = -1.0
+"""What `wrapped` gives an agent whose action the mask refuses (the worst rank reward); the game then ends."""
+
+
+def wrapped(raw: CardGameEnv, illegal_reward: float = ILLEGAL_REWARD) -> AECEnv:
+    """`raw` inside PettingZoo's standard wrappers, as its classic games' `env()`: an illegal action ends the
+    game (TerminateIllegalWrapper), an action outside the space is an error (AssertOutOfBoundsWrapper), and
+    so is a call out of order, such as `step` before `reset` (OrderEnforcingWrapper)."""
+    from pettingzoo.utils import wrappers
+
+    env: AECEnv = wrappers.TerminateIllegalWrapper(raw, illegal_reward=illegal_reward)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)

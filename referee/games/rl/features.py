@@ -13,6 +13,9 @@ SCOUT, per player count (H = codec.hand_cap):
                    owns the Active Set, is to move                      (7 x players)
     phase          orient, play, over; must_show; round / rounds; the round's starter (players, one-hot)
 
+Compact (`compact=True`): SCOUT's hand and Active Set slots hold each card's two numbers / 10 (2 values a
+slot, not 20); Scauver's hand and flanks count their cards by value (10 values / 4, not 40 bits).
+
 Scauver:
     hand           40 cards, one bit each (card order: value, then suit S, H, D, C)
     per seat       left flank 40 bits, right flank 40 bits, chips, put, to call, exchange put (each / all the
@@ -29,17 +32,22 @@ from typing import Any
 import numpy as np
 
 from .. import Observation
-from ..scauver import CARD_ORDER
+from ..scauver import CARD_ORDER, CARD_VALUE
 from .codec import LONGEST_SET, hand_cap
 
 SCOUT_PER_SEAT = 7
 SCAUVER_PHASES = ("setup", "bet", "answer", "place", "final", "final_bet", "showdown", "over")
-SCAUVER_PER_SEAT = 89
+SCAUVER_SCALARS = 9
 DECK = 40
+VALUES = 10
+OBSERVATIONS = ("full", "compact")
+"""The two vectors: "full" (cards one-hot) and "compact" (SCOUT cards as their two numbers / 10, Scauver cards
+counted by value / 4: suits never matter to a link)."""
 
 
-def scout_size(players: int) -> int:
-    return hand_cap(players) * 20 + LONGEST_SET * 20 + SCOUT_PER_SEAT * players + 5 + players
+def scout_size(players: int, compact: bool = False) -> int:
+    per_card = 2 if compact else 20
+    return (hand_cap(players) + LONGEST_SET) * per_card + SCOUT_PER_SEAT * players + 5 + players
 
 
 def _cards(out: np.ndarray, offset: int, cards: list[list[int]]) -> None:
@@ -49,14 +57,22 @@ def _cards(out: np.ndarray, offset: int, cards: list[list[int]]) -> None:
         out[base + 10 + bottom - 1] = 1.0
 
 
-def scout_features(observation: Observation) -> np.ndarray:
+def _numbers(out: np.ndarray, offset: int, cards: list[list[int]]) -> None:
+    for slot, (top, bottom) in enumerate(cards):
+        out[offset + 2 * slot] = top / 10
+        out[offset + 2 * slot + 1] = bottom / 10
+
+
+def scout_features(observation: Observation, compact: bool = False) -> np.ndarray:
     players = observation["players"]
     seat = observation["seat"]
     cap = hand_cap(players)
-    out = np.zeros(scout_size(players), np.float32)
-    _cards(out, 0, observation["hand"])
-    _cards(out, cap * 20, observation["active_set"])
-    offset = (cap + LONGEST_SET) * 20
+    out = np.zeros(scout_size(players, compact), np.float32)
+    per_card = 2 if compact else 20
+    write = _numbers if compact else _cards
+    write(out, 0, observation["hand"])
+    write(out, cap * per_card, observation["active_set"])
+    offset = (cap + LONGEST_SET) * per_card
     owner, to_move = observation["active_owner"], observation["to_move"]
     hand_sizes, captured, chips = observation["hand_sizes"], observation["captured"], observation["chips"]
     used, scores = observation["scout_show_used"], observation["scores"]
@@ -79,8 +95,9 @@ def scout_features(observation: Observation) -> np.ndarray:
     return out
 
 
-def scauver_size(players: int) -> int:
-    return DECK + SCAUVER_PER_SEAT * players + len(SCAUVER_PHASES) + 8
+def scauver_size(players: int, compact: bool = False) -> int:
+    cards = VALUES if compact else DECK
+    return cards + (2 * cards + SCAUVER_SCALARS) * players + len(SCAUVER_PHASES) + 8
 
 
 def _card_bits(out: np.ndarray, offset: int, cards: list[str]) -> None:
@@ -88,20 +105,26 @@ def _card_bits(out: np.ndarray, offset: int, cards: list[str]) -> None:
         out[offset + CARD_ORDER[card]] = 1.0
 
 
-def scauver_features(observation: Observation, config: Mapping[str, Any]) -> np.ndarray:
+def _value_counts(out: np.ndarray, offset: int, cards: list[str]) -> None:
+    for card in cards:
+        out[offset + CARD_VALUE[card] - 1] += 0.25
+
+
+def scauver_features(observation: Observation, config: Mapping[str, Any], compact: bool = False) -> np.ndarray:
     players = observation["players"]
     seat = observation["seat"]
-    out = np.zeros(scauver_size(players), np.float32)
+    out = np.zeros(scauver_size(players, compact), np.float32)
     total = config["starting_chips"] * players
-    _card_bits(out, 0, observation["hand"])
+    cards, write = (VALUES, _value_counts) if compact else (DECK, _card_bits)
+    write(out, 0, observation["hand"])
     bet = observation["bet"]
-    offset = DECK
+    offset = cards
     for relative in range(players):
         other = (seat + relative) % players
         field = observation["fields"][other]
-        _card_bits(out, offset, field["left"])
-        _card_bits(out, offset + DECK, field["right"])
-        out[offset + 2 * DECK : offset + SCAUVER_PER_SEAT] = (
+        write(out, offset, field["left"])
+        write(out, offset + cards, field["right"])
+        out[offset + 2 * cards : offset + 2 * cards + SCAUVER_SCALARS] = (
             observation["chips"][other] / total,
             observation["put"][other] / total,
             bet["to_call"][other] / total if bet else 0.0,
@@ -112,7 +135,7 @@ def scauver_features(observation: Observation, config: Mapping[str, Any]) -> np.
             other == observation["turn"],
             observation["hand_sizes"][other] / 5,
         )
-        offset += SCAUVER_PER_SEAT
+        offset += 2 * cards + SCAUVER_SCALARS
     out[offset + SCAUVER_PHASES.index(observation["phase"])] = 1.0
     offset += len(SCAUVER_PHASES)
     out[offset : offset + 8] = (
@@ -128,10 +151,19 @@ def scauver_features(observation: Observation, config: Mapping[str, Any]) -> np.
     return np.clip(out, -1.0, 1.0, out=out)
 
 
-def feature_size(game: str, players: int) -> int:
-    return scout_size(players) if game == "scout" else scauver_size(players)
+def hand_size(game: str, players: int, compact: bool = False) -> int:
+    """How many of the first values of the vector encode the seat's own hand (its private part)."""
+    if game == "scout":
+        return hand_cap(players) * (2 if compact else 20)
+    return VALUES if compact else DECK
 
 
-def features(game: str, observation: Observation, config: Mapping[str, Any]) -> np.ndarray:
-    """The observation as a float32 vector of `feature_size(game, players)` values."""
-    return scout_features(observation) if game == "scout" else scauver_features(observation, config)
+def feature_size(game: str, players: int, compact: bool = False) -> int:
+    return scout_size(players, compact) if game == "scout" else scauver_size(players, compact)
+
+
+def features(game: str, observation: Observation, config: Mapping[str, Any], compact: bool = False) -> np.ndarray:
+    """The observation as a float32 vector of `feature_size(game, players, compact)` values."""
+    if game == "scout":
+        return scout_features(observation, compact)
+    return scauver_features(observation, config, compact)

@@ -14,20 +14,28 @@ rules engine itself (nothing of the rules is written again here):
 - Player actions are the codec's indices (codec.py documents every one); a simultaneous decision (SCOUT's
   orientation, Scauver's setup and showdown) is taken seat by seat, lowest first, and the engine shows no
   seat another's choice until all have chosen.
-- Returns come at the end: per seat the mean over the others of +1 / 0 / -1 for ranking better / level /
-  worse (zero-sum, in [-1, 1]). A game that reaches `max_moves` player moves (parameter; far beyond any
-  game seen in random play) ends there and is scored by the engine's result so far.
+- Returns come at the end: with `returns` "rank" (the default) per seat the mean over the others of +1 / 0 /
+  -1 for ranking better / level / worse (zero-sum, in [-1, 1]); with "score" its final score (SCOUT points,
+  Scauver chips) minus the table's mean. max_game_length is the rules' bound on decisions (lengths.py
+  derives it from the player count and options); SCOUT at 3 to 5 seats has none, so its games are truncated
+  after lengths.UNBOUNDED_ROUND_MOVES decisions a round, far beyond any game seen in random play, and scored
+  by the engine's result so far. Parameter `max_moves` (0: that bound) truncates sooner.
+- `state.legal_action_features()`: a float32 matrix, one row of action features per index of
+  `legal_actions()` (action_features.py; docs/reference/rl-environments.md names the columns).
 - The observation string and tensor are of `state.observation(player)`, what the referee sends that seat
   (features.py for the tensor). The information-state string is that seat's observation at each of its
   decisions (each round's public log only from where the previous one ended) with the action it took, then
   its current observation: all it was ever shown, so it has perfect recall of what the referee sends. The
   information-state tensor is the observation tensor (a fixed size cannot hold a whole game's history).
-  Only the seat's own view is offered: an observer of public information alone raises ValueError rather
-  than hand out the seat's private cards.
+  Observers (`make_py_observer`): the seat's own view (the default, above); public information alone
+  (private_info NONE: the observation without the seat's hand and own pending choices, the same whichever
+  seat looks, its tensor from seat 0's side with no hand); or private information alone (public_info False:
+  the seat's hand and pending choice, its tensor the hand's part of the features).
 
-Game parameters: `players`, `max_moves`, and the game's own options that take a number or a truth value
-(`referee games` lists them), e.g. `{"players": 3, "round_cap": 20}` for Scauver; python_scout also takes
-`from_round` and `scores`, the rest of a game (REMAINDER_PARAMETERS).
+Game parameters: `players`, `max_moves`, `returns`, `observation` ("full" or "compact": features.py), and
+the game's own options that take a number or a truth value (`referee games` lists them), e.g.
+`{"players": 3, "round_cap": 20}` for Scauver; python_scout also takes `from_round` and `scores`, the rest of
+a game (REMAINDER_PARAMETERS).
 
 Both games' states offer `resample_from_infostate(player, sampler)`, what OpenSpiel's Python ISMCTS calls: the
 game played again on the engine's redeal for that seat (`GameState.redeal`: the cards it never saw, and the
@@ -47,12 +55,17 @@ import pyspiel
 from .. import Game, GameState, load_game, shared_ranks
 from ..scauver import FACE_DECK, NUMERIC_DECK
 from ..scout import TABLES
-from .codec import ActionCodec, codec_for
-from .features import feature_size, features
-from .rewards import rank_rewards
+from .action_features import action_feature_width, action_features
+from .codec import ActionCodec, codec_for, hand_cap
+from .features import OBSERVATIONS, feature_size, features, hand_size
+from .lengths import truncation
+from .rewards import RETURNS, rank_rewards, score_rewards
 
 DEFAULT_PLAYERS = {"scout": 4, "scauver": 2}
-MAX_MOVES = 100_000
+MAX_MOVES = 0
+"""The default of parameter `max_moves`: the rules' bound (lengths.truncation)."""
+PRIVATE_KEYS = frozenset({"seat", "hand", "my_choice"})
+"""What of a seat's observation is its own (with Scauver's own field at the setup: public_view)."""
 SIMULTANEOUS = frozenset({"orient", "setup", "showdown"})
 SCAUVER_CARDS_PER_SEAT = 5 + 3
 
@@ -79,6 +92,8 @@ def _game_type(name: str) -> pyspiel.GameType:
         parameter_specification={
             "players": DEFAULT_PLAYERS[name],
             "max_moves": MAX_MOVES,
+            "returns": RETURNS[0],
+            "observation": OBSERVATIONS[0],
             **options,
             **(REMAINDER_PARAMETERS if name == "scout" else {}),
         },
@@ -120,6 +135,8 @@ class Setup:
     name: str
     players: int
     max_moves: int
+    returns: str
+    compact: bool
     rules: Game
     config: dict[str, Any]
     codec: ActionCodec
@@ -128,15 +145,43 @@ class Setup:
 
     @classmethod
     def of(
-        cls, name: str, players: int, max_moves: int, options: dict[str, Any], remainder: Remainder | None = None
+        cls,
+        name: str,
+        players: int,
+        max_moves: int,
+        returns: str,
+        observation: str,
+        options: dict[str, Any],
+        remainder: Remainder | None = None,
     ) -> Setup:
+        if returns not in RETURNS:
+            raise ValueError(f"returns is one of {RETURNS}, not {returns!r}")
+        if observation not in OBSERVATIONS:
+            raise ValueError(f"observation is one of {OBSERVATIONS}, not {observation!r}")
         rules = load_game(name)
         config = rules.resolve_config(options)
         if name == "scout":
             deck: tuple[Any, ...] = TABLES[players].deck
         else:
             deck = NUMERIC_DECK if config["numeric_deck"] else FACE_DECK
-        return cls(name, players, max_moves, rules, config, codec_for(name, players, config), deck, remainder)
+        bound = truncation(name, players, config, remainder.rounds if remainder else None)
+        moves = bound if max_moves <= 0 else min(max_moves, bound)
+        codec = codec_for(name, players, config)
+        compact = observation == "compact"
+        return cls(name, players, moves, returns, compact, rules, config, codec, deck, remainder)
+
+    @property
+    def utility_bound(self) -> float:
+        """The largest |return|: 1 for ranks; for scores a bound of any seat's distance from the mean (SCOUT: a
+        round scores each seat between minus the largest hand and the deck plus one chip per decision)."""
+        if self.returns == "rank":
+            return 1.0
+        if self.name == "scauver":
+            return float(self.config["starting_chips"] * self.players)
+        rounds = self.remainder.rounds if self.remainder else TABLES[self.players].rounds
+        before = max(map(abs, self.remainder.scores)) if self.remainder else 0
+        per_round = hand_cap(self.players) + len(self.deck)
+        return float(2 * (before + rounds * per_round + self.max_moves))
 
     @property
     def chance_outcomes(self) -> int:
@@ -144,7 +189,10 @@ class Setup:
 
     @property
     def feature_size(self) -> int:
-        return feature_size(self.name, self.players)
+        return feature_size(self.name, self.players, self.compact)
+
+    def features(self, observation: dict[str, Any]) -> np.ndarray:
+        return features(self.name, observation, self.config, self.compact)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Setup:
         return self
@@ -159,6 +207,8 @@ class CardGame(pyspiel.Game):
         given = dict(params or {})
         players = int(given.pop("players", DEFAULT_PLAYERS[self.name]))
         max_moves = int(given.pop("max_moves", MAX_MOVES))
+        returns = str(given.pop("returns", RETURNS[0]))
+        observation = str(given.pop("observation", OBSERVATIONS[0]))
         remainder = None
         if self.name == "scout":
             part = {key: given.pop(key, default) for key, default in REMAINDER_PARAMETERS.items()}
@@ -168,6 +218,8 @@ class CardGame(pyspiel.Game):
             self.name,
             players,
             max_moves,
+            returns,
+            observation,
             {key: given[key] for key in given if key not in REMAINDER_PARAMETERS},
             remainder,
         )
@@ -175,25 +227,35 @@ class CardGame(pyspiel.Game):
             num_distinct_actions=setup.codec.size,
             max_chance_outcomes=setup.chance_outcomes,
             num_players=players,
-            min_utility=-1.0,
-            max_utility=1.0,
+            min_utility=-setup.utility_bound,
+            max_utility=setup.utility_bound,
             utility_sum=0.0,
-            max_game_length=max_moves,
+            max_game_length=setup.max_moves,
         )
-        super().__init__(GAME_TYPES[self.name], info, {"players": players, "max_moves": max_moves, **given})
+        params = {"players": players, "max_moves": max_moves, "returns": returns, "observation": observation, **given}
+        super().__init__(GAME_TYPES[self.name], info, params)
 
     def new_initial_state(self) -> CardState:
         return CardState(self)
 
-    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer | PartObserver:
         if params:
             raise ValueError(f"observation parameters are not supported; passed {params}")
-        if iig_obs_type is not None and (
-            iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not iig_obs_type.public_info
-        ):
-            raise ValueError("only the seat's own view is observed (private_info SINGLE_PLAYER, public_info True)")
-        perfect_recall = bool(iig_obs_type and iig_obs_type.perfect_recall)
-        return Observer(self, perfect_recall)
+        if iig_obs_type is None:
+            return Observer(self, False)
+        private = iig_obs_type.private_info
+        if private == pyspiel.PrivateInfoType.ALL_PLAYERS:
+            raise ValueError("no observer sees every seat's private cards (private_info ALL_PLAYERS)")
+        whole = private == pyspiel.PrivateInfoType.SINGLE_PLAYER and iig_obs_type.public_info
+        if iig_obs_type.perfect_recall and whole:
+            return Observer(self, True)
+        if iig_obs_type.perfect_recall:
+            raise ValueError("perfect recall is offered for the seat's whole view only (public and private)")
+        if private == pyspiel.PrivateInfoType.NONE:
+            return PartObserver(self, public=True)
+        if not iig_obs_type.public_info:
+            return PartObserver(self, public=False)
+        return Observer(self, False)
 
 
 @dataclass
@@ -275,10 +337,11 @@ class CardState(pyspiel.State):
         result = self._p.engine.result()
         remainder = self._game.remainder
         if remainder is None:
-            return rank_rewards(result["ranks"])
-        return rank_rewards(
-            shared_ranks([before + now for before, now in zip(remainder.scores, result["scores"], strict=True)])
-        )
+            scores, ranks = result["scores"], result["ranks"]
+        else:
+            scores = [before + now for before, now in zip(remainder.scores, result["scores"], strict=True)]
+            ranks = shared_ranks(scores)
+        return rank_rewards(ranks) if self._game.returns == "rank" else score_rewards(scores)
 
     # Chance.
 
@@ -399,6 +462,17 @@ class CardState(pyspiel.State):
         if self._p.moves >= self._game.max_moves and not engine.is_over():
             self._p.truncated = True
 
+    def legal_action_features(self) -> np.ndarray:
+        """One row of action features (action_features.py) per index of `legal_actions()`, in that order; an
+        empty matrix at chance nodes and at the end."""
+        width = action_feature_width(self._game.name)
+        if self.is_terminal() or self._is_dealing():
+            return np.zeros((0, width), np.float32)
+        table = self._legal_table()
+        rows = [table[index] for index in sorted(table)]
+        assert self._p.observed is not None
+        return action_features(self._game.name, self._p.observed, rows, self._game.config)
+
     def apply_engine_action(self, action: Any) -> None:
         """Apply the engine's `action` for the seat to move, through `apply_action` (so pyspiel's history has it)
         but without encoding every legal action: the table holds only this one."""
@@ -518,13 +592,68 @@ class Observer:
         if observation is None:
             self.tensor.fill(0.0)
         else:
-            self.tensor[:] = features(self._game.name, observation, self._game.config)
+            self.tensor[:] = self._game.features(observation)
 
     def string_from(self, state: CardState, player: int) -> str:
         if self._perfect_recall:
             return state.information_of(player)
         observation = state.observation_of(player)
         return "dealing" if observation is None else _compact(observation)
+
+
+class PartObserver:
+    """The public part of a seat's view (the same for every seat) or its private part (PRIVATE_KEYS)."""
+
+    def __init__(self, game: CardGame, public: bool) -> None:
+        self._game = game.setup
+        self._public = public
+        self._hand = hand_size(self._game.name, self._game.players, self._game.compact)
+        size = self._game.feature_size if public else self._hand
+        self.tensor = np.zeros(size, np.float32)
+        self.dict = {"public" if public else "private": self.tensor}
+
+    def set_from(self, state: CardState, player: int) -> None:
+        observation = state.observation_of(0 if self._public else player)
+        if observation is None:
+            self.tensor.fill(0.0)
+        elif self._public:
+            self.tensor[:] = self._game.features(public_view(observation))
+        else:
+            self.tensor[:] = self._game.features(observation)[: self._hand]
+
+    def string_from(self, state: CardState, player: int) -> str:
+        observation = state.observation_of(player)
+        if observation is None:
+            return "dealing"
+        if self._public:
+            return _compact({key: value for key, value in public_view(observation).items() if key != "seat"})
+        return _compact(private_view(observation))
+
+
+def _own_setup(observation: dict[str, Any]) -> bool:
+    """Scauver's setup, where the seat's own field shows the choice it made and the others' do not."""
+    return observation.get("phase") == "setup" and "fields" in observation
+
+
+def public_view(observation: dict[str, Any]) -> dict[str, Any]:
+    """The seat's observation without what only it knows (its hand, pending showdown choice and setup)."""
+    view = {**observation, "hand": []}
+    if "my_choice" in view:
+        view["my_choice"] = None
+    if _own_setup(observation):
+        view["fields"] = [
+            {"left": [], "right": []} if seat == observation["seat"] else field
+            for seat, field in enumerate(observation["fields"])
+        ]
+    return view
+
+
+def private_view(observation: dict[str, Any]) -> dict[str, Any]:
+    """What only the seat knows: its hand, its pending showdown choice, its setup while the others choose."""
+    view = {key: value for key, value in observation.items() if key in PRIVATE_KEYS}
+    if _own_setup(observation):
+        view["setup"] = observation["fields"][observation["seat"]]
+    return view
 
 
 def _compact(value: Any) -> str:

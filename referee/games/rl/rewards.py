@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+RETURNS = ("rank", "score")
+"""The two kinds of end-of-game reward, the first the default."""
+
 
 def rank_rewards(ranks: list[int]) -> list[float]:
     """Per seat, the mean over the others of +1 if it ranks better, 0 if tied, -1 if worse: in [-1, 1], and
