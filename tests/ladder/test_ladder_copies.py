@@ -82,7 +82,7 @@ def longest(actions):
 def widest(actions):
     best = None
     for a in actions:
-        if a["kind"] == "show" and (best is None or a["length"] * 10 - a["start"] > best["length"] * 10 - best["start"]):
+        if a["kind"] == "show" and (best is None or a["length"] * 9 - a["start"] > best["length"] * 9 - best["start"]):
             best = a
     return best
 
@@ -121,9 +121,7 @@ def submitted(made: Made, tmp_path: Path, texts: dict[str, str], handout: bool =
     return ids
 
 
-def test_the_same_code_renamed_is_a_lead_and_own_strategies_on_one_scaffold_are_not(
-    made: Made, tmp_path: Path
-) -> None:
+def test_the_same_code_renamed_is_a_lead_and_own_strategies_on_one_scaffold_are_not(made: Made, tmp_path: Path) -> None:
     ids = submitted(made, tmp_path, {"ann": ORIGINAL, "bo": RENAMED, "cy": SCOUTING, "dee": COUNTING})
     staff = made.ladder.authenticate(made.created.admin_token)
     report = made.ladder.copies(staff)
@@ -146,9 +144,7 @@ def test_a_student_gets_the_staff_only_refusal(made: Made, tmp_path: Path) -> No
     assert str(copies_refusal.value) == str(roster_refusal.value)
 
 
-def test_a_new_accepted_version_is_compared_and_the_ladder_file_s_base_is_left_out(
-    made: Made, tmp_path: Path
-) -> None:
+def test_a_new_accepted_version_is_compared_and_the_ladder_file_s_base_is_left_out(made: Made, tmp_path: Path) -> None:
     submitted(made, tmp_path, {"cy": SCOUTING, "dee": COUNTING}, handout=True)
     staff = made.ladder.authenticate(made.created.admin_token)
     (lead,) = made.ladder.copies(staff).leads
