@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from browsing import PHONE, at_phone_size
+from playwright.sync_api import Page
 from served import Served
 
 from tournaments.ladder import JobKind, JobResult
@@ -42,18 +44,20 @@ def decide(obs, moves):
 """
 
 ODD_NAME = "<em>strategy.py"
+LONG_NAME = "my_own_strategy_for_the_scout_ladder_with_no_space_in_its_long_name_at_all.py"
+STYLESHEET = Path(__file__).resolve().parents[2] / "tournaments" / "server" / "static" / "ladder.css"
 
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def accepted_copies(served: Served, tmp_path: Path) -> None:
-    """ann and bob submit the same code renamed, in a file whose name needs escaping; their checks pass."""
+def accepted_copies(served: Served, tmp_path: Path, file_name: str = ODD_NAME) -> None:
+    """ann and bob submit the same code renamed, in a file named `file_name`; their checks pass."""
     for name, text in (("ann", ORIGINAL), ("bob", RENAMED)):
         folder = tmp_path / "src" / name
         folder.mkdir(parents=True)
-        (folder / ODD_NAME).write_text(text)
+        (folder / file_name).write_text(text)
         served.ladder.submit(served.ladder.authenticate(served.students[name]), folder)
     worker = served.ladder.authenticate(served.worker)
     while (job := served.ladder.claim(worker, "checker")) is not None:
@@ -82,3 +86,17 @@ def test_the_api_gives_staff_the_leads_and_a_student_the_refusal(served: Served,
     refused = served.client.get("/api/copies", headers=bearer(served.students["ann"]))
     assert refused.status_code == 403 and refused.json() == {"error": "forbidden", "message": "a student may not staff"}
     assert "leads" not in refused.text
+
+
+@at_phone_size
+def test_the_copies_section_fits_a_phone(served: Served, tmp_path: Path, page: Page, screenshot_dir: Path) -> None:
+    accepted_copies(served, tmp_path, LONG_NAME)
+    html = served.client.get("/staff", headers=bearer(served.admin)).text
+    assert LONG_NAME in html
+    page.set_content(html.replace('<link rel="stylesheet" href="/static/ladder.css">', ""))
+    page.add_style_tag(content=STYLESHEET.read_text())
+    assert page.evaluate("innerWidth") == PHONE["width"]
+    assert page.locator("#copies li").count() == 1
+    width = page.evaluate("document.scrollingElement.scrollWidth")
+    assert width <= PHONE["width"], f"the staff page is {width} px wide"
+    page.screenshot(path=screenshot_dir / "ladder-staff-copies-phone.png", full_page=True)
