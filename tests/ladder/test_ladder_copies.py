@@ -160,3 +160,18 @@ def test_a_new_accepted_version_is_compared_and_the_ladder_file_s_base_is_left_o
         pass_checks(Made(made.folder, made.created, reopened, made.db_url))
         (copied,) = reopened.copies(reopened.authenticate(made.created.admin_token)).leads
         assert copied.students == ("cy", "dee") and copied.files == (("strategy.py",), ("strategy.py",))
+
+
+def test_the_same_folder_is_an_identical_program_and_an_unchanged_scaffold_is_no_lead(
+    made: Made, tmp_path: Path
+) -> None:
+    who = students(made, "ann", "bo", "cy", "dee")
+    same = scaffolded(tmp_path / "src", "shared", ORIGINAL)
+    bare = new_bot(tmp_path / "src" / "bare", Language.PYTHON, "scout").directory
+    for name, folder in (("ann", same), ("bo", same), ("cy", bare), ("dee", bare)):
+        made.ladder.submit(who[name], folder)
+    pass_checks(made)
+    (lead,) = made.ladder.copies(made.ladder.authenticate(made.created.admin_token)).leads
+    assert lead.kind is CopyKind.IDENTICAL and lead.students == ("ann", "bo") and lead.share == 1.0
+    assert "strategy.py" in lead.files[0] and lead.files[0] == lead.files[1]
+    assert "the same program" in lead.reason
