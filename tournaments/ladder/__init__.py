@@ -5,6 +5,7 @@ May import: referee, protocol, league/, ratings/, classroom/ and the modules at 
 pages/, bench/, cli/ or server/ (the web app calls this room, never the other way).
 """
 
+from .copy_leads import CopiesReport, CopyLead
 from .errors import (
     BadResult,
     DatabaseProblem,
@@ -39,6 +40,8 @@ from .views import Item, hidden
 
 __all__ = [
     "BadResult",
+    "CopiesReport",
+    "CopyLead",
     "do_job",
     "DatabaseProblem",
     "Forbidden",

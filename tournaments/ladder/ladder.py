@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, select
 
 from . import accounts, deadline, schema, store, views
+from .copy_leads import CopiesCache, CopiesReport, current_versions
 from .database import DATABASE_FILE, default_url, now, open_engine
 from .errors import BadResult, Forbidden, LadderFileError, LadderFrozen, UnknownItem
 from .fit import Fit, ladder_fit
@@ -70,6 +71,7 @@ class Ladder:
         self.engine = engine
         self.store = store.store_folder(folder)
         self._fit: tuple[int, Fit] | None = None
+        self._copies = CopiesCache(self.store, file.league.copies.base)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -188,6 +190,14 @@ class Ladder:
         _require(who, Role.STAFF)
         with self.engine.connect() as connection:
             return views.roster(connection)
+
+    def copies(self, who: Principal | None = None) -> CopiesReport:
+        """Possible copies among the students' current accepted versions (tournaments.ladder.copy_leads): leads
+        from their code, never verdicts; staff only. Worked out again only when a student's version changes."""
+        _require(who, Role.STAFF)
+        with self.engine.connect() as connection:
+            current = current_versions(connection)
+        return self._copies.report(current)
 
     def student_games(self, who: Principal, student: str) -> list[GameSummary]:
         views.may_read_student(who, student)

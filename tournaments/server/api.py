@@ -74,6 +74,11 @@ def api_routes(edge: Edge) -> APIRouter:
         assert who is not None
         return plain(await run_in_threadpool(ladder.versions, who, student))  # type: ignore[no-any-return]
 
+    @router.get("/copies", summary="Possible copies among the students' current versions, from their code (staff)")
+    async def copies(request: Request) -> dict[str, Any]:
+        who = await edge.allow(request, Action.STAFF)
+        return plain(await run_in_threadpool(ladder.copies, who))  # type: ignore[no-any-return]
+
     @router.get("/students/{student}/games", summary="A student's games (their own, or staff)")
     async def games(request: Request, student: str) -> list[Any]:
         who = await edge.allow(request, Action.VIEW_STUDENT, student)

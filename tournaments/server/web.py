@@ -132,7 +132,8 @@ def web_routes(edge: Edge) -> APIRouter:
         table = await run_in_threadpool(ladder.table, who)
         roster = await run_in_threadpool(ladder.roster, who)
         marks = await run_in_threadpool(ladder.marks, who) if table.frozen else None
-        return page(edge, request, "staff.html", "Staff", who, table=table, roster=roster, marks=marks)
+        copies = await run_in_threadpool(ladder.copies, who)
+        return page(edge, request, "staff.html", "Staff", who, table=table, roster=roster, marks=marks, copies=copies)
 
     @router.post("/staff/freeze")
     async def freeze(request: Request) -> Response:
