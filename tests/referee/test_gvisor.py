@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from click.testing import CliRunner
@@ -205,15 +205,25 @@ def test_a_futex_on_a_shared_file_reaches_no_other_bot(tmp_path: Path) -> None:
     assert received["woken"] == 0 and received["timeouts"] > 0
 
 
+def _on_one_cpu(*args: str) -> dict[str, Any]:
+    """The fixture run on the host, on one CPU: the kernel hands inode numbers and cookies out in per-CPU batches,
+    so only on one CPU do a later process's numbers follow an earlier one's."""
+    cpu = min(os.sched_getaffinity(0))
+    output = subprocess.check_output(
+        [sys.executable, CHANNELS, *args], preexec_fn=lambda: os.sched_setaffinity(0, {cpu})
+    )
+    return cast(dict[str, Any], json.loads(output))
+
+
 @needs_runsc
 def test_global_counters_start_afresh_in_every_kernel(tmp_path: Path) -> None:
     """Pipe inode numbers and socket cookies are counters of the whole machine on one kernel: a bot that makes
     many moves them for every later bot (checked on the host first). Each kernel counts from its own start, so
     a second bot's first numbers are the first bot's, whatever the first one made, in the same rotation and in
     the next."""
-    before = json.loads(subprocess.check_output([sys.executable, CHANNELS, "counters", "1"]))
-    json.loads(subprocess.check_output([sys.executable, CHANNELS, "counters", "200"]))
-    after = json.loads(subprocess.check_output([sys.executable, CHANNELS, "counters", "1"]))
+    before = _on_one_cpu("counters", "1")
+    _on_one_cpu("counters", "200")
+    after = _on_one_cpu("counters", "1")
     assert after["pipe_inodes"][0] > before["pipe_inodes"][0] + 200
     assert after["cookies"][0] > before["cookies"][0] + 200
 
