@@ -192,3 +192,22 @@ def test_referee_play_runs_a_network_policy_and_refuses_one_for_another_table(tm
     assert refused.returncode == 1
     assert "trained for scout at 2 players, not scout at 3" in refused.stderr
     assert "Traceback" not in refused.stderr and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+
+
+HOW_TO = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "use-the-engines.md"
+
+
+def test_the_how_to_exports_a_network_that_referee_play_runs(tmp_path: Path) -> None:
+    section = HOW_TO.read_text().split("### From a trained network to a bot", 1)[1].split("\n### ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    command = re.search(r"```sh\n(.*?)\n```", section, re.DOTALL)
+    assert code and command
+    ran = subprocess.run(
+        [sys.executable, "-c", code.group(1)], cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert load_policy(tmp_path / "scout-net.npz").encoder.settings.observation == "compact"
+    words = command.group(1).split()
+    assert words[:2] == ["referee", "play"]
+    done = _referee(*words[1:], "--games", "2", "--no-sandbox", cwd=tmp_path)
+    assert done.returncode == 0 and "fault:" not in done.stdout, done.stdout + done.stderr
