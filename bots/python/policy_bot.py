@@ -68,9 +68,12 @@ def policy_paths(command: Sequence[str]) -> list[Path]:
     return [Path(words[words.index("--policy") + 1])]
 
 
-def check_policy_seats(commands: Sequence[Sequence[str]], game: str, players: int) -> None:
+def check_policy_seats(
+    commands: Sequence[Sequence[str]], game: str, players: int, options: dict[str, Any] | None = None
+) -> None:
     """Refuse (PolicyFileError, a BadInput) before a match any network policy among the bots' `commands` that
-    was trained for another game or table; linear policies and functions are left to play."""
+    was trained for another game, table or (when `options` are given) game options; linear policies and
+    functions are left to play."""
     from referee.games.rl.policy_file import PolicyFileError, is_policy_file, load_policy
 
     for command in commands:
@@ -79,7 +82,7 @@ def check_policy_seats(commands: Sequence[Sequence[str]], game: str, players: in
                 continue
             policy = load_policy(path)
             try:
-                policy.check_table(game, players)
+                policy.check_table(game, players, options)
             except PolicyFileError as error:
                 raise PolicyFileError(f"{path}: {error}") from None
 

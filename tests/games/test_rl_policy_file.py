@@ -19,8 +19,9 @@ import msgpack
 import numpy as np
 import pytest
 
-from bots.python.policy_bot import check_policy_seats
+from bots.python.policy_bot import check_policy_seats, network_choose
 from protocol.errors import BadInput
+from referee.games import load_game
 from referee.games.rl.policy_file import (
     EncoderSettings,
     NetworkPolicy,
@@ -162,9 +163,26 @@ def test_a_mismatched_or_broken_file_is_refused_with_a_bad_input(tmp_path: Path)
     with pytest.raises(BadInput, match="no table of 9 players"):
         save_policy(path, layers, EncoderSettings("scout", 9))
     command = (sys.executable, "-m", "bots.python.policy_bot", "--policy", str(path))
-    check_policy_seats([command], "scout", 2)
+    check_policy_seats([command], "scout", 2, {})
     with pytest.raises(BadInput, match=f"{path}: this policy was trained for scout at 2 players, not scout at 4"):
         check_policy_seats([command], "scout", 4)
+
+
+def test_a_network_is_refused_for_options_it_did_not_learn_with_and_for_a_table_it_meets_in_play(
+    tmp_path: Path,
+) -> None:
+    settings = EncoderSettings.of_env(pettingzoo_env("scauver", 2, starting_chips=60, action_features=False))
+    path = tmp_path / "chips.npz"
+    save_policy(path, random_layers(settings, seed=2), settings, activation="tanh")
+    command = (sys.executable, "-m", "bots.python.policy_bot", "--policy", str(path))
+    check_policy_seats([command], "scauver", 2, {"starting_chips": 60})
+    with pytest.raises(BadInput, match="trained with starting_chips=60, not starting_chips=100"):
+        check_policy_seats([command], "scauver", 2, {})
+    choose = network_choose(path)
+    rules = load_game("scauver")
+    state = rules.new_game(3, 1, None)
+    with pytest.raises(SystemExit, match="trained for 2 players, not 3"):
+        choose(wire(state.observation(0)), wire(state.legal_actions(0)))
 
 
 def _referee(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

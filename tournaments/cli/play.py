@@ -283,7 +283,7 @@ def play(
         raise click.UsageError(f"--replay-format {replay_format} writes into --replay-dir: give one")
     terminal = _human_terminal(bots)
     specs = unique_names([resolve_bot(bot, game, named_by_hello=True, terminal=terminal) for bot in bots])
-    check_policy_seats([spec.command for spec in specs], game, len(specs))
+    check_policy_seats([spec.command for spec in specs], game, len(specs), _parse_options(options))
     logs = Path(log_dir) if log_dir else new_run_dir("play", game)
     count = design_games(len(specs)) if game_count is None else game_count
     key = DealKey.fresh() if seed is None else DealKey.from_seed(seed)

@@ -198,13 +198,25 @@ class NetworkPolicy:
         best = int(encoded.indices[int(np.argmax(self.scores(encoded)))])
         return encoded.actions[best]
 
-    def check_table(self, game: str, players: int) -> None:
-        """Refuse to play `game` at `players` seats unless the network learned exactly that."""
+    def check_table(self, game: str, players: int, options: Mapping[str, Any] | None = None) -> None:
+        """Refuse to play `game` at `players` seats with `options` unless the network learned exactly that: the
+        encoding (Scauver's chip scaling, its bet sizes' indices) depends on the options."""
         settings = self.encoder.settings
         if (settings.game, settings.players) != (game, players):
             raise PolicyFileError(
                 f"this policy was trained for {settings.game} at {settings.players} players, not {game} at {players}"
             )
+        if options is None:
+            return
+        try:
+            config = load_game(game).resolve_config(options)
+        except GameError as error:
+            raise PolicyFileError(str(error)) from None
+        differ = sorted(key for key in config if config[key] != self.encoder.config.get(key))
+        if differ:
+            trained = ", ".join(f"{key}={self.encoder.config.get(key)!r}" for key in differ)
+            asked = ", ".join(f"{key}={config[key]!r}" for key in differ)
+            raise PolicyFileError(f"this policy was trained with {trained}, not {asked}")
 
 
 def _check_layers(layers: Layers, activation: str, shape: tuple[int, int]) -> None:
