@@ -185,6 +185,27 @@ def test_a_network_is_refused_for_options_it_did_not_learn_with_and_for_a_table_
         choose(wire(state.observation(0)), wire(state.legal_actions(0)))
 
 
+def test_a_linear_policy_file_still_plays_through_the_same_option(tmp_path: Path) -> None:
+    from bots.python import policy_bot
+    from bots.python.linear_policy import FEATURES, LinearPolicy
+
+    linear = LinearPolicy("scout", np.linspace(-1, 1, len(FEATURES["scout"])))
+    linear.save(tmp_path / "linear.npz")
+    check_policy_seats(
+        [("python", "-m", "bots.python.policy_bot", "--policy", str(tmp_path / "linear.npz"))], "scout", 3
+    )
+    choose = policy_bot.load_policy(tmp_path / "linear.npz")
+    state = load_game("scout").new_game(3, 4, None)
+    for _ in range(20):
+        if state.is_over():
+            break
+        seat = state.to_move()[0]
+        observation, legal = state.observation(seat), state.legal_actions(seat)
+        action = choose(observation, legal)
+        assert action == linear.greedy(observation, legal)
+        state.apply(seat, action)
+
+
 def _referee(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     environment = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     return subprocess.run(
