@@ -38,8 +38,10 @@ BIN = Path(sys.executable).parent
 TABLES = [
     ("scout", 2, "full", True, {}),
     ("scout", 3, "compact", False, {}),
+    ("scout", 5, "compact", True, {}),
     ("scauver", 2, "compact", True, {"starting_chips": 60, "round_cap": 4}),
     ("scauver", 3, "full", False, {"amphora": 3, "round_cap": 3}),
+    ("scauver", 4, "full", True, {"bet_max_amphoras": 3, "round_cap": 3}),
 ]
 
 
@@ -55,8 +57,9 @@ def random_layers(settings: EncoderSettings, seed: int, hidden: int = 16) -> lis
     return [(rng.normal(0, 1, (a, b)), rng.normal(0, 0.1, b)) for a, b in zip(sizes, sizes[1:], strict=False)]
 
 
-def in_memory_choice(layers: list[tuple[np.ndarray, np.ndarray]], observed: dict, info: dict, rows: bool) -> int:
-    """The index the network picks from the environment's own arrays, computed here without policy_file."""
+def in_memory_best(layers: list[tuple[np.ndarray, np.ndarray]], observed: dict, info: dict, rows: bool) -> set[int]:
+    """The indices the network scores highest from the environment's own arrays, computed here without
+    policy_file: one index, unless two legal actions score the same (to rounding: here one row at a time)."""
 
     def net(x: np.ndarray) -> np.ndarray:
         for number, (weights, bias) in enumerate(layers):
@@ -66,10 +69,12 @@ def in_memory_choice(layers: list[tuple[np.ndarray, np.ndarray]], observed: dict
 
     if rows:
         indices = info["action_indices"]
-        scores = [net(np.concatenate([observed["observation"], row]))[0] for row in info["action_features"]]
-        return int(indices[int(np.argmax(scores))])
-    legal = np.flatnonzero(observed["action_mask"])
-    return int(legal[int(np.argmax(net(observed["observation"])[legal]))])
+        scores = np.array([net(np.concatenate([observed["observation"], row]))[0] for row in info["action_features"]])
+    else:
+        indices = np.flatnonzero(observed["action_mask"])
+        scores = net(observed["observation"])[indices]
+    best = scores.max()
+    return {int(index) for index, score in zip(indices, scores, strict=True) if score >= best - 1e-9 * (1 + abs(best))}
 
 
 def play_env(settings: EncoderSettings, policy: NetworkPolicy, layers: list, seed: int) -> int:
@@ -100,9 +105,9 @@ def play_env(settings: EncoderSettings, policy: NetworkPolicy, layers: list, see
             assert encoded.features.tobytes() == info["action_features"].tobytes()
         else:
             assert encoded.features is None
-        index = in_memory_choice(layers, observed, info, settings.action_features)
-        chosen = policy.choose(wire(info["observation"]), wire(info["legal_actions"]))
-        assert env.action_index(chosen) == index
+        best = in_memory_best(layers, observed, info, settings.action_features)
+        index = env.action_index(policy.choose(wire(info["observation"]), wire(info["legal_actions"])))
+        assert index in best
         env.step(index)
         decisions += 1
     return decisions
