@@ -162,9 +162,12 @@ def test_a_mismatched_or_broken_file_is_refused_with_a_bad_input(tmp_path: Path)
     np.savez(tmp_path / "linear.npz", game=np.array("scout"), weights=np.zeros(12))
     with pytest.raises(PolicyFileError, match="not a policy file"):
         load_policy(tmp_path / "linear.npz")
-    (tmp_path / "text.npz").write_text("not numpy")
-    with pytest.raises(PolicyFileError, match="not a readable policy file"):
-        load_policy(tmp_path / "text.npz")
+    for name, content in (("text.npz", b"not numpy"), ("empty.npz", b""), ("broken.npz", b"PK\x03\x04broken")):
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(PolicyFileError, match="not a readable policy file"):
+            load_policy(tmp_path / name)
+    with pytest.raises(PolicyFileError, match="not floating-point"):
+        save_policy(path, [(np.ones(w.shape, int), b) for w, b in layers], settings)
     with pytest.raises(BadInput, match="no table of 9 players"):
         save_policy(path, layers, EncoderSettings("scout", 9))
     command = (sys.executable, "-m", "bots.python.policy_bot", "--policy", str(path))

@@ -21,6 +21,7 @@ not carry (Scauver scales chips by them).
 from __future__ import annotations
 
 import json
+import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +53,8 @@ def _identity(x: np.ndarray) -> np.ndarray:
 
 
 ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"relu": _relu, "tanh": _tanh, "identity": _identity}
+UNREADABLE = (OSError, ValueError, EOFError, zipfile.BadZipFile)
+"""What numpy raises for a file that is no .npz (empty, text, a broken zip, a pickle it may not load)."""
 Layers = Sequence[tuple[np.ndarray, np.ndarray]]
 
 
@@ -224,6 +227,8 @@ def _check_layers(layers: Layers, activation: str, shape: tuple[int, int]) -> No
         raise PolicyFileError(f"its activation is one of {sorted(ACTIVATIONS)}, not {activation!r}")
     if not layers:
         raise PolicyFileError("it has no layers")
+    if not all(np.issubdtype(array.dtype, np.floating) for pair in layers for array in pair):
+        raise PolicyFileError("its weights are not floating-point arrays")
     inputs, outputs = shape
     width = inputs
     for number, (weights, bias) in enumerate(layers):
@@ -255,7 +260,7 @@ def is_policy_file(path: str | Path) -> bool:
     try:
         with np.load(path, allow_pickle=False) as data:
             return "format" in data.files
-    except (OSError, ValueError):
+    except UNREADABLE:
         return False
 
 
@@ -266,8 +271,6 @@ def _read(data: Any) -> NetworkPolicy:
     activation = str(data["activation"])
     count = sum(1 for name in data.files if name.startswith("W"))
     layers = tuple((data[f"W{i}"], data[f"b{i}"]) for i in range(count))
-    if not all(np.issubdtype(array.dtype, np.floating) for pair in layers for array in pair):
-        raise PolicyFileError("its weights are not floating-point arrays")
     encoder = PolicyEncoder(settings)
     try:
         _check_layers(layers, activation, encoder.network_shape)
@@ -287,5 +290,5 @@ def load_policy(path: str | Path) -> NetworkPolicy:
             return _read(data)
     except PolicyFileError as error:
         raise PolicyFileError(f"{path}: {error}") from None
-    except (OSError, ValueError, KeyError, AttributeError) as error:
+    except (*UNREADABLE, KeyError, AttributeError) as error:
         raise PolicyFileError(f"{path}: not a readable policy file: {error}") from None
