@@ -1,11 +1,14 @@
 """A bot that plays a saved policy, or any `choose(observation, legal_actions)` function, through the SDK.
 
     python -m bots.python.policy_bot --policy scout-policy.npz        # a linear policy (train_policy.py)
+    python -m bots.python.policy_bot --policy my-network.npz          # a network (referee.games.rl.policy_file)
     python -m bots.python.policy_bot --choose my_agent.py             # its function `choose`
     python -m bots.python.policy_bot --choose my_agent.py --function act
 
 The referee's `policy:FILE` bot is this program: `policy:scout-policy.npz`, `policy:my_agent.py` or
-`policy:my_agent.py:act` (referee/botspec.py). A policy plays greedily (its most probable action); a
+`policy:my_agent.py:act` (referee/botspec.py). A policy plays greedily (its most probable action); a network
+saved by `referee.games.rl.policy_file.save_policy` sees the vector, mask and action features its environment
+gave it, rebuilt from the observation with the environment's own encoder and the options in the file; a
 function gets the observation and the legal actions exactly as the SDK delivers them and must return one of
 the legal actions.
 """
@@ -15,12 +18,13 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from protocol.sdk import run_bot
 
+MODULE = "bots.python.policy_bot"
 Choose = Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]
 
 
@@ -38,9 +42,57 @@ def load_choose(path: Path, function: str) -> Choose:
     return chosen
 
 
+def network_choose(path: Path) -> Choose:
+    """The network in `path` as a choose function that refuses a table it was not trained for."""
+    from referee.games.rl.policy_file import PolicyFileError, load_policy
+
+    try:
+        policy = load_policy(path)
+    except PolicyFileError as error:
+        raise SystemExit(f"policy_bot: {error}") from None
+    players = policy.encoder.settings.players
+
+    def choose(observation: dict[str, Any], legal_actions: list[dict[str, Any]]) -> dict[str, Any]:
+        if observation["players"] != players:
+            raise SystemExit(f"policy_bot: {path} was trained for {players} players, not {observation['players']}")
+        return policy.choose(observation, legal_actions)
+
+    return choose
+
+
+def policy_paths(command: Sequence[str]) -> list[Path]:
+    """The policy file a bot's command line runs, if it runs this program with --policy."""
+    words = list(command)
+    if MODULE not in words or "--policy" not in words[words.index(MODULE) :]:
+        return []
+    return [Path(words[words.index("--policy") + 1])]
+
+
+def check_policy_seats(
+    commands: Sequence[Sequence[str]], game: str, players: int, options: dict[str, Any] | None = None
+) -> None:
+    """Refuse (PolicyFileError, a BadInput) before a match any network policy among the bots' `commands` that
+    was trained for another game, table or (when `options` are given) game options; linear policies and
+    functions are left to play."""
+    from referee.games.rl.policy_file import PolicyFileError, is_policy_file, load_policy
+
+    for command in commands:
+        for path in policy_paths(command):
+            if not is_policy_file(path):
+                continue
+            policy = load_policy(path)
+            try:
+                policy.check_table(game, players, options)
+            except PolicyFileError as error:
+                raise PolicyFileError(f"{path}: {error}") from None
+
+
 def load_policy(path: Path) -> Choose:
     from bots.python.linear_policy import LinearPolicy
+    from referee.games.rl.policy_file import is_policy_file
 
+    if is_policy_file(path):
+        return network_choose(path)
     try:
         return LinearPolicy.load(path).greedy
     except (OSError, ValueError, KeyError) as error:
@@ -50,7 +102,7 @@ def load_policy(path: Path) -> Choose:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--policy", type=Path, help="a policy file (.npz) written by train_policy")
+    source.add_argument("--policy", type=Path, help="a policy file (.npz) of train_policy or save_policy")
     source.add_argument("--choose", type=Path, help="a Python file with a choose(observation, legal_actions)")
     parser.add_argument("--function", default="choose", help="the function's name in --choose (default choose)")
     parser.add_argument("--name", help="the name to play under (default: the file's name)")

@@ -12,6 +12,7 @@ from typing import Any
 import click
 from tabulate import tabulate
 
+from bots.python.policy_bot import check_policy_seats
 from protocol.safe_text import one_line
 from referee.botspec import HUMAN, remote_seat_names, resolve_bot, unique_names
 from referee.deals import DealKey
@@ -282,6 +283,7 @@ def play(
         raise click.UsageError(f"--replay-format {replay_format} writes into --replay-dir: give one")
     terminal = _human_terminal(bots)
     specs = unique_names([resolve_bot(bot, game, named_by_hello=True, terminal=terminal) for bot in bots])
+    check_policy_seats([spec.command for spec in specs], game, len(specs), _parse_options(options))
     logs = Path(log_dir) if log_dir else new_run_dir("play", game)
     count = design_games(len(specs)) if game_count is None else game_count
     key = DealKey.fresh() if seed is None else DealKey.from_seed(seed)

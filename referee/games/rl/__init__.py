@@ -10,6 +10,8 @@ needs none of them.
 - `import referee.games.rl.openspiel`: registers `python_scout` and `python_scauver` with pyspiel.
 - codec.py: the fixed integer encoding of every action; features.py: observations as float32 vectors;
   lengths.py: how many decisions a game can take (OpenSpiel's max_game_length).
+- policy_file.py: a trained network and its encoder's settings in one .npz (`save_policy`, `load_policy`),
+  which the `policy:FILE.npz` bot plays with the environment's own encoder.
 """
 
 from __future__ import annotations
