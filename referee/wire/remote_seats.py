@@ -24,6 +24,7 @@ from protocol.curve_keys import REFEREE_KEY, KeyFileError, KeyPair, allow_list, 
 from protocol.errors import BadInput
 from referee.wire.connection import Transport
 from referee.wire.connection_cap import BotSockets, OwnerOfPid
+from referee.wire.lag_quota import DEFAULT_LAG_QUOTA_MS
 from referee.wire.remote import RemoteRouter
 
 REMOTE_PREFIX = "remote:"
@@ -108,13 +109,17 @@ class RemoteSeats:
     listen: str
     referee: KeyPair
     allowed: Mapping[bytes, str]
+    lag_quota_ms: int = DEFAULT_LAG_QUOTA_MS
+    """Each remote seat's lag quota per game (referee.wire.lag_quota)."""
     wires: list[RemoteRouter] = field(default_factory=list)
     """The wires opened so far (one per match); the latest is the match being played."""
     seats: dict[str, RemoteSeat] = field(default_factory=dict)
     """The latest start of each remote seat."""
 
     @classmethod
-    def from_folder(cls, listen: str, folder: Path, seats: Iterable[str]) -> RemoteSeats:
+    def from_folder(
+        cls, listen: str, folder: Path, seats: Iterable[str], lag_quota_ms: int = DEFAULT_LAG_QUOTA_MS
+    ) -> RemoteSeats:
         """The keys in `folder`, checked: the referee's own pair, and a key for each of `seats`."""
         if not listen.startswith("tcp://"):
             raise RemoteSeatError(f"--listen takes tcp://HOST:PORT, not {listen!r}")
@@ -123,7 +128,7 @@ class RemoteSeats:
         missing = sorted(set(seats) - set(allowed.values()))
         if missing:
             raise KeyFileError(f"no public key for remote seat(s) {', '.join(missing)} in {folder} (NAME.key each)")
-        return cls(listen, referee, allowed)
+        return cls(listen, referee, allowed, lag_quota_ms)
 
     def open_wire(
         self,
@@ -145,6 +150,7 @@ class RemoteSeats:
             likely_peers,
             bot_sockets=bot_sockets,
             owner_of_pid=owner_of_pid,
+            lag_quota_ms=self.lag_quota_ms,
         )
         wire.disconnected = self._disconnected
         self.wires.append(wire)
