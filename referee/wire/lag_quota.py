@@ -14,7 +14,7 @@ decisions are timed as they always were.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +25,7 @@ RECENT_ROUND_TRIPS = 5
 """How many of a seat's latest round trips its lag estimate is the median of."""
 
 
-def lag_estimate_ms(samples_ms: list[float]) -> float:
+def lag_estimate_ms(samples_ms: Sequence[float]) -> float:
     """The median of the latest RECENT_ROUND_TRIPS round trips (0 before any)."""
     recent = sorted(samples_ms[-RECENT_ROUND_TRIPS:])
     return recent[len(recent) // 2] if recent else 0.0
@@ -51,27 +51,32 @@ class LagCredit:
 
 
 class LagQuotas:
-    """One game's lag quotas, by seat of the game. `lag_ms` gives a connection's lag estimate (None for a local
-    connection, which is never extended)."""
+    """One game's lag quotas, by seat of the game. `round_trips` gives the round trips measured so far of the
+    remote seat behind a connection (None for a local connection, which is never extended).
 
-    def __init__(self, quota_ms: int, lag_ms: Callable[[bytes], float | None]) -> None:
+    Before a seat's first round trip is measured, its clock is extended by its whole quota left; what is credited
+    is still capped by the lag measured when the answer comes (the ping sent with the request is back by then), and
+    an answer later than move time, bank and that credit is a timeout."""
+
+    def __init__(self, quota_ms: int, round_trips: Callable[[bytes], Sequence[float] | None]) -> None:
         self._quota_ms = quota_ms
-        self._lag_ms = lag_ms
+        self._round_trips = round_trips
         self._left: dict[int, float] = {}
-        self._granted: dict[int, tuple[float, float]] = {}
-        """Seat -> (its lag estimate, the extension granted) for its open request."""
+        self._granted: dict[int, tuple[bytes, float]] = {}
+        """Seat -> (its connection, the extension granted) for its open request."""
 
     def left_ms(self, seat: int) -> float:
         return self._left.get(seat, float(self._quota_ms))
 
     def grant(self, seat: int, identity: bytes | None) -> float:
         """The extension of the request just sent to `seat` (through `identity`), in ms: 0 for a local seat."""
-        lag = None if identity is None else self._lag_ms(identity)
-        if lag is None:
+        samples = None if identity is None else self._round_trips(identity)
+        if identity is None or samples is None:
             self._granted.pop(seat, None)
             return 0.0
-        granted = min(lag, self.left_ms(seat))
-        self._granted[seat] = (lag, granted)
+        left = self.left_ms(seat)
+        granted = min(lag_estimate_ms(samples), left) if samples else left
+        self._granted[seat] = (identity, granted)
         return granted
 
     def settle(self, seat: int, elapsed_ms: float, move_ms: int) -> LagCredit | None:
@@ -80,7 +85,8 @@ class LagQuotas:
         granted = self._granted.pop(seat, None)
         if granted is None:
             return None
-        lag, extension = granted
-        credit = min(extension, max(0.0, elapsed_ms - move_ms))
+        identity, extension = granted
+        lag = lag_estimate_ms(self._round_trips(identity) or ())
+        credit = min(extension, lag, max(0.0, elapsed_ms - move_ms))
         self._left[seat] = self.left_ms(seat) - credit
         return LagCredit(max(0.0, elapsed_ms - lag), lag, credit)

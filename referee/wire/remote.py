@@ -35,7 +35,7 @@ from protocol.errors import EnvironmentProblem
 from protocol.remote_sockets import HANDSHAKE_EVENTS, PING, ZAP_DOMAIN, handshake_failure, server_socket
 from referee.wire.connection import Incoming, Router, Transport
 from referee.wire.connection_cap import BotSockets, Flood, OwnerOfPid
-from referee.wire.lag_quota import DEFAULT_LAG_QUOTA_MS, LagQuotas, lag_estimate_ms
+from referee.wire.lag_quota import DEFAULT_LAG_QUOTA_MS, LagQuotas
 
 REMOTE_PREFIX = b"\xffremote:"
 _NOBLOCK = int(zmq.NOBLOCK)
@@ -153,13 +153,13 @@ class RemoteRouter(Router):
         self._poller.register(self._remote, zmq.POLLIN)
         self._poller.register(self._remote_monitor, zmq.POLLIN)
 
-    def lag_ms(self, identity: bytes) -> float | None:
-        """The lag estimate of the remote seat behind `identity` (0 before its first round trip); None for a
-        local connection."""
+    def seat_round_trips(self, identity: bytes) -> list[float] | None:
+        """The round trips measured so far (ms) of the remote seat behind `identity`; None for a local
+        connection."""
         seat = self._seat_of.get(identity)
         if seat is None:
             return None
-        return lag_estimate_ms(self.round_trips.samples_ms.get(seat, []))
+        return self.round_trips.samples_ms.get(seat, [])
 
     def wait(self, deadline: float) -> tuple[bool, list[int], Sequence[Flood]]:
         message, exited, floods = super().wait(deadline)
@@ -277,5 +277,5 @@ def game_lag_quotas(wire: object) -> LagQuotas | None:
     """A new game's lag quotas where the match has remote seats (its wire is a RemoteRouter), else None: a local
     match's decisions are timed as they always were."""
     if isinstance(wire, RemoteRouter):
-        return LagQuotas(wire.lag_quota_ms, wire.lag_ms)
+        return LagQuotas(wire.lag_quota_ms, wire.seat_round_trips)
     return None

@@ -11,7 +11,7 @@ REMOTE, LOCAL = b"remote", b"local"
 
 
 def _quotas(quota_ms: int, lag_ms: float) -> LagQuotas:
-    return LagQuotas(quota_ms, lambda identity: lag_ms if identity == REMOTE else None)
+    return LagQuotas(quota_ms, lambda identity: [lag_ms] if identity == REMOTE else None)
 
 
 def test_a_local_seat_is_neither_extended_nor_recorded() -> None:
@@ -51,6 +51,17 @@ def test_only_the_part_past_the_move_time_is_credited() -> None:
     assert credit is not None and credit.credit_ms == 40.0
     assert quotas.left_ms(3) == 460.0
     assert quotas.left_ms(0) == 500.0
+
+
+def test_before_any_round_trip_the_clock_is_extended_by_the_quota_left_but_only_the_lag_is_credited() -> None:
+    samples: list[float] = []
+    quotas = LagQuotas(500, lambda identity: samples)
+    assert quotas.grant(0, REMOTE) == 500.0
+    samples.append(100.0)
+    credit = quotas.settle(0, 450.0, 300)
+    assert credit is not None and (credit.lag_ms, credit.credit_ms) == (100.0, 100.0)
+    assert quotas.left_ms(0) == 400.0
+    assert quotas.grant(0, REMOTE) == 100.0
 
 
 @pytest.mark.parametrize(
