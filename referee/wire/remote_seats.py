@@ -3,10 +3,11 @@
 A match with remote seats runs on a BotTransport whose wire is a RemoteRouter (referee.wire.remote: the local
 socket plus a CURVE server socket at the listen address, its allow-list the keys folder's NAME.key files) and
 whose start of a remote seat starts no process: it hands the seat's fresh token to the wire and returns a
-RemoteSeat, a BotHandle with nothing to freeze or kill. The match code does not tell the two kinds apart: the
-seat's hello must come within the startup limit (else a startup fault charged to it alone, as for a local bot
-that never says hello), its replies are timed by the referee's clock like any other, and faults are its seat's.
-Its games are recorded with isolation `remote`. Local bots of the same match start as they always do.
+RemoteSeat, a BotHandle with nothing to freeze or kill. The match code treats both kinds alike but for the clock:
+the seat's hello must come within the startup limit (else a startup fault charged to it alone, as for a local bot
+that never says hello), its replies are timed by the referee's clock like any other, plus the lag credited from
+its per-game quota (referee.wire.lag_quota), and faults are its seat's. Its games are recorded with isolation
+`remote`. Local bots of the same match start as they always do.
 """
 
 from __future__ import annotations
