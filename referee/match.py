@@ -316,8 +316,9 @@ class GameRunner:
             self._time_out(request, received)
             return
         elapsed_ms = (received - request.sent_at) * 1000
-        lag = None if self.lags is None else self.lags.settle(seat, elapsed_ms, self.match.limits.move_time_ms)
-        if lag is not None and elapsed_ms - lag.credit_ms > self.match.limits.move_time_ms + status.bank_left_ms:
+        move_ms = self.match.limits.move_time_ms
+        lag = None if self.lags is None else self.lags.settle(seat, elapsed_ms, move_ms, status.bank_left_ms)
+        if lag is not None and not lag.in_time:
             self._time_out(request, received)
             return
         try:
@@ -329,7 +330,7 @@ class GameRunner:
             return
         request.state = RequestState.ANSWERED
         self._close(seat)
-        overrun = elapsed_ms - self.match.limits.move_time_ms - (0 if lag is None else lag.credit_ms)
+        overrun = elapsed_ms - move_ms - (0 if lag is None else lag.credit_ms)
         if overrun > 0:
             status.bank_left_ms = max(0, status.bank_left_ms - math.ceil(overrun))
         status.decision_ms.append(elapsed_ms)

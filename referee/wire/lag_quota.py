@@ -41,6 +41,8 @@ class LagCredit:
     """The seat's round-trip estimate when it was asked."""
     credit_ms: float
     """What the quota paid of the decision time (not charged to the seat's move time or bank)."""
+    in_time: bool = True
+    """Within move time, bank and credit; else a timeout (not recorded: the fault says so)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -79,14 +81,17 @@ class LagQuotas:
         self._granted[seat] = (identity, granted)
         return granted
 
-    def settle(self, seat: int, elapsed_ms: float, move_ms: int) -> LagCredit | None:
+    def settle(self, seat: int, elapsed_ms: float, move_ms: int, bank_ms: int) -> LagCredit | None:
         """The credit of `seat`'s answer after `elapsed_ms` (within its extended clock), taken from its quota;
-        None for a local seat."""
+        None for a local seat. An answer later than `move_ms` + `bank_ms` + its credit is a timeout (`in_time`
+        false), and spends nothing."""
         granted = self._granted.pop(seat, None)
         if granted is None:
             return None
         identity, extension = granted
         lag = lag_estimate_ms(self._round_trips(identity) or ())
         credit = min(extension, lag, max(0.0, elapsed_ms - move_ms))
-        self._left[seat] = self.left_ms(seat) - credit
-        return LagCredit(max(0.0, elapsed_ms - lag), lag, credit)
+        in_time = elapsed_ms - credit <= move_ms + bank_ms
+        if in_time:
+            self._left[seat] = self.left_ms(seat) - credit
+        return LagCredit(max(0.0, elapsed_ms - lag), lag, credit, in_time)
