@@ -41,6 +41,7 @@ from referee.isolation import gvisor, sandbox
 from referee.records import FaultCause, FaultFacts, GameRecord, GameSpec, MatchRecord, MatchSpec, SeatTiming, Stage
 from referee.session import BotTransport, Participant, Session
 from referee.wire.connection import Incoming, Transport
+from referee.wire.remote import game_lag_quotas
 
 LATE_ANSWER_GRACE_MS = 1000
 """How much longer than its time (at most the move time) a bot that timed out is waited for at the end of its
@@ -99,6 +100,7 @@ class GameRunner:
         self.seats = [SeatStatus(seat, p.name, banks[seat]) for seat, p in enumerate(self.seated)]
         self.book = FaultBook(self.match.limits.fault_policy, self.match.limits.fault_budget, self.seats, spec.seed)
         self.moves: list[replay.Move] = []
+        self.lags = game_lag_quotas(session.wire)
         self.fault_at: list[int] = []
         self.pending: dict[int, Request] = {}
         self.misanswered: dict[int, tuple[int, int]] = {}
@@ -172,6 +174,8 @@ class GameRunner:
             sent_at = self.clock()
             self.session.send(participant, frame)
             deadline = sent_at + (move_ms + status.bank_left_ms) / 1000
+            if self.lags is not None:
+                deadline += self.lags.grant(seat, self.session.bindings.identity(participant.index)) / 1000
             self.pending[participant.index] = Request(request_id, seat, sent_at, deadline)
         while self.pending:
             self._wait_once()
@@ -312,6 +316,11 @@ class GameRunner:
             self._time_out(request, received)
             return
         elapsed_ms = (received - request.sent_at) * 1000
+        move_ms = self.match.limits.move_time_ms
+        lag = None if self.lags is None else self.lags.settle(seat, elapsed_ms, move_ms, status.bank_left_ms)
+        if lag is not None and not lag.in_time:
+            self._time_out(request, received)
+            return
         try:
             self.state.apply(seat, action)
         except IllegalAction as error:
@@ -321,11 +330,11 @@ class GameRunner:
             return
         request.state = RequestState.ANSWERED
         self._close(seat)
-        overrun = elapsed_ms - self.match.limits.move_time_ms
+        overrun = elapsed_ms - move_ms - (0 if lag is None else lag.credit_ms)
         if overrun > 0:
             status.bank_left_ms = max(0, status.bank_left_ms - math.ceil(overrun))
         status.decision_ms.append(elapsed_ms)
-        self.moves.append(replay.Move(seat, action, elapsed_ms, True, received))
+        self.moves.append(replay.Move(seat, action, elapsed_ms, True, received, lag))
 
     def _on_stale(self, seat: int, status: SeatStatus, request: Request | None, reply_id: int) -> None:
         status.stale_messages += 1

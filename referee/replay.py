@@ -8,7 +8,9 @@
      "ranks": [final ranks], "scores": [final scores]}
 
 `ms` is the bot's decision time on the referee's clock (null for fallback actions); `at_ms` is when the
-action was applied, in milliseconds from the start of the game. `before_action` is the index in `actions` the
+action was applied, in milliseconds from the start of the game. A remote seat's answers also carry `think_ms`,
+`lag_ms` and `credit_ms` (referee.wire.lag_quota.LagCredit: its think time, its measured round trip, and what its
+lag quota paid of `ms`), keys a reader may ignore. `before_action` is the index in `actions` the
 fault came before; `sent` is an illegal action as the bot sent it (its JSON text, cut to
 protocol.limits.MAX_RECORDED_ACTION_CHARS: data to show, never parsed), null for other faults. A fault's `cause` is
 its referee.records.FaultCause and `facts` the FaultFacts its `detail` was made from (FaultFacts.to_json): what the
@@ -42,6 +44,7 @@ from protocol.errors import BadInput, EnvironmentProblem
 from referee.faults import forfeit_ranks, forfeit_scores
 from referee.games import GameError, GameState, load_game
 from referee.records import Fault
+from referee.wire.lag_quota import LagCredit
 
 FORMAT = "card-referee-replay"
 VERSION = 3
@@ -80,15 +83,20 @@ class Move:
     by_bot: bool
     at: float
     """When the action was applied, in seconds on the referee's monotonic clock."""
+    lag: LagCredit | None = None
+    """A remote seat's answer: its think time, measured lag and credit (referee.wire.lag_quota)."""
 
     def to_json(self, game_started: float) -> dict[str, Any]:
-        return {
+        entry = {
             "seat": self.seat,
             "action": self.action,
             "ms": None if self.ms is None else round(self.ms, 3),
             "by": "bot" if self.by_bot else "fallback",
             "at_ms": round((self.at - game_started) * 1000, 3),
         }
+        if self.lag is not None:
+            entry.update(self.lag.to_json())
+        return entry
 
 
 def fault_entry(fault: Fault, before_action: int) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from protocol.errors import EnvironmentProblem
 from protocol.remote_sockets import HANDSHAKE_EVENTS, PING, ZAP_DOMAIN, handshake_failure, server_socket
 from referee.wire.connection import Incoming, Router, Transport
 from referee.wire.connection_cap import BotSockets, Flood, OwnerOfPid
+from referee.wire.lag_quota import DEFAULT_LAG_QUOTA_MS, LagQuotas
 
 REMOTE_PREFIX = b"\xffremote:"
 _NOBLOCK = int(zmq.NOBLOCK)
@@ -121,8 +122,11 @@ class RemoteRouter(Router):
         *,
         bot_sockets: BotSockets = dict,
         owner_of_pid: OwnerOfPid = lambda pid: None,
+        lag_quota_ms: int = DEFAULT_LAG_QUOTA_MS,
     ) -> None:
         super().__init__(transport, workdir, bound, likely_peers, bot_sockets=bot_sockets, owner_of_pid=owner_of_pid)
+        self.lag_quota_ms = lag_quota_ms
+        """Each remote seat's lag quota per game (referee.wire.lag_quota)."""
         self.tokens: dict[str, str] = {}
         self.disconnected: Callable[[str], None] = lambda seat: None
         """Called with a seat's name when the connection bound to it closes (or its heartbeats stop)."""
@@ -148,6 +152,14 @@ class RemoteRouter(Router):
         self.listening = self._remote.getsockopt_string(zmq.LAST_ENDPOINT)
         self._poller.register(self._remote, zmq.POLLIN)
         self._poller.register(self._remote_monitor, zmq.POLLIN)
+
+    def seat_round_trips(self, identity: bytes) -> list[float] | None:
+        """The round trips measured so far (ms) of the remote seat behind `identity`; None for a local
+        connection."""
+        seat = self._seat_of.get(identity)
+        if seat is None:
+            return None
+        return self.round_trips.samples_ms.get(seat, [])
 
     def wait(self, deadline: float) -> tuple[bool, list[int], Sequence[Flood]]:
         message, exited, floods = super().wait(deadline)
@@ -259,3 +271,11 @@ class RemoteRouter(Router):
         self._remote.close(0)
         self._authenticator.stop()
         super().close()
+
+
+def game_lag_quotas(wire: object) -> LagQuotas | None:
+    """A new game's lag quotas where the match has remote seats (its wire is a RemoteRouter), else None: a local
+    match's decisions are timed as they always were."""
+    if isinstance(wire, RemoteRouter):
+        return LagQuotas(wire.lag_quota_ms, wire.seat_round_trips)
+    return None

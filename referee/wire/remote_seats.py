@@ -3,10 +3,11 @@
 A match with remote seats runs on a BotTransport whose wire is a RemoteRouter (referee.wire.remote: the local
 socket plus a CURVE server socket at the listen address, its allow-list the keys folder's NAME.key files) and
 whose start of a remote seat starts no process: it hands the seat's fresh token to the wire and returns a
-RemoteSeat, a BotHandle with nothing to freeze or kill. The match code does not tell the two kinds apart: the
-seat's hello must come within the startup limit (else a startup fault charged to it alone, as for a local bot
-that never says hello), its replies are timed by the referee's clock like any other, and faults are its seat's.
-Its games are recorded with isolation `remote`. Local bots of the same match start as they always do.
+RemoteSeat, a BotHandle with nothing to freeze or kill. The match code treats both kinds alike but for the clock:
+the seat's hello must come within the startup limit (else a startup fault charged to it alone, as for a local bot
+that never says hello), its replies are timed by the referee's clock like any other, plus the lag credited from
+its per-game quota (referee.wire.lag_quota), and faults are its seat's. Its games are recorded with isolation
+`remote`. Local bots of the same match start as they always do.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from protocol.curve_keys import REFEREE_KEY, KeyFileError, KeyPair, allow_list, 
 from protocol.errors import BadInput
 from referee.wire.connection import Transport
 from referee.wire.connection_cap import BotSockets, OwnerOfPid
+from referee.wire.lag_quota import DEFAULT_LAG_QUOTA_MS
 from referee.wire.remote import RemoteRouter
 
 REMOTE_PREFIX = "remote:"
@@ -108,13 +110,17 @@ class RemoteSeats:
     listen: str
     referee: KeyPair
     allowed: Mapping[bytes, str]
+    lag_quota_ms: int = DEFAULT_LAG_QUOTA_MS
+    """Each remote seat's lag quota per game (referee.wire.lag_quota)."""
     wires: list[RemoteRouter] = field(default_factory=list)
     """The wires opened so far (one per match); the latest is the match being played."""
     seats: dict[str, RemoteSeat] = field(default_factory=dict)
     """The latest start of each remote seat."""
 
     @classmethod
-    def from_folder(cls, listen: str, folder: Path, seats: Iterable[str]) -> RemoteSeats:
+    def from_folder(
+        cls, listen: str, folder: Path, seats: Iterable[str], lag_quota_ms: int = DEFAULT_LAG_QUOTA_MS
+    ) -> RemoteSeats:
         """The keys in `folder`, checked: the referee's own pair, and a key for each of `seats`."""
         if not listen.startswith("tcp://"):
             raise RemoteSeatError(f"--listen takes tcp://HOST:PORT, not {listen!r}")
@@ -123,7 +129,7 @@ class RemoteSeats:
         missing = sorted(set(seats) - set(allowed.values()))
         if missing:
             raise KeyFileError(f"no public key for remote seat(s) {', '.join(missing)} in {folder} (NAME.key each)")
-        return cls(listen, referee, allowed)
+        return cls(listen, referee, allowed, lag_quota_ms)
 
     def open_wire(
         self,
@@ -145,6 +151,7 @@ class RemoteSeats:
             likely_peers,
             bot_sockets=bot_sockets,
             owner_of_pid=owner_of_pid,
+            lag_quota_ms=self.lag_quota_ms,
         )
         wire.disconnected = self._disconnected
         self.wires.append(wire)

@@ -277,6 +277,8 @@ def test_a_remote_seat_whose_connection_closes_mid_match_crashes_alone(
     [
         (["remote:alice", "random", "random"], "needs --listen"),
         (["random", "random", "random", "--listen", "tcp://127.0.0.1:1"], "no BOT is one"),
+        (["random", "random", "random", "--lag-quota", "500"], "--lag-quota is for remote:NAME seats"),
+        (["remote:alice", "random", "random", "--lag-quota", "-1"], "--lag-quota"),
         (["remote:referee", "random", "random"], "the referee's own key"),
         (["remote:a/b", "random", "random"], "remote:NAME"),
     ],
@@ -348,3 +350,63 @@ def test_round_trips_are_measured_and_a_delay_shows_in_them(keys: Path, processe
     medians = [float(ms) for ms in re.findall(r"round trip median ([0-9.]+) ms", log)]
     assert medians, log
     assert min(medians) >= 2 * 50, log
+
+
+def _slow_link_game(keys: Path, share: float, options: tuple[str, ...]) -> dict[str, Any]:
+    """One game of remote:alice (a bot thinking `share` of its move time, behind 50 ms each way) and two local
+    random bots: its replay."""
+    port = _free_port()
+    replays = keys / "replays"
+    play = _play(
+        keys, port, "remote:alice", "random", "random", options=("--games", "1", "--replay-dir", str(replays), *options)
+    )
+    proxy = DelayProxy(port, 0.05)
+    try:
+        bot = (sys.executable, str(FIXTURES / "thinks_a_share.py"), str(share))
+        connect = subprocess.run(
+            _connect(keys, proxy.port, "alice", *bot), capture_output=True, text=True, timeout=LIMIT_S, check=False
+        )
+        output, errors = _finish(play)
+    finally:
+        play.kill()
+        proxy.close()
+    assert play.returncode == 0 and connect.returncode == 0, errors + connect.stderr
+    (replay,) = replays.glob("*.json")
+    return dict(json.loads(replay.read_text()))
+
+
+def _actions_of(replay: dict[str, Any], name: str, before: int | None = None) -> list[dict[str, Any]]:
+    seat = [entry["bot"] for entry in replay["seats"]].index(name)
+    return [action for action in replay["actions"][:before] if action["seat"] == seat and action["by"] == "bot"]
+
+
+def test_a_bot_thinking_within_its_time_behind_a_slow_link_forfeits_nothing_and_its_lag_is_recorded(
+    keys: Path,
+) -> None:
+    """60% of 200 ms plus a 100 ms round trip is past the move time (and there is no bank): only the lag credited
+    from the quota keeps the bot in time."""
+    replay = _slow_link_game(keys, 0.6, ("--move-time", "200", "--time-bank", "0", "--lag-quota", "3000"))
+    assert replay["faults"] == [] and not any(replay["forfeited"])
+    alice = _actions_of(replay, "alice")
+    assert len(alice) >= 3
+    assert all(action["ms"] > 200 for action in alice)
+    assert sum(action["credit_ms"] for action in alice) > 0
+    lags = sorted(action["lag_ms"] for action in alice)
+    assert 2 * 50 <= lags[len(lags) // 2] <= 2 * 50 + 150, lags
+    for action in alice:
+        assert action["think_ms"] == pytest.approx(max(0.0, action["ms"] - action["lag_ms"]), abs=0.01)
+        assert 0 <= action["credit_ms"] <= action["lag_ms"]
+    local = [action for action in replay["actions"] if action["seat"] != alice[0]["seat"]]
+    assert local and all("lag_ms" not in action for action in local)
+
+
+def test_a_bot_thinking_past_its_time_forfeits_once_its_lag_quota_has_run_out(keys: Path) -> None:
+    quota = 200
+    options = ("--move-time", "300", "--time-bank", "600", "--lag-quota", str(quota))
+    replay = _slow_link_game(keys, 1.2, options)
+    seat = [entry["bot"] for entry in replay["seats"]].index("alice")
+    (fault,) = [fault for fault in replay["faults"] if fault["seat"] == seat]
+    assert fault["cause"] in {"decision-timeout", "late-answer", "no-answer"}, fault
+    assert replay["forfeited"][seat]
+    credits = [action["credit_ms"] for action in _actions_of(replay, "alice", fault["before_action"])]
+    assert sum(credits) == pytest.approx(quota, abs=0.01), credits

@@ -48,8 +48,9 @@ def connect(
 
     BOT is what `referee play` takes (a built-in name, a program, a command line, stdio:BOT), after `--`. Its
     frames go to the referee over CURVE, encrypted and authenticated with your key; the referee's clock runs on
-    the referee's machine, so the network's round trip counts in every decision's time. Between rotations of the
-    match the bot is started afresh; when the match is over the referee closes the connection and this returns.
+    the referee's machine, so the network's round trip counts in every decision's time (the referee credits your
+    measured lag from a per-game quota, `referee play --lag-quota`). Between rotations of the match the bot is
+    started afresh; when the match is over the referee closes the connection and this returns.
     """
     command = resolve_bot(bot[0] if len(bot) == 1 else shlex.join(bot), game).command
     outcome = relay(endpoint, load_pair(key_file), load_public(server_key_file), command, wait_s=wait_s, say=echo)

@@ -26,6 +26,7 @@ from referee.replay import ReplayWriteError
 from referee.seating import design_games, first_games
 from referee.session import BotTransport
 from referee.wire.connection import Transport
+from referee.wire.lag_quota import DEFAULT_LAG_QUOTA_MS
 from referee.wire.remote_seats import RemoteSeats
 
 from ..pages.writer import PagesRunner, ReplayFormat
@@ -45,19 +46,26 @@ from .output import echo
 
 
 def _bot_transport(
-    specs: tuple[BotSpec, ...], transport: Transport, listen: str | None, keys_dir: Path | None
+    specs: tuple[BotSpec, ...],
+    transport: Transport,
+    listen: str | None,
+    keys_dir: Path | None,
+    lag_quota: int | None = None,
 ) -> Transport | BotTransport:
     """The local transport, or one with remote seats (referee.wire.remote_seats) when a BOT is remote:NAME."""
     remote = remote_seat_names(specs)
     if not remote:
         if listen is not None:
             raise click.UsageError("--listen is for remote:NAME seats, and no BOT is one")
+        if lag_quota is not None:
+            raise click.UsageError("--lag-quota is for remote:NAME seats, and no BOT is one")
         return transport
     if listen is None or keys_dir is None:
         raise click.UsageError(f"remote:{remote[0]} needs --listen tcp://HOST:PORT and --keys DIR")
     if transport is not Transport.IPC:
         raise click.UsageError("a match with remote seats runs its local bots on ipc: leave out --transport")
-    seats = RemoteSeats.from_folder(listen, keys_dir, remote)
+    quota = DEFAULT_LAG_QUOTA_MS if lag_quota is None else lag_quota
+    seats = RemoteSeats.from_folder(listen, keys_dir, remote, quota)
     return BotTransport(Transport.IPC, seats.open_wire, seats.start_bot(BotProcess.start), isolation=Isolation.REMOTE)
 
 
@@ -231,6 +239,15 @@ def _print_summary(record: MatchRecord, tablefmt: str) -> None:
     help="The keys folder of remote seats: referee.key_secret (this referee's pair, `referee keys new referee`) "
     "and NAME.key, the public key of each author allowed to take the seat remote:NAME.",
 )
+@click.option(
+    "--lag-quota",
+    type=click.IntRange(min=0),
+    metavar="MS",
+    default=None,
+    help="Each remote seat's network allowance per game: a decision's clock is extended by the seat's measured "
+    "round trip while this lasts, spent on what the extension covered [default: "
+    f"{DEFAULT_LAG_QUOTA_MS}; 0: none].",
+)
 @sandbox_option
 @click.option(
     "--ponder",
@@ -255,6 +272,7 @@ def play(
     transport: Transport,
     listen: str | None,
     keys_dir: Path | None,
+    lag_quota: int | None,
     sandbox: bool,
     ponder: bool,
     kernel: bool,
@@ -319,7 +337,7 @@ def play(
 
     runner = run_match if replay_format is ReplayFormat.JSON else PagesRunner(replay_format)
     try:
-        record = runner(spec, on_game, transport=_bot_transport(specs, transport, listen, keys_dir))
+        record = runner(spec, on_game, transport=_bot_transport(specs, transport, listen, keys_dir, lag_quota))
     except ReplayWriteError as error:  # kept: the message adds how far the match got, which only this command knows
         raise click.ClickException(f"{error} (stopped after {len(played)} of {count} game(s))") from error
     except KeyboardInterrupt:
