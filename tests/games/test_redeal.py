@@ -31,11 +31,13 @@ TABLES = [
 
 
 def positions(name: str, players: int, seed: int, count: int = 12) -> Iterator[tuple[GameState, int]]:
-    """About `count` states along a random game (each with a random seat, to move or not)."""
+    """The first state and about `count` more along a random game (each with a random seat, to move or not):
+    the first always has cards a seat has not seen, where a short game's sample might have none."""
     game = load_game(name)
     state = game.new_game(players, seed=seed, config=CONFIGS.get(name))
     chooser = random.Random(seed)
     length = sum(1 for _ in play_out(state.clone(), random.Random(seed)))
+    yield state.clone(), chooser.randrange(players)
     while not state.is_over():
         if chooser.random() < count / max(length, 1):
             yield state.clone(), chooser.randrange(players)
