@@ -313,10 +313,18 @@ class DelayProxy:
         self.delay_s = delay_s
         self.target_port = target_port
         self.loop = asyncio.new_event_loop()
+        listening = threading.Event()
+        self.thread = threading.Thread(target=self._serve, args=(listening,), daemon=True)
+        self.thread.start()
+        assert listening.wait(30), "the delay proxy did not start"
+
+    def _serve(self, listening: threading.Event) -> None:
+        """The proxy's own loop, in its own thread: the test's thread may already run one (Playwright's)."""
+        asyncio.set_event_loop(self.loop)
         server = self.loop.run_until_complete(asyncio.start_server(self._client, "127.0.0.1", 0))
         self.port = int(server.sockets[0].getsockname()[1])
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
+        listening.set()
+        self.loop.run_forever()
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         upstream_reader, upstream_writer = await asyncio.open_connection("127.0.0.1", self.target_port)

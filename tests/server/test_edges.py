@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 import pytest
 
@@ -16,6 +19,7 @@ ANN = Principal(Role.STUDENT, "ann")
 BOB = Principal(Role.STUDENT, "bob")
 STAFF = Principal(Role.STAFF, "admin")
 WORKER = Principal(Role.WORKER, "workers")
+T = TypeVar("T")
 
 
 def test_a_student_may_see_their_own_page_and_no_one_elses() -> None:
@@ -113,6 +117,12 @@ class Counter:
         return self.value
 
 
+def _in_a_thread_of_its_own(coroutine: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """asyncio.run in a fresh thread: the test's own thread may already run a loop (Playwright's sync API)."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine()).result(timeout=120)
+
+
 def test_the_live_loop_sends_the_table_at_once_then_only_on_change() -> None:
     counter = Counter()
     tables = []
@@ -142,7 +152,7 @@ def test_the_live_loop_sends_the_table_at_once_then_only_on_change() -> None:
         await asyncio.wait_for(task, 60)
         return events
 
-    events = asyncio.run(run())
+    events = _in_a_thread_of_its_own(run)
     assert events == [table_event({"changes": 0}), table_event({"changes": 7})]
     assert tables == [0, 7], "the table is read only when the counter moved"
 

@@ -25,7 +25,7 @@ def test_a_kernel_league_stores_its_games_at_the_kernel_level(write_league, tmp_
     assert result.exit_code == 0, result.output
     document = json.loads(result.output[result.output.index("{") :])
     assert document["games"] == 2
-    assert document["isolation_games"] == {"full": 0, "partial": 0, "none": 0, "kernel": 2}
+    assert document["isolation_games"] == {"full": 0, "partial": 0, "none": 0, "kernel": 2, "remote": 0}
 
 
 def test_a_kernel_league_is_refused_before_play_where_runsc_cannot_run(

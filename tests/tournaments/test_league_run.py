@@ -101,7 +101,7 @@ def test_a_run_plays_the_schedule_then_a_rerun_plays_nothing(write_league) -> No
     assert first.settled is None
     assert {rating.bot for rating in first.results.ratings.bots} == set(STRENGTH)
     assert first.results.faults == {} and first.results.retired == () and first.results.unsandboxed == 0
-    assert first.results.isolation == {"full": SCHEDULE, "partial": 0, "none": 0}
+    assert first.results.isolation == {"full": SCHEDULE, "partial": 0, "none": 0, "kernel": 0, "remote": 0}
     assert told.events == [("planned", SCHEDULE, 0), *[("stored",)] * SCHEDULE, ("play_ended",), ("played", SCHEDULE)]
     again, told_again = run(path, StrengthExecutor())
     assert again.played == 0 and told_again.events == [("planned", SCHEDULE, SCHEDULE)]

@@ -43,14 +43,14 @@ def submit(folder: Path, server: str, token: str, wait_seconds: float) -> None:
     detail = client.version(version["id"])
     live = sys.stderr.isatty()
     if detail["version"]["status"] == CHECKING and not live:
-        click.echo("checking...", err=True)
+        echo("checking...", err=True)
     while detail["version"]["status"] == CHECKING and time.monotonic() < deadline:
         if live:
-            click.echo(f"\rchecking... {time.monotonic() - started:.0f} s", nl=False, err=True)
+            echo(f"\rchecking... {time.monotonic() - started:.0f} s", nl=False, err=True)
         time.sleep(1.0)
         detail = client.version(version["id"])
     if live:
-        click.echo("", err=True)
+        echo("", err=True)
     status = detail["version"]["status"]
     echo(f"version {detail['version']['id']}: {status}" + (f": {detail['verdict']}" if detail.get("verdict") else ""))
     if status == CHECKING:
