@@ -217,6 +217,7 @@ def _zip_chunks(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[byt
         with archive.open(info) as handle:
             yield from _chunks(handle)  # type: ignore[arg-type]
     except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as error:
+        # zipfile raises NotImplementedError for a compression method it lacks: the upload's fault, refused.
         raise UploadRefused(Refusal.SIZE_MISMATCH, f"{info.filename!r} ({error})") from None
 
 
