@@ -56,8 +56,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("games") as batch:
-        batch.drop_column("division")
-    with op.batch_alter_table("jobs") as batch:
-        batch.drop_column("division")
+    """Plain ALTER TABLE ... DROP COLUMN (SQLite 3.35 and later have it): a batch's copy of `games` would be
+    dropped under the seats' foreign key."""
+    op.drop_column("games", "division")
+    op.drop_column("jobs", "division")
     op.drop_table("remote_keys")
