@@ -79,7 +79,7 @@ def api_routes(edge: Edge) -> APIRouter:
 
     @router.get("/key", summary="Your remote bot: your registered public key and where to connect (students)")
     async def own_key(request: Request) -> dict[str, Any]:
-        who = await edge.allow(request, Action.REGISTER_KEY)
+        who = await edge.allow(request, Action.OWN_KEY)
         assert who is not None
         return plain(await run_in_threadpool(ladder.remote_seat, who, who.name))  # type: ignore[no-any-return]
 
@@ -88,7 +88,7 @@ def api_routes(edge: Edge) -> APIRouter:
         request: Request,
         public_key: str = Body(..., embed=True, max_length=KEY_TEXT_MAX),  # noqa: B008
     ) -> dict[str, Any]:
-        who = await edge.allow(request, Action.REGISTER_KEY)
+        who = await edge.allow(request, Action.OWN_KEY)
         assert who is not None
         return plain(await run_in_threadpool(edge.register_key, who, public_key))  # type: ignore[no-any-return]
 
