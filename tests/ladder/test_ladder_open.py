@@ -5,6 +5,7 @@ ladder database made before it, its games all graded."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from alembic.config import Config
 from ladder_helpers import Made, bot_folder, pass_checks, played, students, worker
 from sqlalchemy import inspect, select
 
+from protocol.curve_keys import KeyPair
 from tournaments.ladder import (
     BadKey,
     Division,
@@ -22,8 +24,11 @@ from tournaments.ladder import (
     Job,
     JobKind,
     LadderFileError,
+    NotTheHost,
     Principal,
+    RemoteHost,
     Role,
+    do_job,
     init_ladder,
     open_ladder,
 )
@@ -31,7 +36,7 @@ from tournaments.ladder.database import MIGRATIONS, open_engine
 from tournaments.ladder.ladder_file import parse_ladder_file
 from tournaments.ladder.schema import games, remote_keys
 
-SERVER_PUBLIC, _ = zmq.curve_keypair()
+SERVER_PUBLIC, SERVER_SECRET = zmq.curve_keypair()
 OPEN = f'\n[open]\nremote = true\nconnect = "tcp://127.0.0.1:5600"\nserver_key = "{SERVER_PUBLIC.decode()}"\n'
 STAFF = Principal(Role.STAFF, "admin")
 MATCH_BOUND = 200
@@ -185,6 +190,40 @@ def test_replacing_a_key_makes_a_new_entrant_and_drops_its_queued_matches(opened
     assert second.entrant in seated and first.entrant not in seated
     with opened.ladder.engine.connect() as connection:
         assert connection.execute(select(remote_keys.c.entrant)).scalars().all() == [second.entrant]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_a_remote_seat_nobody_connects_forfeits_with_the_startup_fault(opened: Made) -> None:
+    key = opened.ladder.register_key(students(opened, "ann")["ann"], new_key())
+    job = _open_jobs(opened)[0]
+    job = Job(job.id, job.kind, {**job.payload, "limits": {**job.payload["limits"], "startup_time_s": 0.5}})
+    host = RemoteHost(f"tcp://127.0.0.1:{_free_port()}", KeyPair(SERVER_PUBLIC, SERVER_SECRET))
+    result = do_job(job, opened.ladder.fetch_version, sandbox=False, host=host)
+    played_games = result.data["games"]
+    assert len(played_games) == len(job.payload["games"])
+    for game in played_games:
+        seat = game["seats"].index(key.entrant)
+        assert game["isolation"] == "remote" and game["forfeited"][seat]
+        assert {"seat": seat, "cause": "startup-timeout"} in game["faults"]
+        assert not any(fault["seat"] != seat for fault in game["faults"])
+    opened.ladder.report(worker(opened), job.id, result)
+    rows = opened.ladder.table(STAFF, Division.OPEN).rows
+    assert rows[-1].version == key.entrant and rows[-1].games == len(played_games)
+
+
+def test_a_match_with_remote_seats_is_only_for_the_host_the_students_were_told(opened: Made) -> None:
+    opened.ladder.register_key(students(opened, "ann")["ann"], new_key())
+    job = _open_jobs(opened)[0]
+    with pytest.raises(NotTheHost, match="--listen"):
+        do_job(job, opened.ladder.fetch_version, sandbox=False)
+    other = KeyPair(*zmq.curve_keypair())
+    with pytest.raises(NotTheHost, match="server_key"):
+        do_job(job, opened.ladder.fetch_version, sandbox=False, host=RemoteHost("tcp://127.0.0.1:1", other))
 
 
 def _migrations(connection: object) -> Config:
