@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -208,3 +209,43 @@ def test_a_remote_bot_plays_the_open_division_from_referee_connect(site: LadderS
     assert stored and {tuple(row) for row in stored} == {("remote", Division.OPEN.value)}
     assert remote_seats and all(faults == [] for faults in remote_seats), remote_seats
     print(json.dumps(table["rows"]))
+
+
+def test_the_student_page_registers_a_key_with_its_csrf_token_only(opened: Served) -> None:
+    form = opened.client.get("/login")
+    nonce = re.search(r'name="csrf" value="([^"]+)"', form.text)
+    assert nonce is not None
+    opened.client.post("/login", data={"token": opened.students["ann"], "csrf": nonce.group(1)})
+    page = opened.client.get("/students/ann")
+    csrf = re.search(r'id="register-key">\s*<input type="hidden" name="csrf" value="([^"]+)"', page.text)
+    assert csrf is not None, page.text
+    key = new_key()
+    forged = opened.client.post("/students/ann/key", data={"public_key": key, "csrf": "0" * 64})
+    assert forged.status_code == 403
+    assert opened.client.get("/students/bob").status_code == 403
+    other = opened.client.post("/students/bob/key", data={"public_key": key, "csrf": csrf.group(1)})
+    assert other.status_code == 403
+    honest = opened.client.post(
+        "/students/ann/key", data={"public_key": key, "csrf": csrf.group(1)}, follow_redirects=False
+    )
+    assert (honest.status_code, honest.headers["location"]) == (303, "/students/ann")
+    assert html.escape(key) in opened.client.get("/students/ann").text
+    assert opened.ladder.remote_seat(opened.ladder.authenticate(opened.students["bob"]), "bob").key is None
+
+
+@pytest.mark.parametrize(
+    ("options", "complaint"),
+    [
+        (["--keys", "k"], "go with --listen"),
+        (["--listen", "tcp://127.0.0.1:5600"], "needs --keys"),
+        (["--listen", "ipc:///tmp/x", "--keys", "k"], "tcp://HOST:PORT"),
+        (["--listen", "tcp://127.0.0.1:5600", "--keys", "k", "-j", "2"], "one job at a time"),
+    ],
+)
+def test_worker_listen_options_are_checked_before_it_starts(tmp_path: Path, options: list[str], complaint: str) -> None:
+    (tmp_path / "k").mkdir()
+    referee("keys", "new", "referee", "-o", "k", cwd=tmp_path)
+    result = referee(
+        "worker", "--server", "http://127.0.0.1:9", "--token", "t", *options, cwd=tmp_path, check=False, timeout=60
+    )
+    assert result.returncode == 2 and complaint in result.stderr, result.stderr
