@@ -201,7 +201,6 @@ def _free_port() -> int:
 def test_a_remote_seat_nobody_connects_forfeits_with_the_startup_fault(opened: Made) -> None:
     key = opened.ladder.register_key(students(opened, "ann")["ann"], new_key())
     job = _open_jobs(opened)[0]
-    job = Job(job.id, job.kind, {**job.payload, "limits": {**job.payload["limits"], "startup_time_s": 0.5}})
     host = RemoteHost(f"tcp://127.0.0.1:{_free_port()}", KeyPair(SERVER_PUBLIC, SERVER_SECRET))
     result = do_job(job, opened.ladder.fetch_version, sandbox=False, host=host)
     played_games = result.data["games"]
