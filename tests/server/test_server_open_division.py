@@ -249,3 +249,8 @@ def test_worker_listen_options_are_checked_before_it_starts(tmp_path: Path, opti
         "worker", "--server", "http://127.0.0.1:9", "--token", "t", *options, cwd=tmp_path, check=False, timeout=60
     )
     assert result.returncode == 2 and complaint in result.stderr, result.stderr
+
+
+def test_submit_needs_a_folder_or_a_key(tmp_path: Path) -> None:
+    result = referee("submit", "--server", "http://127.0.0.1:9", "--token", "t", cwd=tmp_path, check=False)
+    assert result.returncode == 2 and "--key NAME.key" in result.stderr, result.stderr
