@@ -30,6 +30,7 @@ runsc cannot run is refused (`require`).
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import itertools
 import json
@@ -61,12 +62,17 @@ RUNSC_FLAGS = (
     "--ignore-cgroups",
     "--file-access=exclusive",
     "--overlay2=none",
+    "--oci-seccomp",
 )
 """The flags of every `runsc` command, before its subcommand: the platform; no network but the Sentry's own
 loopback; the gofer may connect to a host socket found through the bundle's mounts (the match's socket, bound
 at sandbox.SOCKET_INSIDE; the match's own folders, where other sockets are, stay hidden), never create one; no
 host FIFO; the cgroups are the referee's (the bot's cgroup, joined before exec); the root (empty, read-only) is
 the bot's alone; no overlay (nothing written goes anywhere but the private tmpfs mounts)."""
+SHARED_THROUGH_HOST = ("statfs", "fstatfs")
+"""The calls a bot's kernel answers from the host: the free space and inodes of the host's disk (its gofer
+mounts' `statfs`), which every bot's printed output moves. Refused inside the kernel (`kernel_seccomp`, loaded
+by the Sentry: `--oci-seccomp`), as the full sandbox's filter refuses them (referee.isolation.seccomp)."""
 INSTALL = "install gVisor's runsc (Debian and Ubuntu: apt-get install runsc) and run the referee as root"
 """What gives the kernel level where it is missing."""
 NAMESPACES = ("pid", "network", "ipc", "uts", "mount")
@@ -203,7 +209,17 @@ def bundle_spec(
         "root": {"path": str(rootfs), "readonly": True},
         "hostname": sandbox.HOSTNAME,
         "mounts": mounts,
-        "linux": {"namespaces": [{"type": name} for name in NAMESPACES]},
+        "linux": {"namespaces": [{"type": name} for name in NAMESPACES], "seccomp": kernel_seccomp()},
+    }
+
+
+def kernel_seccomp() -> dict[str, Any]:
+    """The calls the bot's kernel refuses it (EPERM): those through which the host still shows what every bot
+    shares, so that no kernel of its own separates it (`SHARED_THROUGH_HOST`)."""
+    return {
+        "defaultAction": "SCMP_ACT_ALLOW",
+        "architectures": ["SCMP_ARCH_X86_64", "SCMP_ARCH_AARCH64"],
+        "syscalls": [{"names": list(SHARED_THROUGH_HOST), "action": "SCMP_ACT_ERRNO", "errnoRet": errno.EPERM}],
     }
 
 

@@ -22,6 +22,9 @@ What it closes (`RULES`, the one list of it):
   socket;
 - the socket cookies, a counter of the machine's (`getsockopt` SO_COOKIE and SO_NETNS_COOKIE: a bot that makes
   sockets moves it, another reads how far, 28/28 to 36/36 symbols across freezes), and `bpf`;
+- the free space and free inodes of filesystems (`statfs`, `fstatfs`, their 64-bit forms and `ustat`): a bot
+  is shown the host's disk read-only (/usr, its own folder), and the referee writes every bot's output to that
+  disk, so one bot's output moves what another reads there; a bot's own tmpfs mounts tell nothing it needs;
 - socket buffers larger than the machine's default (`setsockopt` SO_SNDBUF, SO_RCVBUF and their FORCE forms):
   with open files capped (referee.isolation.bot_limits), what a bot's sockets can hold stays bounded, and the
   memory cgroup charges it where there is one.
@@ -103,6 +106,7 @@ RULES = (
     Rule(("socket", "socketpair"), argument=0, only=(AF_UNIX,), error=errno.EAFNOSUPPORT),
     Rule(("getsockopt",), argument=2, values=tuple(SOCKET_COOKIES.values())),
     Rule(("setsockopt",), argument=2, values=tuple(BUFFER_SIZES.values())),
+    Rule(("statfs", "fstatfs", "statfs64", "fstatfs64", "ustat")),
 )
 """Everything the filter refuses, besides the x32 ABI: a call an ABI lacks is left out of its part."""
 
@@ -112,7 +116,8 @@ _X86_64 = {
     "inotify_init1": 294, "inotify_add_watch": 254, "fanotify_init": 300, "fanotify_mark": 301,
     "fadvise64": 221, "mincore": 27, "cachestat": 451, "preadv2": 327, "pwritev2": 328, "io_uring_setup": 425,
     "io_uring_enter": 426, "io_uring_register": 427, "perf_event_open": 298, "sysinfo": 99, "bpf": 321,
-    "socket": 41, "socketpair": 53, "setsockopt": 54, "getsockopt": 55,
+    "socket": 41, "socketpair": 53, "setsockopt": 54, "getsockopt": 55, "ustat": 136, "statfs": 137,
+    "fstatfs": 138,
 }  # fmt: skip
 _I386 = {
     "add_key": 286, "request_key": 287, "keyctl": 288, "flock": 143, "fcntl": 55, "fcntl64": 221,
@@ -120,14 +125,15 @@ _I386 = {
     "fanotify_mark": 339, "fadvise64": 250, "fadvise64_64": 272, "mincore": 218, "cachestat": 451,
     "preadv2": 378, "pwritev2": 379, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
     "perf_event_open": 336, "sysinfo": 116, "bpf": 357, "socketcall": 102, "socket": 359, "socketpair": 360,
-    "setsockopt": 366, "getsockopt": 365,
+    "setsockopt": 366, "getsockopt": 365, "ustat": 62, "statfs": 99, "fstatfs": 100, "statfs64": 268,
+    "fstatfs64": 269,
 }  # fmt: skip
 _AARCH64 = {
     "add_key": 217, "request_key": 218, "keyctl": 219, "flock": 32, "fcntl": 25, "inotify_init1": 26,
     "inotify_add_watch": 27, "fanotify_init": 262, "fanotify_mark": 263, "fadvise64": 223, "mincore": 232,
     "cachestat": 451, "preadv2": 286, "pwritev2": 287, "io_uring_setup": 425, "io_uring_enter": 426,
     "io_uring_register": 427, "perf_event_open": 241, "sysinfo": 179, "bpf": 280, "socket": 198,
-    "socketpair": 199, "setsockopt": 208, "getsockopt": 209,
+    "socketpair": 199, "setsockopt": 208, "getsockopt": 209, "statfs": 43, "fstatfs": 44,
 }  # fmt: skip
 _ARM = {
     "add_key": 309, "request_key": 310, "keyctl": 311, "flock": 143, "fcntl": 55, "fcntl64": 221,
@@ -135,7 +141,7 @@ _ARM = {
     "fanotify_mark": 368, "arm_fadvise64_64": 270, "mincore": 219, "cachestat": 451, "preadv2": 392,
     "pwritev2": 393, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
     "perf_event_open": 364, "sysinfo": 116, "bpf": 386, "socket": 281, "socketpair": 288, "setsockopt": 294,
-    "getsockopt": 295,
+    "getsockopt": 295, "ustat": 62, "statfs": 99, "fstatfs": 100, "statfs64": 266, "fstatfs64": 267,
 }  # fmt: skip
 
 
