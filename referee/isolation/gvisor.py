@@ -5,7 +5,10 @@ gVisor's runsc is an application kernel: the bot's system calls are served by a 
 a user-space process started for this bot alone) instead of the machine's. So what bubblewrap leaves shared
 between bots because it lives in the one host kernel is per bot here, and new at every start: the page cache
 of the files it reads, futexes (even on a file both map), socket cookies and inode numbers, /proc (loadavg,
-meminfo, stat, net: the Sentry's own figures), disk statistics. A fresh process is a fresh kernel.
+meminfo, stat, net: the Sentry's own figures). A fresh process is a fresh kernel. What the Sentry still asks the
+host for and shows as it is, the free space of the host's disk (`statfs`), it refuses the bot
+(`SHARED_THROUGH_HOST`). Its misses still read the host's files through the host's page cache, so first-touch
+timing of shared files stays a channel (docs/explanation/security.md says what was tried).
 
 Each bot, at the kernel level (Isolation.KERNEL), gets:
 - `runsc run` of a bundle of its own under `runtime_dir()/kernels/ID/` (the spec, an empty read-only root, the
@@ -68,7 +71,9 @@ RUNSC_FLAGS = (
 loopback; the gofer may connect to a host socket found through the bundle's mounts (the match's socket, bound
 at sandbox.SOCKET_INSIDE; the match's own folders, where other sockets are, stay hidden), never create one; no
 host FIFO; the cgroups are the referee's (the bot's cgroup, joined before exec); the root (empty, read-only) is
-the bot's alone; no overlay (nothing written goes anywhere but the private tmpfs mounts)."""
+the bot's alone; no overlay (nothing written goes anywhere but the private tmpfs mounts; an overlay in memory
+would not keep reads of unchanged files from the host's page cache either); the spec's seccomp filter loaded by
+the Sentry (`kernel_seccomp`)."""
 SHARED_THROUGH_HOST = ("statfs", "fstatfs")
 """The calls a bot's kernel answers from the host: the free space and inodes of the host's disk (its gofer
 mounts' `statfs`), which every bot's printed output moves. Refused inside the kernel (`kernel_seccomp`, loaded
