@@ -29,9 +29,8 @@ SYMBOL_BITS = 4
 
 
 def _run(kernel: bool, args: list[str], log: Path) -> dict[str, int]:
-    process = BotProcess.start(
-        [sys.executable, COUNTER, *args], {"PATH": os.defpath}, log, 1 << 20, sandbox=SandboxRequest(None, kernel=kernel)
-    )
+    request = SandboxRequest(None, kernel=kernel)
+    process = BotProcess.start([sys.executable, COUNTER, *args], {"PATH": os.defpath}, log, 1 << 20, sandbox=request)
     deadline = time.monotonic() + 120
     while not process.exited() and time.monotonic() < deadline:
         time.sleep(0.02)
