@@ -812,3 +812,35 @@ def test_a_bots_tmp_inode_numbers_are_its_own(tmp_path: Path) -> None:
     receiver = _disk_stats(tmp_path, "receiver", "tmp-inodes", "1", sandbox=True)["tmp_inodes"]
     assert mover[1] >= mover[0] + 499
     assert receiver == first
+
+
+def test_no_sandboxed_bot_makes_namespaces_or_mounts(tmp_path: Path) -> None:
+    """A user namespace of its own would let a bot mount, and mount IDs come from counters of the machine's: a bot
+    holding mounts would move the IDs of every sandbox started after it. Without the sandbox (as root) clone
+    and clone3 with CLONE_NEWUSER, unshare and a mount in the namespace made all work; in it each is refused,
+    while threads and child processes still start."""
+    require_sandbox()
+    namespaces = str(FIXTURE_BOTS / "attack_namespaces.py")
+    runs = {}
+    for sandbox in (False, True):
+        log = tmp_path / f"namespaces-{sandbox}.log"
+        process = BotProcess.start(
+            [sys.executable, namespaces],
+            {"PATH": os.defpath},
+            log,
+            1 << 20,
+            sandbox=SandboxRequest(None) if sandbox else None,
+        )
+        deadline = time.monotonic() + 120
+        while not process.exited() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        process.kill()
+        runs[sandbox] = json.loads(log.read_text().splitlines()[-1])
+    still_runs = {"thread": True, "subprocess": True}
+    assert runs[False] == {"clone": "ok", "clone3": "ok", "unshare": "ok", "mount": "ok", "still_runs": still_runs}
+    assert runs[True] == {
+        "clone": "refused: EPERM",
+        "clone3": "refused: ENOSYS",
+        "unshare": "refused: EPERM",
+        "still_runs": still_runs,
+    }
