@@ -222,21 +222,29 @@ def _chains(tops: list[int]) -> tuple[list[list[int]], list[list[int]], list[int
     """Per step of STEPS, the chain of that step ending at each position and the one starting there (position
     i at i + 1, a zero at each end); the longest set wholly before each gap and from it on."""
     size = len(tops)
-    ending = [[0] * (size + 2) for _ in STEPS]
-    starting = [[0] * (size + 2) for _ in STEPS]
+    down, level, up = [0] * (size + 2), [0] * (size + 2), [0] * (size + 2)
     before = [0] * (size + 1)
-    for index in range(size):
-        step = tops[index] - tops[index - 1] if index else _GAP
-        for row, chain in enumerate(ending):
-            chain[index + 1] = chain[index] + 1 if step == STEPS[row] else 1
-        before[index + 1] = max(before[index], ending[0][index + 1], ending[1][index + 1], ending[2][index + 1])
+    previous = _GAP
+    for index, top in enumerate(tops, 1):
+        step = top - previous
+        previous = top
+        down[index] = down[index - 1] + 1 if step == -1 else 1
+        level[index] = level[index - 1] + 1 if step == 0 else 1
+        up[index] = up[index - 1] + 1 if step == 1 else 1
+        before[index] = max(before[index - 1], down[index], level[index], up[index])
+    ending = [down, level, up]
+    down, level, up = [0] * (size + 2), [0] * (size + 2), [0] * (size + 2)
     after = [0] * (size + 1)
-    for index in range(size - 1, -1, -1):
-        step = tops[index + 1] - tops[index] if index < size - 1 else _GAP
-        for row, chain in enumerate(starting):
-            chain[index + 1] = chain[index + 2] + 1 if step == STEPS[row] else 1
-        after[index] = max(after[index + 1], starting[0][index + 1], starting[1][index + 1], starting[2][index + 1])
-    return ending, starting, before, after
+    following = _GAP
+    for index in range(size, 0, -1):
+        top = tops[index - 1]
+        step = following - top
+        following = top
+        down[index] = down[index + 1] + 1 if step == -1 else 1
+        level[index] = level[index + 1] + 1 if step == 0 else 1
+        up[index] = up[index + 1] + 1 if step == 1 else 1
+        after[index - 1] = max(after[index], down[index], level[index], up[index])
+    return ending, [down, level, up], before, after
 
 
 _ORIENT_ROWS = tuple(
@@ -284,11 +292,11 @@ def _scout_matrix(observation: Observation, indices: Sequence[int]) -> np.ndarra
             and_show, flip, right = slot & 1, (slot >> 1) & 1, slot >> 2
             top = (active[-1] if right else active[0])[flip]
             left_number, right_number = padded[at], padded[at + 1]
-            best = max(before[at], after[at])
-            for row, step in enumerate(STEPS):
-                left = ending[row][at] if top - left_number == step else 0
-                following = starting[row][at + 1] if right_number - top == step else 0
-                best = max(best, 1 + left + following)
+            joins, follows = top - left_number, right_number - top
+            left = ending[joins + 1][at] if -1 <= joins <= 1 else 0
+            following = starting[follows + 1][at + 1] if -1 <= follows <= 1 else 0
+            longest = 1 + (left + following if joins == follows else max(left, following))
+            best = max(before[at], after[at], longest)
             add(
                 (
                     0.0, 0.0, float(not and_show), float(and_show), float(flip), 0.0, 0.0, 0.0, 0.0, 0.0,
