@@ -52,7 +52,14 @@ def scout_size(players: int, compact: bool = False) -> int:
 
 def _cards(out: np.ndarray, offset: int, cards: list[list[int]]) -> None:
     if cards:
-        out[[offset + slot * 20 + number + half * 10 - 1 for slot, card in enumerate(cards) for half, number in enumerate(card)]] = 1.0
+        base = offset - 1
+        out[
+            [
+                base + slot * 20 + half * 10 + number
+                for slot, card in enumerate(cards)
+                for half, number in enumerate(card)
+            ]
+        ] = 1.0
 
 
 def _numbers(out: np.ndarray, offset: int, cards: list[list[int]]) -> None:
