@@ -265,8 +265,8 @@ def _scout_matrix(observation: Observation, indices: Sequence[int]) -> np.ndarra
     shown_before = len(active) / LONGEST_SET
     active_after = (len(active) - 1) / LONGEST_SET
     scouted_hand = (size + 1) / cap
-    rows: list[tuple[float, ...]] = []
-    add = rows.append
+    values: list[float] = []
+    add = values.extend
     for index in indices:
         if index < 2:
             add(_ORIENT_ROWS[index])
@@ -276,10 +276,12 @@ def _scout_matrix(observation: Observation, indices: Sequence[int]) -> np.ndarra
             end = start + length
             first, last = padded[start + 1], padded[end]
             match = length > 1 and first == padded[start + 2]
-            best = max(before[start], after[end])
+            best, later = before[start], after[end]
+            if later > best:
+                best = later
             step = padded[end + 1] - padded[start]
-            if -1 <= step <= 1:
-                best = max(best, ending[step + 1][start] + starting[step + 1][end + 1])
+            if -1 <= step <= 1 and ending[step + 1][start] + starting[step + 1][end + 1] > best:
+                best = ending[step + 1][start] + starting[step + 1][end + 1]
             add(
                 (
                     0.0, 1.0, 0.0, 0.0, 0.0, length / LONGEST_SET, float(match), float(length > 1 and not match),
@@ -295,8 +297,12 @@ def _scout_matrix(observation: Observation, indices: Sequence[int]) -> np.ndarra
             joins, follows = top - left_number, right_number - top
             left = ending[joins + 1][at] if -1 <= joins <= 1 else 0
             following = starting[follows + 1][at + 1] if -1 <= follows <= 1 else 0
-            longest = 1 + (left + following if joins == follows else max(left, following))
-            best = max(before[at], after[at], longest)
+            longest = 1 + (left + following if joins == follows else left if left > following else following)
+            best, later = before[at], after[at]
+            if later > best:
+                best = later
+            if longest > best:
+                best = longest
             add(
                 (
                     0.0, 0.0, float(not and_show), float(and_show), float(flip), 0.0, 0.0, 0.0, 0.0, 0.0,
@@ -306,7 +312,7 @@ def _scout_matrix(observation: Observation, indices: Sequence[int]) -> np.ndarra
                     best / LONGEST_SET,
                 )
             )  # fmt: skip
-    return np.array(rows, np.float32).reshape(len(rows), len(SCOUT_COLUMNS))
+    return np.array(values, np.float32).reshape(len(indices), len(SCOUT_COLUMNS))
 
 
 def indexed_action_features(
