@@ -6,11 +6,13 @@ engine (legal actions listed, one applied: bench/engine.py), PettingZoo (`env.la
 observation vector and the mask, and the infos' action features, read at every step, then `step`), OpenSpiel
 (what a learner reads at each decision: `observation_tensor`, `legal_actions()` and `legal_action_features()`,
 then `apply_action`; chance nodes included but not counted as steps), and the batched env (BATCH games stepped
-together, observations, masks and action features as arrays; its "game" is one batch played until BATCH of
-its games have ended, each batch step counting BATCH steps).
+together, observations, masks and action features as arrays; its "game" is one batch played until one of
+its games ends, each batch step counting BATCH steps).
 
-Per API the time of a step is also taken per game (its seconds over its steps): the minimum, median and
-maximum over the games it played show how much the figure moves with the game's length and the load.
+Times are the process's CPU time (time.process_time), not the wall clock: on a machine shared with other
+work a long game is more often paused than a short one, which the wall clock would count against the slower
+APIs. Per API the time of a step is also taken per game (its seconds over its steps): the minimum, median
+and maximum over the games it played show how much the figure moves with the game's length.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from referee.games import load_game
 
 from .engine import play_random_game
 
-BATCH = 16
+BATCH = 8
 """How many games the batched env steps together."""
 
 
@@ -57,22 +59,34 @@ class MissingExtra(EnvironmentProblem, RuntimeError):
 
 
 def _interleaved(plays: dict[str, Callable[[int], int]], min_seconds: float) -> list[ApiSpeed]:
-    """Play one game through each API in turn until each has played for `min_seconds`: a change of the
-    machine's load then weighs on every API alike, so the ratios hold where the absolute figures move."""
+    """Play in rounds until each API has played for `min_seconds`: a round plays one game of each API still
+    short of it, then more games of those whose game was shorter until each has played about as long as the
+    round's longest game. The load of the moment then weighs on every API alike (so the ratios hold where the
+    absolute figures move), and no API plays alone at the end."""
     games = dict.fromkeys(plays, 0)
     steps = dict.fromkeys(plays, 0)
     seconds = dict.fromkeys(plays, 0.0)
     per_step: dict[str, list[float]] = {api: [] for api in plays}
     number = 0
+
+    def play(api: str) -> float:
+        started = time.process_time()
+        played = plays[api](number)
+        took = time.process_time() - started
+        steps[api] += played
+        seconds[api] += took
+        games[api] += 1
+        per_step[api].append(took / max(played, 1))
+        return took
+
     while min(seconds.values()) < min_seconds:
-        for api, play_one in plays.items():
-            started = time.perf_counter()
-            played = play_one(number)
-            took = time.perf_counter() - started
-            steps[api] += played
-            seconds[api] += took
-            games[api] += 1
-            per_step[api].append(took / max(played, 1))
+        short = [api for api in plays if seconds[api] < min_seconds]
+        this_round = {api: play(api) for api in short}
+        longest = max(this_round.values())
+        for api in short:
+            while this_round[api] < longest and seconds[api] < min_seconds:
+                number += 1
+                this_round[api] += play(api)
         number += 1
     return [ApiSpeed(api, games[api], steps[api], seconds[api], tuple(per_step[api])) for api in plays]
 
@@ -129,12 +143,11 @@ def bench_rl(game: str, players: int, min_seconds: float = 3.0, seed: int = 0) -
 
     def batched_games(number: int) -> int:
         batch = batched.reset(seed=seed + number * BATCH)
-        ended = steps = 0
-        while ended < BATCH:
+        steps = 0
+        while not batch.dones.any():
             counts = (batch.action_indices >= 0).sum(axis=1)
             actions = batch.action_indices[rows, (picker.random(BATCH) * counts).astype(np.int64)]
             batch = batched.step(actions)
-            ended += int(batch.dones.sum())
             steps += BATCH
         return steps
 

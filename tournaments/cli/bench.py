@@ -332,7 +332,7 @@ def rl(game: str, players: int, seconds: float, seed: int, as_json: bool) -> Non
 
     Plays GAME at random through the engine alone, the PettingZoo environment (observation vector, mask and
     action features built at every step), the OpenSpiel game (chance nodes not counted) and the batched
-    environment (16 games a step), each for --seconds, and prints each one's steps/s, the microseconds a step
+    environment (8 games a step), each for --seconds, and prints each one's steps/s, the microseconds a step
     took per game (min/median/max over its games) and how many times slower than the engine it is.
     """
     speeds = bench_rl(game, players, seconds, seed)
