@@ -354,7 +354,10 @@ def rl(game: str, players: int, seconds: float, seed: int, as_json: bool) -> Non
         echo_json({"game": game, "players": players, "apis": rows})
         return
     echo(f"{game}, {players} players, random play:")
-    for row in rows:
-        row["us_per_step"] = "/".join(f"{value:g}" for value in row["us_per_step"])
+    table = [
+        [*(row[key] for key in ("api", "games", "steps", "steps_per_s")), "/".join(f"{us:.1f}" for us in speed.step_us)]
+        + [row["engine_over_api"], row["median_over_engine"]]
+        for row, speed in zip(rows, speeds, strict=True)
+    ]
     headers = ["api", "games", "steps", "steps/s", "us/step min/median/max", "x engine", "x engine (median)"]
-    echo(tabulate([list(row.values()) for row in rows], headers=headers))
+    echo(tabulate(table, headers=headers))
