@@ -70,8 +70,8 @@ def legal_index(codec: ActionCodec, legal: Sequence[Action], observation: Observ
 
 
 MEMO_LIMIT = 1 << 16
-"""How many actions `indexed_legal` remembers before it forgets them all (SCOUT's shared templates number
-about 3,000 a table, so a game that keeps handing out the same objects never reaches it)."""
+"""How many actions `indexed_legal` remembers before it forgets them all (SCOUT's engine shares about 2,400
+templates, each remembered once per table, so play through the engine's own objects never reaches it)."""
 _MEMO: dict[tuple[int, int], tuple[Action, int]] = {}
 
 
