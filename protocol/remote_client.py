@@ -153,10 +153,13 @@ class _Link:
                 self.socket.send_multipart(frames, _NOBLOCK)
 
     def close(self) -> None:
-        self.monitor.close(0)
+        """The monitor is stopped before its reader is closed: libzmq's I/O thread blocks on an event for a monitor
+        that has no reader."""
         if self.socket is not None:
             with contextlib.suppress(zmq.ZMQError):
                 self.socket.disable_monitor()
+        self.monitor.close(0)
+        if self.socket is not None:
             self.socket.close(0)
             self.socket = None
 
