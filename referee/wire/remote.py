@@ -64,6 +64,9 @@ _log = logging.getLogger(__name__)
 IDENTIFY_S = 5.0
 """How long a connection admitted for a key may stay silent and still hold that key's one place (`referee connect`
 speaks at once); past it, another connection of the key may be admitted."""
+MAX_SILENT = 8
+"""Connections of one key, in a match, that were admitted and never spoke; past this the key is refused (a
+connection that says nothing stays open, holding one of the referee's files: `referee connect` speaks at once)."""
 ATTEMPTS_BURST = 20
 """The connection attempts of one key served at once after a quiet spell..."""
 ATTEMPTS_PER_S = 5.0
@@ -96,6 +99,8 @@ class KeyGate:
         self._tokens: dict[str, tuple[float, float]] = {}
         """Seat -> (attempts left, when last refilled)."""
         self._refusals: dict[tuple[str, str], int] = {}
+        self._silent: dict[str, int] = {}
+        """Seat -> its admitted connections that never spoke (found when the next one was admitted)."""
 
     def callback(self, key: bytes) -> Verdict:
         seat = self.allowed.get(key)
@@ -110,7 +115,11 @@ class KeyGate:
                 why = f"more than {ATTEMPTS_BURST} connection attempts at once ({ATTEMPTS_PER_S:g} a second after)"
             elif seat in self._live or now - self._admitted.get(seat, -IDENTIFY_S) < IDENTIFY_S:
                 why = "it already has a live connection (one connection per key)"
+            elif self._silent.get(seat, 0) + (seat in self._admitted) > MAX_SILENT:
+                why = f"more than {MAX_SILENT} of its connections got in and said nothing"
             else:
+                if seat in self._admitted:
+                    self._silent[seat] = self._silent.get(seat, 0) + 1
                 self._admitted[seat] = now
                 return Verdict.ADMITTED
             self._refused(seat, why)
@@ -281,6 +290,8 @@ class RemoteRouter(Router):
         """A line for a seat's log."""
         self._sessions: dict[str, _Session] = {}
         """Seat -> its session (one per key: the gate admits one live connection per key)."""
+        self._away: set[_Session] = set()
+        """The sessions whose connection dropped, within their grace."""
         self._by_route: dict[bytes, _Session] = {}
         self._by_logical: dict[bytes, _Session] = {}
         self._connections: dict[int, _Session] = {}
@@ -317,8 +328,10 @@ class RemoteRouter(Router):
         return self.round_trips.samples_ms.get(seat, [])
 
     def wait(self, deadline: float) -> tuple[bool, list[int], Sequence[Flood]]:
-        away = [session.away_until for session in self._sessions.values() if session.away_until is not None]
-        message, exited, floods = super().wait(min(deadline, *away) if away else deadline)
+        away = self._away
+        if away:
+            deadline = min(deadline, *(cast(float, session.away_until) for session in away))
+        message, exited, floods = super().wait(deadline)
         fds = []
         for item in cast(list[Any], exited):
             if item is self._remote:
@@ -333,7 +346,7 @@ class RemoteRouter(Router):
 
     def _end_graces(self) -> None:
         now = self._clock()
-        for session in list(self._sessions.values()):
+        for session in list(self._away):
             if session.away_until is not None and session.away_until <= now:
                 self.note(session.seat, f"remote seat {session.seat}: no reconnection within {self.grace_s:g} s")
                 self._end(session)
@@ -345,6 +358,7 @@ class RemoteRouter(Router):
             self.disconnected(session.seat, self.grace_s)
 
     def _forget(self, session: _Session) -> None:
+        self._away.discard(session)
         if self._sessions.get(session.seat) is session:
             del self._sessions[session.seat]
         self._by_logical.pop(session.logical, None)
@@ -386,6 +400,7 @@ class RemoteRouter(Router):
         session.fd = None
         session.dropped_at = self._clock()
         session.away_until = session.dropped_at + self.grace_s
+        self._away.add(session)
         self.round_trips.forget(session.logical)
         self.note(session.seat, f"remote seat {session.seat}: the connection closed; waiting {self.grace_s:g} s for it")
 
@@ -466,6 +481,7 @@ class RemoteRouter(Router):
             self._send_raw(route, control(FRESH, round(self.grace_s * 1000)))
             return
         session.route, session.fd, session.away_until = route, fd, None
+        self._away.discard(session)
         self._by_route[route] = session
         if fd is not None:
             self._connections[fd] = session

@@ -21,7 +21,7 @@ import zmq.auth
 from test_remote_seats import FIXTURES, LIMIT_S, _connect, _finish, _free_port, _games, _play
 
 from protocol.curve_keys import new_key_pair
-from referee.wire.remote import ATTEMPTS_BURST, ATTEMPTS_PER_S, IDENTIFY_S, KeyGate, Verdict
+from referee.wire.remote import ATTEMPTS_BURST, ATTEMPTS_PER_S, IDENTIFY_S, MAX_SILENT, KeyGate, Verdict
 
 
 @pytest.fixture
@@ -300,3 +300,12 @@ def test_attempts_past_the_budget_are_refused_until_it_refills(gate: KeyGate, cl
     clock.now += 1 / ATTEMPTS_PER_S
     assert attempt(100) is Verdict.ADMITTED
     assert attempt(101) is Verdict.BUSY
+
+
+def test_a_key_whose_connections_get_in_and_say_nothing_is_refused_after_a_few(gate: KeyGate, clock: Clock) -> None:
+    """Each such connection stays open, holding a file of the referee's: a key may leave MAX_SILENT of them."""
+    for _ in range(MAX_SILENT + 1):
+        assert gate.callback(ALICE) is Verdict.ADMITTED
+        clock.now += IDENTIFY_S
+    assert gate.callback(ALICE) is Verdict.BUSY
+    assert gate.callback(b"B" * 40) is Verdict.ADMITTED
