@@ -11,7 +11,7 @@ import asyncio
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import msgpack
@@ -20,8 +20,10 @@ import zmq
 import zmq.auth
 from test_remote_seats import FIXTURES, LIMIT_S, _connect, _finish, _free_port, _games, _play
 
-from protocol.curve_keys import new_key_pair
-from referee.wire.remote import ATTEMPTS_BURST, ATTEMPTS_PER_S, IDENTIFY_S, MAX_SILENT, KeyGate, Verdict
+from protocol.curve_keys import load_pair, new_key_pair
+from protocol.remote_sockets import FRESH, PING, RESUME, RESUMED, client_socket, control
+from referee.wire.connection import Incoming, Transport
+from referee.wire.remote import ATTEMPTS_BURST, ATTEMPTS_PER_S, IDENTIFY_S, MAX_SILENT, KeyGate, RemoteRouter, Verdict
 
 
 @pytest.fixture
@@ -309,3 +311,133 @@ def test_a_key_whose_connections_get_in_and_say_nothing_is_refused_after_a_few(g
         clock.now += IDENTIFY_S
     assert gate.callback(ALICE) is Verdict.BUSY
     assert gate.callback(b"B" * 40) is Verdict.ADMITTED
+
+
+class _Wire:
+    """A RemoteRouter on loopback with a client speaking for `referee connect` (CURVE DEALER sockets of alice's
+    key), the match's bindings played by a dict."""
+
+    def __init__(self, tmp_path: Path, grace_s: float) -> None:
+        new_key_pair("referee", tmp_path)
+        new_key_pair("alice", tmp_path)
+        self.alice = load_pair(tmp_path / "alice.key_secret")
+        self.referee = load_pair(tmp_path / "referee.key_secret")
+        self.bound: dict[bytes, int] = {}
+        self.router = RemoteRouter(
+            "tcp://127.0.0.1:*",
+            self.referee,
+            {self.alice.public: "alice"},
+            Transport.IPC,
+            tmp_path,
+            self.bound,
+            grace_s=grace_s,
+        )
+        self.router.tokens["alice"] = "token"
+        self.lost: list[tuple[str, float]] = []
+        self.router.disconnected = lambda seat, grace: self.lost.append((seat, grace))
+        self.notes: list[str] = []
+        self.router.note = lambda seat, line: self.notes.append(line)
+        self.context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+
+    def connect(self) -> zmq.Socket[bytes]:
+        client = client_socket(self.context, self.alice, self.referee.public)
+        client.connect(self.router.listening)
+        return client
+
+    def pump_until_heard(self, count: int) -> list[Incoming]:
+        heard: list[Incoming] = []
+        deadline = time.monotonic() + LIMIT_S
+        while len(heard) < count:
+            assert time.monotonic() < deadline, heard
+            heard += self.pump(lambda: True, once=True)
+        return heard
+
+    def pump(self, until: Callable[[], bool], once: bool = False) -> list[Incoming]:
+        """Run the referee's side until `until()`; the messages it passed on."""
+        heard: list[Incoming] = []
+        deadline = time.monotonic() + LIMIT_S
+        while once or not until():
+            assert time.monotonic() < deadline, "the wire never got there"
+            message, _, _ = self.router.wait(time.monotonic() + 0.05)
+            if message:
+                heard += self.router.receive()
+            if once:
+                break
+        return heard
+
+    def close(self) -> None:
+        self.router.close()
+        self.context.term()
+
+
+def _frames(client: zmq.Socket[bytes], count: int) -> list[list[bytes]]:
+    """The next `count` messages to `client` but pings (answered)."""
+    got: list[list[bytes]] = []
+    while len(got) < count:
+        assert client.poll(LIMIT_S * 1000), got
+        frames = client.recv_multipart()
+        if len(frames) == 2 and frames[0] == PING:
+            client.send_multipart(frames)
+        else:
+            got.append(frames)
+    return got
+
+
+HELLO = msgpack.packb({"type": "hello", "protocol": 1, "token": "placeholder", "name": "alice"})
+
+
+def _begun(wire: _Wire) -> tuple[zmq.Socket[bytes], bytes]:
+    """A connection that began a session and said hello, bound: the client, and its identity at the referee."""
+    client = wire.connect()
+    client.send_multipart(control(RESUME, 0))
+    wire.pump(lambda: client.poll(0) != 0)
+    assert _frames(client, 1) == [control(FRESH, round(wire.router.grace_s * 1000))]
+    client.send(HELLO)
+    (hello,) = wire.pump_until_heard(1)
+    assert hello.vouched and msgpack.unpackb(hello.frames[0])["token"] == "token"
+    wire.bound[hello.identity] = 0
+    return client, hello.identity
+
+
+def test_a_resumed_session_gets_the_frames_it_lacks_once_and_the_referee_those_it_lacks(tmp_path: Path) -> None:
+    """The client got "one" of "one" and "two", and sent a reply the referee never got; the connection drops and
+    "three" is sent meanwhile. Resumed, the client gets "two" and "three" (not "one" again), the referee says it
+    has one frame (the hello), and the reply sent again reaches the match under the same identity."""
+    wire = _Wire(tmp_path, grace_s=60)
+    try:
+        first, identity = _begun(wire)
+        wire.router.send(identity, b"one")
+        wire.router.send(identity, b"two")
+        assert _frames(first, 1) == [[b"one"]]
+        first.close(0)
+        wire.pump(lambda: any("the connection closed" in line for line in wire.notes))
+        wire.router.send(identity, b"three")
+        second = wire.connect()
+        second.send_multipart(control(RESUME, 1))
+        wire.pump(lambda: second.poll(0) != 0)
+        assert _frames(second, 3) == [control(RESUMED, 1), [b"two"], [b"three"]]
+        second.send(b"reply")
+        (reply,) = wire.pump_until_heard(1)
+        assert (reply.identity, reply.frames) == (identity, [b"reply"])
+        wire.router.send(identity, b"four")
+        assert _frames(second, 1) == [[b"four"]]
+        assert not wire.lost
+        second.close(0)
+    finally:
+        wire.close()
+
+
+def test_past_the_grace_the_seat_is_lost_and_a_late_resume_begins_afresh(tmp_path: Path) -> None:
+    wire = _Wire(tmp_path, grace_s=0.5)
+    try:
+        first, _ = _begun(wire)
+        first.close(0)
+        wire.pump(lambda: bool(wire.lost))
+        assert wire.lost == [("alice", 0.5)]
+        late = wire.connect()
+        late.send_multipart(control(RESUME, 1))
+        wire.pump(lambda: late.poll(0) != 0)
+        assert _frames(late, 1) == [control(FRESH, 500)]
+        late.close(0)
+    finally:
+        wire.close()
