@@ -53,6 +53,9 @@ RESTART_PAUSE_S = 0.5
 PLACEHOLDER_TOKEN = "remote"
 _POLL_MS = 100
 OUTBOX = 64
+BUSY_RETRY_S = 0.5
+"""The pause before a new connection when the referee turned one away for now (the key's old connection is still
+alive to it)."""
 ANSWER_WAIT_S = 5.0
 """How long the referee's answer to a resume is waited for before the connection is made anew."""
 """Frames sent up kept to send again after a reconnection (a bot sends one or two between the referee's)."""
@@ -113,7 +116,7 @@ def relay(
         with tempfile.TemporaryDirectory(prefix="referee-connect-") as folder:
             local.bind(f"ipc://{folder}/bot.sock")
             link.open()
-            _handshake(link.monitor, wait_s, say)
+            _handshake(link, wait_s, say)
             say(f"connected to the referee at {endpoint}")
             relaying = _Relay(link, local, command, local.getsockopt_string(zmq.LAST_ENDPOINT), say)
             return relaying.run()
@@ -164,21 +167,24 @@ class _Link:
             self.socket = None
 
 
-def _handshake(monitor: zmq.Socket[bytes], wait_s: float, say: Callable[[str], None]) -> None:
+def _handshake(link: _Link, wait_s: float, say: Callable[[str], None]) -> None:
     deadline = time.monotonic() + wait_s
     refusal = None
     while (left := deadline - time.monotonic()) > 0:
-        if not monitor.poll(int(left * 1000) + 1):
+        if not link.monitor.poll(int(left * 1000) + 1):
             break
-        event = parse_monitor_message(monitor.recv_multipart())
+        event = parse_monitor_message(link.monitor.recv_multipart())
         if event["event"] == zmq.EVENT_HANDSHAKE_SUCCEEDED:
             return
         why = handshake_failure(event["event"], event["value"])
         if why is not None:
             refusal = why
             say(f"the referee refused the connection: {why}")
-            if event["event"] == zmq.EVENT_HANDSHAKE_FAILED_AUTH and event["value"] != int(ZAP_BUSY):
+        if event["event"] == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
+            if event["value"] != int(ZAP_BUSY):
                 break
+            time.sleep(min(BUSY_RETRY_S, max(0.0, deadline - time.monotonic())))
+            link.open()
     detail = refusal or "is it listening there, and is --server-key its public key?"
     raise NoReferee(f"no CURVE handshake with the referee within {wait_s:g} s: {detail}")
 
@@ -218,6 +224,9 @@ class _Relay:
         self.state = _State.ASKING
         self.give_up_at = self.asked_until = 0.0
         self.restart_at: float | None = None
+        self.reopen_at: float | None = None
+        """When to try again after the referee turned a connection away for now (ZAP_BUSY: libzmq does not
+        retry a connection refused at its handshake)."""
 
     def run(self) -> RelayOutcome:
         self._ask()
@@ -244,6 +253,9 @@ class _Relay:
             self._bot_to_referee()
         if self.link.monitor in ready and self._connection_events():
             return True
+        if self.reopen_at is not None and time.monotonic() >= self.reopen_at:
+            self.reopen_at = None
+            self.link.open()
         if self.state is _State.ASKING and time.monotonic() >= self.asked_until:
             self._drop()
         if self.state is _State.DOWN and time.monotonic() >= self.give_up_at:
@@ -265,7 +277,9 @@ class _Relay:
                 return False
             if event["event"] == zmq.EVENT_HANDSHAKE_SUCCEEDED and self.state is _State.DOWN:
                 self._ask()
-            elif event["event"] == zmq.EVENT_HANDSHAKE_FAILED_AUTH and event["value"] != int(ZAP_BUSY):
+            elif event["event"] == zmq.EVENT_HANDSHAKE_FAILED_AUTH and event["value"] == int(ZAP_BUSY):
+                self.reopen_at = time.monotonic() + BUSY_RETRY_S
+            elif event["event"] == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
                 raise NoReferee(
                     f"the referee refused the connection: {handshake_failure(event['event'], event['value'])}"
                 )
@@ -281,7 +295,7 @@ class _Relay:
     def _ask(self) -> None:
         self.state = _State.ASKING
         self.asked_until = time.monotonic() + ANSWER_WAIT_S
-        self.link.send(control(RESUME, self.down))
+        self.link.send(control(RESUME, None if self.bot is None else self.down))
 
     def _bot_to_referee(self) -> None:
         """Frames of the bot's one connection go up (kept, and sent while the session is live); any other local

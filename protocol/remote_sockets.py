@@ -31,8 +31,8 @@ CONTROL = PING
 """The first frame of every message between the referee and `referee connect` that is not the bot's: a ping
 (2 frames) or one of the three-frame controls below, [CONTROL, kind, value]."""
 RESUME = b"resume"
-"""Connect -> referee, first on a connection after a drop: the frames it has received from the referee since
-its session began (decimal digits)."""
+"""Connect -> referee, first on every connection: the frames it has received from the referee since its session
+began (decimal digits), or nothing to begin a session (a relay just started: an earlier session of its key ends)."""
 RESUMED = b"resumed"
 """Referee -> connect: the session goes on, the frames the referee has received of it (decimal digits); the frames
 the other side has not received are sent again, in order, by both sides."""
@@ -44,9 +44,10 @@ END = b"end"
 DEFAULT_RECONNECT_GRACE_S = 10.0
 """How long the referee keeps a remote seat whose connection dropped, unless `referee play --reconnect-grace`
 says otherwise."""
-ZAP_BUSY = b"300"
-"""The ZAP status of a connection refused because its key already has a live connection (a temporary refusal:
-`referee connect` tries again); a key not on the list gets 400."""
+ZAP_BUSY = b"500"
+"""The ZAP status of a connection refused because its key already has a live connection, or tried too often:
+`referee connect` tries again (a key not on the list gets 400, and gives up). Not 300, "temporary": libzmq answers
+a 300 with silence and leaves the client in its handshake, its connection open."""
 
 
 def control(kind: bytes, value: int | None = None) -> list[bytes]:

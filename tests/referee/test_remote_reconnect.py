@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -21,6 +22,7 @@ import zmq.auth
 from test_remote_seats import FIXTURES, LIMIT_S, _connect, _finish, _free_port, _games, _play
 
 from protocol.curve_keys import load_pair, new_key_pair
+from protocol.remote_client import RelayOutcome, relay
 from protocol.remote_sockets import FRESH, PING, RESUME, RESUMED, client_socket, control
 from referee.wire.connection import Incoming, Transport
 from referee.wire.remote import ATTEMPTS_BURST, ATTEMPTS_PER_S, IDENTIFY_S, MAX_SILENT, KeyGate, RemoteRouter, Verdict
@@ -441,3 +443,31 @@ def test_past_the_grace_the_seat_is_lost_and_a_late_resume_begins_afresh(tmp_pat
         late.close(0)
     finally:
         wire.close()
+
+
+def test_connect_turned_away_while_its_key_is_live_gets_in_once_that_connection_closes(tmp_path: Path) -> None:
+    """libzmq does not retry a connection refused at its handshake: `referee connect` must, or a relay that came
+    back while the referee still took its old connection for alive would never get in."""
+    wire = _Wire(tmp_path, grace_s=5)
+    said: list[str] = []
+    outcomes: list[RelayOutcome] = []
+    sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
+
+    def run() -> None:
+        outcomes.append(
+            relay(wire.router.listening, wire.alice, wire.referee.public, sleeper, wait_s=LIMIT_S, say=said.append)
+        )
+
+    try:
+        holder, _ = _begun(wire)
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        wire.pump(lambda: any("already has a live connection" in line for line in said))
+        holder.close(0)
+        wire.pump(lambda: bool(wire.lost) and any(line.startswith("connected") for line in said))
+    finally:
+        wire.close()
+    thread.join(LIMIT_S)
+    assert [outcome.bot_starts for outcome in outcomes] == [1], said
+    assert wire.lost == [("alice", 5)]
+    assert "the referee closed the connection: the match is over" in said
