@@ -280,6 +280,8 @@ def test_a_remote_seat_whose_connection_closes_mid_match_crashes_alone(
         (["random", "random", "random", "--listen", "tcp://127.0.0.1:1"], "no BOT is one"),
         (["random", "random", "random", "--lag-quota", "500"], "--lag-quota is for remote:NAME seats"),
         (["remote:alice", "random", "random", "--lag-quota", "-1"], "--lag-quota"),
+        (["random", "random", "random", "--reconnect-grace", "5"], "--reconnect-grace is for remote:NAME seats"),
+        (["remote:alice", "random", "random", "--reconnect-grace", "-1"], "--reconnect-grace"),
         (["remote:referee", "random", "random"], "the referee's own key"),
         (["remote:a/b", "random", "random"], "remote:NAME"),
     ],
