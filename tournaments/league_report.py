@@ -25,7 +25,7 @@ from pathlib import Path
 from referee.isolation.sandbox import Isolation
 
 from .league.league_file import League
-from .league.store import BotTiming, LeagueStore, StoredFault, StoredGame
+from .league.store import BotTiming, LeagueStore, RemoteTotals, StoredFault, StoredGame
 from .ratings.elo import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS, Anchor, Ratings, rate_tallies
 from .ratings.marks import BaselineResult, HeldMark, against_baselines, mark_held
 from .ratings.settling import DEFAULT_RULE, Settlement, SettleRule, settlement
@@ -65,6 +65,10 @@ class LeagueResults:
     an uncertain mark is left out, and `held_marks` says why); empty without marks."""
     held_marks: Mapping[str, HeldMark] = field(default_factory=dict)
     """Student -> the marks its shares' intervals allow (one where it holds); empty without marks."""
+    unrated: int = 0
+    """Games stored unrated (a league file's [remote] rated = false): counted in `isolation`, not in `ratings`."""
+    remote: Mapping[str, RemoteTotals] = field(default_factory=dict)
+    """Remote bot -> its network figures over its stored games (lag, quota credit)."""
 
     @property
     def settlement(self) -> Settlement | None:
@@ -125,6 +129,8 @@ def _results(
         against=against,
         marks={bot: mark.mark for bot, mark in held.items() if mark.mark is not None},
         held_marks=held,
+        unrated=store.unrated_game_count(),
+        remote=store.remote_totals(),
     )
 
 

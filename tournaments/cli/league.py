@@ -492,6 +492,8 @@ def results_json(result: LeagueResults, with_crosstable: bool, settled: SettleRe
         "games": result.games,
         "unsandboxed_games": result.unsandboxed,
         "isolation_games": dict(result.isolation),
+        "unrated_games": result.unrated,
+        "remote_seats": {bot: totals.to_json() for bot, totals in result.remote.items()},
         "soft_play": soft_play_json(result.soft_play),
         **ratings_json(result.ratings, result.faults, with_crosstable, forfeits=result.forfeits, rule=result.rule),
         "retired": list(result.retired),
@@ -506,8 +508,25 @@ def results_json(result: LeagueResults, with_crosstable: bool, settled: SettleRe
     return document
 
 
+def remote_notes(result: LeagueResults) -> list[str]:
+    """What the table says of games with a remote seat: their isolation, and those its ratings leave out."""
+    remote = result.isolation[Isolation.REMOTE.value]
+    notes = []
+    if remote:
+        notes.append(
+            f"{remote} game(s) had a remote seat (isolation remote): that bot ran on its author's machine, outside "
+            "the sandbox, and its clock counted the network, less the lag quota's credit."
+        )
+    if result.unrated:
+        notes.append(
+            f"{result.unrated} game(s) with a remote seat are unrated ([remote] rated = false): they are stored and "
+            "listed, and these ratings leave them out."
+        )
+    return notes
+
+
 def print_results(result: LeagueResults, with_crosstable: bool, tablefmt: str) -> None:
-    echo(f"{result.name}: {result.games} games")
+    echo(f"{result.name}: {result.games} games" + (f" rated, {result.unrated} unrated" if result.unrated else ""))
     echo(
         ratings_table(
             result.ratings,
@@ -524,6 +543,8 @@ def print_results(result: LeagueResults, with_crosstable: bool, tablefmt: str) -
             f"{partial} game(s) were played with partial isolation: some bots had no uid, cgroup or seccomp filter "
             "of their own (`referee doctor` says what this machine lacks)."
         )
+    for line in remote_notes(result):
+        echo(line)
     flagged = result.soft_play.flagged
     echo(
         f"Soft play: {len(flagged)} of {len(result.soft_play.pairs)} pairs flagged (Holm-adjusted p below "

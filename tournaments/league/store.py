@@ -304,6 +304,48 @@ class BotTiming:
 
 
 @dataclass(frozen=True)
+class RemoteTotals:
+    """A remote bot's network figures over its stored games (LeagueStore.remote_totals)."""
+
+    games: int
+    decisions: int
+    median_lag_ms: float
+    """The median of its games' median lags."""
+    max_lag_ms: float
+    credit_ms: float
+    """Lag quota spent, over every game."""
+    least_quota_left_ms: float
+
+    @classmethod
+    def of(cls, timings: Sequence[RemoteTiming]) -> RemoteTotals:
+        medians = sorted(timing.median_lag_ms for timing in timings)
+        middle = (medians[(len(medians) - 1) // 2] + medians[len(medians) // 2]) / 2
+        return cls(
+            len(timings),
+            sum(timing.decisions for timing in timings),
+            middle,
+            max(timing.max_lag_ms for timing in timings),
+            sum(timing.credit_ms for timing in timings),
+            min(timing.quota_left_ms for timing in timings),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "games": self.games,
+            "decisions": self.decisions,
+            **{
+                name: round(value, 3)
+                for name, value in (
+                    ("median_lag_ms", self.median_lag_ms),
+                    ("max_lag_ms", self.max_lag_ms),
+                    ("credit_ms", self.credit_ms),
+                    ("least_quota_left_ms", self.least_quota_left_ms),
+                )
+            },
+        }
+
+
+@dataclass(frozen=True)
 class StoredFault:
     match_id: str
     index: int
@@ -795,6 +837,18 @@ class LeagueStore:
         for match_id, index, seat, *figures in rows:
             timings.setdefault((match_id, index), {})[seat] = RemoteTiming(*figures)
         return timings
+
+    def remote_totals(self) -> dict[str, RemoteTotals]:
+        """Per remote bot over its stored games: games, decisions, the median of its games' median lags, its
+        largest lag, the quota credit it spent and the least quota any game left it."""
+        per_game: dict[str, list[RemoteTiming]] = {}
+        rows = self._db.execute(
+            f"SELECT s.bot, {', '.join('r.' + name for name in _REMOTE_FIELDS)} FROM remote_timings r "
+            "JOIN seats s USING (match_id, game_index, seat) ORDER BY s.bot, r.match_id, r.game_index"
+        )
+        for bot, *figures in rows:
+            per_game.setdefault(bot, []).append(RemoteTiming(*figures))
+        return {bot: RemoteTotals.of(timings) for bot, timings in per_game.items()}
 
     def league_name(self) -> str | None:
         row = self._db.execute("SELECT name FROM league").fetchone()
