@@ -134,6 +134,23 @@ def _results(
     )
 
 
+def remote_notes(result: LeagueResults) -> list[str]:
+    """What the table says of games with a remote seat: their isolation, and those its ratings leave out."""
+    remote = result.isolation[Isolation.REMOTE.value]
+    notes = []
+    if remote:
+        notes.append(
+            f"{remote} game(s) had a remote seat (isolation remote): that bot ran on its author's machine, outside "
+            "the sandbox, and its clock counted the network, less the lag quota's credit."
+        )
+    if result.unrated:
+        notes.append(
+            f"{result.unrated} game(s) with a remote seat are unrated ([remote] rated = false): they are stored and "
+            "listed, and these ratings leave them out."
+        )
+    return notes
+
+
 @dataclass(frozen=True)
 class BotActivity:
     bot: str
@@ -187,6 +204,9 @@ class LeagueReport:
     store."""
     rule: SettleRule = DEFAULT_RULE
     """What separates the table's groups (tournaments.ratings.settling)."""
+    notes: tuple[str, ...] = ()
+    """What the Elo table's notes add: games with a remote seat, and those left out of the ratings
+    (remote_notes)."""
 
     @property
     def from_store(self) -> bool:
@@ -230,7 +250,15 @@ def league_report(
         for game in stored
     )
     return LeagueReport(
-        results.name, results.game, results.ratings, activity, games, tuple(faults), results.soft_play, rule
+        results.name,
+        results.game,
+        results.ratings,
+        activity,
+        games,
+        tuple(faults),
+        results.soft_play,
+        rule,
+        tuple(remote_notes(results)),
     )
 
 

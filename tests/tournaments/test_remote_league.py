@@ -26,7 +26,8 @@ from tournaments.league.remote import RemoteMatchRunner
 from tournaments.league.runner import plan_league, play_league, play_specs
 from tournaments.league.schedule import league_schedule, league_tables, match_spec
 from tournaments.league.store import LeagueStore
-from tournaments.league_report import league_results
+from tournaments.league_report import league_report, league_results
+from tournaments.pages.report_page import render_report_page
 from tournaments.ratings.sprt import SprtConfigError, SprtTest
 from tournaments.sprt_match import SprtPlan
 
@@ -193,6 +194,9 @@ def test_remote_matches_are_played_one_at_a_time_and_rated_as_the_file_says(
             assert results.unrated == 36 and results.games == 6
             assert rated_bots == {"l1", "l2", "l3"}
             assert store.game_count() == 42
+        page = render_report_page(league_report(store, bootstrap=0), tmp_path)
+        assert "36 game(s) had a remote seat (isolation remote)" in page
+        assert ("36 game(s) with a remote seat are unrated" in page) is not rated
     table = CliRunner().invoke(main, ["tournament", "table", str(league.path), "--bootstrap", "0"])
     assert table.exit_code == 0, table.output
     assert "36 game(s) had a remote seat (isolation remote)" in table.output

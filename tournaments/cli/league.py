@@ -22,7 +22,7 @@ from ..league.league_file import League, load_league
 from ..league.planning import MATCH_START_S
 from ..league.runner import LeaguePlan
 from ..league.store import Forgotten, LeagueStore
-from ..league_report import LeagueResults, league_results
+from ..league_report import LeagueResults, league_results, remote_notes
 from ..league_run import RETRY_FAULTS, RunOptions, RunProgress, Stage, estimate_run, run_league
 from ..pages.writer import PagesRunner, ReplayFormat
 from ..ratings.elo import Anchor
@@ -506,23 +506,6 @@ def results_json(result: LeagueResults, with_crosstable: bool, settled: SettleRe
             "budget": settled.budget,
         }
     return document
-
-
-def remote_notes(result: LeagueResults) -> list[str]:
-    """What the table says of games with a remote seat: their isolation, and those its ratings leave out."""
-    remote = result.isolation[Isolation.REMOTE.value]
-    notes = []
-    if remote:
-        notes.append(
-            f"{remote} game(s) had a remote seat (isolation remote): that bot ran on its author's machine, outside "
-            "the sandbox, and its clock counted the network, less the lag quota's credit."
-        )
-    if result.unrated:
-        notes.append(
-            f"{result.unrated} game(s) with a remote seat are unrated ([remote] rated = false): they are stored and "
-            "listed, and these ratings leave them out."
-        )
-    return notes
 
 
 def print_results(result: LeagueResults, with_crosstable: bool, tablefmt: str) -> None:

@@ -1006,6 +1006,8 @@ class _StoredBot:
 
 def _digest_shown(digest: str) -> str:
     kind, _, value = digest.partition(":")
+    if kind == "key":
+        return f"public key {value[:12]}"
     return f"version {value!r}" if kind == "version" else f"program {kind} {value[:12]}"
 
 
