@@ -59,7 +59,15 @@ class ConnectLoop:
     """alice's author: `referee connect` again each time it ends (it ends with each match), until stopped."""
 
     def __init__(self, folder: Path, port: int) -> None:
-        self.command = [
+        self.command = self.command_for(folder, port)
+        self.stopped = threading.Event()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    @staticmethod
+    def command_for(folder: Path, port: int) -> list[str]:
+        return [
             *CLI,
             "connect",
             f"tcp://127.0.0.1:{port}",
@@ -72,10 +80,6 @@ class ConnectLoop:
             "--",
             "random",
         ]
-        self.stopped = threading.Event()
-        self.process: subprocess.Popen[bytes] | None = None
-        self.thread = threading.Thread(target=self._loop, daemon=True)
-        self.thread.start()
 
     def _loop(self) -> None:
         while not self.stopped.is_set():
@@ -209,3 +213,49 @@ def test_a_remote_bot_whose_author_is_not_there_forfeits_with_the_startup_fault(
         forfeits = db.execute("SELECT bot, SUM(forfeited) FROM seats GROUP BY bot ORDER BY bot").fetchall()
     assert faults == [("alice", "startup-timeout", 24)]
     assert dict(forfeits) == {"alice": 24, "h1": 0, "r1": 0, "r2": 0}
+
+
+def test_play_json_gives_each_remote_seats_lag_figures(tmp_path: Path) -> None:
+    port = _free_port()
+    _league(tmp_path, port)
+    author = subprocess.Popen(
+        ConnectLoop.command_for(tmp_path, port), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        play = subprocess.Popen(
+            [
+                *CLI,
+                "play",
+                "scout",
+                "remote:alice",
+                "random",
+                "random",
+                "-n",
+                "3",
+                "--listen",
+                f"tcp://127.0.0.1:{port}",
+                "--keys",
+                str(tmp_path / "keys"),
+                "--no-sandbox",
+                "--json",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        out, err = _finish(play)
+    finally:
+        author.kill()
+        author.wait()
+    games = json.loads(out)["games"]
+    assert len(games) == 3, err
+    for game in games:
+        assert game["isolation"] == "remote" and len(game["remote"]) == 3
+        seat = game["seats"].index("alice")
+        figures = game["remote"][seat]
+        assert figures["decisions"] == game["timing"][seat]["decisions"] > 0
+        assert 0 < figures["median_lag_ms"] <= figures["max_lag_ms"]
+        assert figures["credit_ms"] >= 0 and figures["quota_left_ms"] == pytest.approx(
+            1000 - figures["credit_ms"], abs=0.002
+        )
+        assert [entry for index, entry in enumerate(game["remote"]) if index != seat] == [None, None]
