@@ -77,11 +77,7 @@ def test_a_connection_flood_is_charged_and_stopped(flooder: str, transport: Tran
 
 def test_a_flood_forfeits_the_game_under_the_substitute_policy_too(pid_dir: Path) -> None:
     spec = match_spec(
-        GAME,
-        [fixture_bot("connection_flood"), "random"],
-        games=1,
-        seed=3,
-        limits=substitute(FLOOD_LIMITS, budget=3),
+        GAME, [fixture_bot("connection_flood"), "random"], games=1, seed=3, limits=substitute(FLOOD_LIMITS, budget=3),
         sandbox=False,
     )
     (played,) = run_match(spec).games

@@ -42,7 +42,9 @@ def test_both_seats_forfeit_tie_last_with_the_same_score(pid_dir: Path, tmp_path
 
 def test_the_match_summary_counts_no_win_for_a_forfeit(pid_dir: Path) -> None:
     bot = str(fixture_bot("illegal_action").command[1])
-    result = CliRunner().invoke(main, ["play", "scout", bot, bot, "--games", "2", "--seed", "3", "--move-time", "2000"])
+    result = CliRunner().invoke(
+        main, ["play", "scout", bot, bot, "--games", "2", "--seed", "3", "--move-time", "2000"]
+    )
     assert result.exit_code == 0, result.output
     summary = result.output[result.output.index("match\n") :].splitlines()
     rows = [line.split() for line in summary if line.startswith("raw#")]  # the hello name of the raw fixture bots

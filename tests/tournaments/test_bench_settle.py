@@ -43,20 +43,8 @@ def test_a_small_comparison_plays_within_its_budget_and_orders_far_apart_bots():
 
 
 def test_the_cli_prints_one_row_per_size_and_json():
-    args = [
-        "bench",
-        "settle",
-        "--bots",
-        "4",
-        "--seats",
-        "2",
-        "--repetitions",
-        "1",
-        "--budget-per-bot",
-        "30",
-        "--bootstrap",
-        "20",
-    ]
+    args = ["bench", "settle", "--bots", "4", "--seats", "2", "--repetitions", "1",
+            "--budget-per-bot", "30", "--bootstrap", "20"]
     result = CliRunner().invoke(main, [*args, "--seats", "3", "--json"])
     assert result.exit_code == 0, result.output
     runs = json.loads(result.stdout)["runs"]
