@@ -181,6 +181,7 @@ def test_remote_matches_are_played_one_at_a_time_and_rated_as_the_file_says(
     league = load_league(_league_with_lane(keys, tmp_path, rated))
     with LeagueStore(league.default_db) as store:
         plan = plan_league(league, store, sandbox=False)
+        assert "6 match(es) with a remote seat are played first, one at a time, on this machine" in plan.notes[-1]
         added = play_league(plan, store, LocalExecutor(3, exclusive_runner, pinned=False))
         assert added == plan.scheduled == store.game_count() == 7 * 6
         counts = store.isolation_counts()

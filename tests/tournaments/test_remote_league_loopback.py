@@ -161,6 +161,7 @@ def _clean_run(league: Path) -> Path:
     out, err = _finish(_run(league, "--json"))
     document = json.loads(out)
     assert document["games"] == 24, err
+    assert "1 match(es) with a remote seat are played first" in err
     assert document["isolation_games"]["remote"] == 24
     assert document["remote_seats"]["alice"]["games"] == 24
     assert document["remote_seats"]["alice"]["decisions"] > 0

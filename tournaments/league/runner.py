@@ -71,11 +71,18 @@ def plan_league(league: League, store: LeagueStore, *, sandbox: bool = True, hol
         notes.append(f"{sum(len(match.games) for match in waiting)} game(s) of held bots wait")
     scheduled = sum(len(match.games) for match in schedule)
     remaining = sum(len(match.games) for match in missing)
+    specs = runnable_specs(league, store, missing, sandbox=sandbox)
+    remote_specs, _ = split_remote(specs)
+    if remote_specs and league.remote is not None:
+        notes.append(
+            f"{len(remote_specs)} match(es) with a remote seat are played first, one at a time, on this machine: "
+            f"remote bots connect to {league.remote.listen} for each"
+        )
     return LeaguePlan(
         league=league,
         scheduled=scheduled,
         stored=scheduled - remaining,
-        specs=runnable_specs(league, store, missing, sandbox=sandbox),
+        specs=specs,
         notes=tuple(notes),
     )
 
