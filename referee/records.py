@@ -389,6 +389,18 @@ class SeatTiming:
 
 
 @dataclass(frozen=True)
+class RemoteTiming:
+    """A remote seat's network figures over one game (referee.wire.lag_quota): its decisions, the lag measured
+    when they were answered, what the lag quota paid of them and what it had left at the end."""
+
+    decisions: int
+    median_lag_ms: float
+    max_lag_ms: float
+    credit_ms: float
+    quota_left_ms: float
+
+
+@dataclass(frozen=True)
 class GameRecord:
     match_id: str
     index: int
@@ -409,6 +421,8 @@ class GameRecord:
     """The weakest isolation a bot of the game had (referee.isolation.sandbox.Isolation: none when the match asked
     for no sandbox or the machine has none; partial when a bot lacked its own uid, its cgroup or the seccomp
     filter)."""
+    remote: tuple[RemoteTiming | None, ...] = ()
+    """Each seat's network figures where it was a remote seat (None for a local seat; empty: no remote seat)."""
 
     @property
     def sandboxed(self) -> bool:

@@ -82,6 +82,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "league-file-keys": lambda: key_table(keys.LEAGUE_KEYS),
     "limit-keys": lambda: key_table(keys.LIMIT_KEYS),
     "copies-keys": lambda: key_table(keys.COPIES_KEYS),
+    "remote-keys": lambda: key_table(keys.REMOTE_KEYS),
     "bot-keys": lambda: key_table(keys.BOT_KEYS),
     "each-keys": lambda: key_table(keys.EACH_KEYS),
     "bot-toml-keys": lambda: key_table(keys.MANIFEST_KEYS),

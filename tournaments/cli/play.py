@@ -22,7 +22,7 @@ from referee.games.base import MAX_SEED
 from referee.isolation.process import BotProcess
 from referee.isolation.sandbox import Isolation
 from referee.match import run_match
-from referee.records import BotRun, BotSpec, GameRecord, Limits, MatchRecord, MatchSpec
+from referee.records import BotRun, BotSpec, GameRecord, Limits, MatchRecord, MatchSpec, RemoteTiming
 from referee.replay import ReplayWriteError
 from referee.seating import design_games, first_games
 from referee.session import BotTransport
@@ -109,10 +109,22 @@ def _game_json(record: GameRecord) -> dict[str, Any]:
             {"decisions": t.decisions, "mean_ms": round(t.mean_ms, 3), "max_ms": round(t.max_ms, 3)}
             for t in record.timings
         ],
+        "remote": [None if timing is None else _remote_json(timing) for timing in record.remote],
         "replay": record.replay_path,
         "sandboxed": record.sandboxed,
         "isolation": record.isolation.value,
     }
+
+
+def _remote_json(timing: RemoteTiming) -> dict[str, Any]:
+    """A remote seat's network figures in one game (null for a local seat's)."""
+    return {
+        "decisions": timing.decisions,
+        **{name: round(getattr(timing, name), 3) for name in REMOTE_FIGURES},
+    }
+
+
+REMOTE_FIGURES = ("median_lag_ms", "max_lag_ms", "credit_ms", "quota_left_ms")
 
 
 def _bot_json(bot: BotRun) -> dict[str, Any]:
