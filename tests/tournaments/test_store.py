@@ -359,8 +359,9 @@ CAUSE_FACTS: dict[FaultCause, FaultFacts] = {
     FaultCause.CONNECTION_FLOOD: FaultFacts(count=17, most=16),
     FaultCause.ILLEGAL_ACTION: FaultFacts(request_id=4, note="not legal"),
     FaultCause.NO_ANSWER: FaultFacts(request_id=5, allowed_ms=1000, waited_ms=1000),
+    FaultCause.CONNECTION_LOST: FaultFacts(grace_s=10.0),
 }
-CAUSES_AFTER_SCHEMA_5 = (FaultCause.NO_ANSWER,)
+CAUSES_AFTER_SCHEMA_5 = (FaultCause.NO_ANSWER, FaultCause.CONNECTION_LOST)
 """Causes the referee gave no fault before schema 5 stored causes: no older store holds their words."""
 UNPLACED = Fault(0, "", FaultCause.START_FAILED, FaultFacts(note="bwrap: setting up uid map: Permission denied"))
 """A fault whose words no rule of the migration places (the sandbox's own reason for a program that did not start)."""
