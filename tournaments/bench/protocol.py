@@ -48,7 +48,7 @@ from referee.deals import DealKey
 from referee.games import list_games, load_game
 from referee.isolation import sandbox as sandboxing
 from referee.match import run_match
-from referee.records import GameSpec, Limits, MatchRecord, MatchSpec
+from referee.records import BotSpec, GameSpec, Limits, MatchRecord, MatchSpec
 from referee.seating import first_games
 
 _PEER_SILENCE_MS = 30_000
@@ -335,9 +335,12 @@ def _handshake(router: zmq.Socket, bots: int) -> dict[str, bytes]:
     return identities
 
 
-def _random_match(game: str, players: int, games: int, seed: int, match_id: str, **extra: Any) -> MatchSpec:
-    """A match of SDK random bots: the first `games` games of the balanced match of the (public) seed."""
-    bots = unique_names([resolve_bot("random", game) for _ in range(players)])
+def random_match(
+    game: str, players: int, games: int, seed: int, match_id: str, bots: tuple[BotSpec, ...] = (), **extra: Any
+) -> MatchSpec:
+    """A match of SDK random bots (or `bots`): the first `games` games of the balanced match of the (public)
+    seed."""
+    bots = bots or unique_names([resolve_bot("random", game) for _ in range(players)])
     limits = Limits(move_time_ms=5000)
     return MatchSpec(match_id, game, bots, first_games(players, games, DealKey.from_seed(seed)), limits=limits, **extra)
 
@@ -348,15 +351,20 @@ def referee_decisions_us(
     """Microseconds of each decision of a match of SDK random bots: the time between two consecutive actions
     being applied (or between the start of the game and its first action), from the games' replays. Sandboxed
     bots are frozen while not on move unless `ponder` (the thaw and freeze of each decision are included)."""
-    samples: list[float] = []
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as replay_dir:
-        spec = _random_match(
+        spec = random_match(
             game, players, games, seed, "bench-protocol", replay_dir=replay_dir, sandbox=sandbox, ponder=ponder
         )
-        record = run_match(spec)
-        for game_record in record.games:
-            applied = [move["at_ms"] for move in replay.load(str(game_record.replay_path))["actions"]]
-            samples += [(now - before) * 1000 for before, now in zip([0.0, *applied], applied, strict=False)]
+        return decision_samples_us(run_match(spec))
+
+
+def decision_samples_us(record: MatchRecord) -> list[float]:
+    """Microseconds between two consecutive actions applied (or the start of the game and its first action) in
+    every game of `record`, from its replays (still on disk)."""
+    samples: list[float] = []
+    for game_record in record.games:
+        applied = [move["at_ms"] for move in replay.load(str(game_record.replay_path))["actions"]]
+        samples += [(now - before) * 1000 for before, now in zip([0.0, *applied], applied, strict=False)]
     return samples
 
 
@@ -411,7 +419,7 @@ def bench_reuse(
     """`games` games of random bots with the seatings of a balanced match, played three ways: one match of
     `games` different deals (processes reused), the balanced match itself (each deal once per rotation, fresh
     processes per rotation), and one match per game."""
-    rotated = _random_match(game, players, games, seed, "bench-rotated", sandbox=sandbox)
+    rotated = random_match(game, players, games, seed, "bench-rotated", sandbox=sandbox)
     key = DealKey.from_seed(seed)
     distinct = tuple(GameSpec(spec.index, key.deal_seed(spec.index), spec.seating) for spec in rotated.games)
     reused = MatchSpec("bench-reuse", game, rotated.bots, distinct, limits=rotated.limits, sandbox=sandbox)
