@@ -204,7 +204,7 @@ def remote_prepared_round_trips_us(game: str, players: int, games: int, seed: in
     command = resolve_bot("random", game).command
     endpoint = f"tcp://127.0.0.1:{free_port()}"
     with remote_bots(command, folder, _names(players), endpoint), _curve_router(folder, endpoint) as router:
-        identities = []
+        identities: list[bytes] = []
         while len(identities) < players:
             identity, _ = router.recv_multipart()
             identities.append(identity)

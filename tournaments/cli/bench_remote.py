@@ -46,7 +46,7 @@ def echo_remote_protocol(result: RemoteProtocolBenchResult, one_core: bool, as_j
         ("own cost, median (us)", "own_median_us"),
         ("own cost, most (us)", "own_most_us"),
     ]
-    local, remote = figures["local"], figures["remote"]
+    local, remote = _kind_figures(result.local), _kind_figures(result.remote)
     echo(
         f"{result.game}, {result.players} players, {result.runs_text}{', on one core' if one_core else ''}, bots "
         "unsandboxed: every seat local (ipc) vs every seat remote (CURVE on loopback tcp, SDK bots connecting "
