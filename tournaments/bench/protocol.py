@@ -341,8 +341,8 @@ def random_match(
     """A match of SDK random bots (or `bots`): the first `games` games of the balanced match of the (public)
     seed."""
     bots = bots or unique_names([resolve_bot("random", game) for _ in range(players)])
-    limits = Limits(move_time_ms=5000)
-    return MatchSpec(match_id, game, bots, first_games(players, games, DealKey.from_seed(seed)), limits=limits, **extra)
+    extra.setdefault("limits", Limits(move_time_ms=5000))
+    return MatchSpec(match_id, game, bots, first_games(players, games, DealKey.from_seed(seed)), **extra)
 
 
 def referee_decisions_us(
