@@ -17,7 +17,7 @@ from .bench_isolation import isolation_bench
 from .bench_ladder import ladder_bench
 from .bench_league import league_bench
 from .bench_ratings import ratings_bench
-from .bench_remote import echo_remote_protocol
+from .bench_remote import echo_remote_protocol, latency_bench
 from .bench_settle import settle_bench
 from .options import echo_json, json_option, sandbox_option, tablefmt_option
 from .output import echo
@@ -330,6 +330,7 @@ bench.add_command(isolation_bench)
 bench.add_command(ladder_bench)
 bench.add_command(league_bench)
 bench.add_command(ratings_bench)
+bench.add_command(latency_bench)
 bench.add_command(settle_bench)
 
 

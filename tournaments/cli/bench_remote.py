@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import click
 from tabulate import tabulate
 
+from ..bench.latency import LatencyRun, LatencySettings, latency_runs
 from ..bench.remote import RemoteProtocolBenchResult, SeatKindRuns
-from .options import echo_json
+from .options import echo_json, json_option, tablefmt_option
 from .output import echo
 
 
@@ -57,3 +59,66 @@ def echo_remote_protocol(result: RemoteProtocolBenchResult, one_core: bool, as_j
     table = [[label, local[key], remote[key]] for label, key in rows]
     echo(tabulate(table, headers=["", "local", "remote"], floatfmt=".1f"))
     echo(f"ratio remote / local of the median own costs: {result.ratio:.2f}")
+
+
+def _latency_row(run: LatencyRun) -> dict[str, Any]:
+    settings = run.settings
+    return {
+        "delay_ms": settings.delay_ms,
+        "share": settings.share,
+        "quota_ms": settings.quota_ms,
+        "bank_ms": settings.bank_ms,
+        "decisions": run.decisions,
+        "games": run.games,
+        "forfeited": run.forfeited_games,
+        "faults": ",".join(run.fault_causes) or "-",
+        "credit_ms": round(run.credit_ms),
+        "quota_left_at_fault_ms": ",".join(str(int(round(left))) for left in run.quota_left_at_faults_ms) or "-",
+        "lag_ms": round(run.lag_median_ms, 1),
+        "proxy_added_ms": round(run.added_round_trip_ms, 1),
+        "lag_error_ms": round(run.lag_error_ms, 1),
+        "worst_lag_error_ms": round(run.worst_lag_error_ms, 1),
+    }
+
+
+@click.command(name="remote-latency")
+@click.option(
+    "--delay",
+    "delays",
+    type=click.FloatRange(min=0),
+    multiple=True,
+    help="Milliseconds the proxy adds each way; repeat for several  [default: 0, 50 and 150]",
+)
+@click.option("--jitter", type=click.FloatRange(min=0), default=5.0, show_default=True, help="At most, either way, ms.")
+@click.option("--move-time", type=click.IntRange(min=1), default=100, show_default=True, help="Per decision (ms).")
+@click.option(
+    "--decisions", type=click.IntRange(min=1), default=100, show_default=True, help="Of the 60% bot, at least."
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals and the jitter.")
+@json_option
+@tablefmt_option
+def latency_bench(
+    delays: tuple[float, ...], jitter: float, move_time: int, decisions: int, seed: int, as_json: bool, tablefmt: str
+) -> None:
+    """A remote bot behind a delay proxy on loopback: forfeits, lag quota and recorded lag, at each delay.
+
+    At each delay, a remote SDK bot (connecting directly) that thinks 60% of its move time plays one-game matches
+    against three local random bots until it has answered --decisions (time bank 2 s, lag quota 30 s: enough for
+    100 decisions at 300 ms of lag), and one that thinks 120% plays one game (bank 1 s, quota 600 ms). Printed: its
+    decisions, games and forfeited games, its faults, what the quota paid, the quota left when it faulted, and the
+    lag the referee recorded (median over its decisions) against the round trip the proxy says it added (its mean
+    added delay each way, summed): their difference, and the largest at any decision. The runs go side by side.
+    """
+    chosen = delays or (0.0, 50.0, 150.0)
+    settings = [
+        LatencySettings(delay, 0.6, jitter, move_time, 2000, 30_000, decisions, seed=seed) for delay in chosen
+    ] + [LatencySettings(delay, 1.2, jitter, move_time, 1000, 600, 1, seed=seed + 7) for delay in chosen]
+    rows = [_latency_row(run) for run in latency_runs(settings)]
+    if as_json:
+        echo_json(rows)
+        return
+    echo(
+        f"a remote bot behind a delay proxy on loopback (jitter at most {jitter:g} ms either way), move time "
+        f"{move_time} ms, against three local random bots:"
+    )
+    echo(tabulate(rows, headers="keys", tablefmt=tablefmt))
