@@ -1,18 +1,21 @@
 """What a remote seat costs the referee per decision, against a local one (`referee bench protocol --remote`).
 
-Two matches of SDK random bots on one machine, the same deals: every seat local (ipc, unsandboxed, none frozen),
-and every seat remote (`remote:NAME`: the RemoteRouter's CURVE socket on loopback tcp, each bot an SDK bot
-connecting directly with its own key, protocol.sdk_remote). A decision's time is the interval between two
-actions applied (from the replays), as in `referee bench protocol`: the referee's work plus a round trip. The
-round trip alone is the floor: the same SDK bots answering the requests of the same games prepared in advance,
-from a bare ROUTER on the same transport (a plain ipc ROUTER; a CURVE server ROUTER on tcp, made by
-protocol.remote_sockets as the referee's is). The referee's own cost per decision is a run's median decision
-less its floor's median; the bench pairs them run by run (`repeats`, interleaved, the machine's load changes),
-and reports the least, the median and the most of each, and the ratio of the medians.
+One match of SDK random bots, unsandboxed (a remote bot cannot be frozen, so no local one is), at a table of remote
+and local seats side by side: each remote seat (`remote:NAME`) reaches the RemoteRouter's CURVE socket over
+loopback tcp (an SDK bot connecting directly with its own key, protocol.sdk_remote), each local seat its ipc
+socket. Their decisions alternate, so the machine's load (it changes from second to second on a shared machine)
+weighs on both kinds alike. A decision's time is the interval between two actions applied (from the replays), as
+in `referee bench protocol`: the referee's work plus the round trip of the seat that acted. The round trip alone is
+the floor: the same SDK bots, seated the same way, answering the requests of the same games prepared in advance
+from bare ROUTERs on the same transports (a plain ipc ROUTER; a CURVE server ROUTER on tcp, made by
+protocol.remote_sockets as the referee's is). The referee's own cost per decision of a kind of seat is a run's
+median decision of that kind less its floor's median; the bench reports the least, the median and the most over
+its runs (`repeats`), and the ratio of the medians.
 
 What the remote floor leaves in the referee's cost: the ping the referee sends after every request and the pong
-it reads back (the floor sends none), the lag quota's grant and settlement, the User-Id and prefix of each remote
-message. What it takes out: CURVE's encryption and tcp, on both ends, which the floor pays as the referee does.
+it reads back (the floor sends none), the lag quota's grant and settlement, the prefix of each remote message.
+What it takes out: CURVE's encryption and tcp, on both ends, which the floor pays as the referee does. A second
+floor pings as the referee does: against it, the remote seat's own cost is the referee's work less its pings.
 """
 
 from __future__ import annotations
@@ -34,9 +37,9 @@ from zmq.auth.thread import ThreadAuthenticator
 
 from protocol import codec
 from protocol.curve_keys import REFEREE_KEY, key_files, load_pair, new_key_pair
-from protocol.remote_sockets import ZAP_DOMAIN, server_socket
+from protocol.remote_sockets import PING, ZAP_DOMAIN, server_socket
 from protocol.sdk_remote import ENV_KEY, ENV_REMOTE, ENV_SERVER_KEY
-from referee.botspec import resolve_bot
+from referee.botspec import resolve_bot, unique_names
 from referee.isolation.process import BotProcess
 from referee.isolation.sandbox import Isolation
 from referee.match import run_match
@@ -44,7 +47,15 @@ from referee.session import BotTransport
 from referee.wire.connection import Transport
 from referee.wire.remote_seats import RemoteSeats
 
-from .protocol import Figures, decision_samples_us, prepared_round_trips_us, random_match, seated_requests
+from .protocol import (
+    Figures,
+    bench_router,
+    decision_samples_by_bot_us,
+    random_match,
+    seated_requests,
+    start_sdk_bot,
+    welcome_bots,
+)
 
 _PEER_SILENCE_MS = 30_000
 
@@ -73,6 +84,10 @@ class SeatKindRuns:
     own: Spread
     """The referee's own cost per decision: each run's median decision less its floor's median."""
     count: int
+    outside_clock: Spread
+    """Each run's median of the referee's work outside the decision's clock (a decision's interval less its `ms`):
+    no round trip in it, so the load of other processes weighs on it least; the sending and receiving are not in
+    it (they are inside the clock)."""
 
 
 @dataclass(frozen=True)
@@ -83,15 +98,22 @@ class RemoteProtocolBenchResult:
     repeats: int
     local: SeatKindRuns
     remote: SeatKindRuns
+    pinged: SeatKindRuns
+    """The remote runs against a floor that pings as the referee does: the referee's own cost less its pings."""
 
     @property
     def runs_text(self) -> str:
-        return f"{self.repeats} runs of {self.games} games each way"
+        return f"{self.repeats} runs of {self.games} games, remote and local seats alternating"
 
     @property
     def ratio(self) -> float:
         """The referee's own cost per decision, remote over local (medians over the runs)."""
         return self.remote.own.median_us / self.local.own.median_us
+
+    @property
+    def outside_ratio(self) -> float:
+        """The referee's work outside the clock, remote over local (medians over the runs)."""
+        return self.remote.outside_clock.median_us / self.local.outside_clock.median_us
 
 
 def free_port() -> int:
@@ -151,27 +173,38 @@ def remote_transport(folder: Path, endpoint: str, names: Sequence[str], lag_quot
     return BotTransport(Transport.IPC, seats.open_wire, seats.start_bot(BotProcess.start), isolation=Isolation.REMOTE)
 
 
+def _is_remote(seat: int) -> bool:
+    return seat % 2 == 0
+
+
 def _names(players: int) -> list[str]:
-    return [f"bench-{seat}" for seat in range(players)]
+    """The remote seats' names (every other seat, from the first)."""
+    return [f"bench-{seat}" for seat in range(players) if _is_remote(seat)]
 
 
-def remote_decisions_us(game: str, players: int, games: int, seed: int, folder: Path) -> list[float]:
-    """Microseconds of each decision of a match of SDK random bots, every seat remote (on loopback)."""
+def mixed_decisions_us(
+    game: str, players: int, games: int, seed: int, folder: Path
+) -> tuple[dict[bool, list[float]], dict[bool, list[float]]]:
+    """Microseconds of each decision of a match of SDK random bots, every other seat remote (on loopback), by
+    whether the seat that acted was remote; and of the referee's work outside the decision's clock."""
     names = _names(players)
     endpoint = f"tcp://127.0.0.1:{free_port()}"
-    bots = tuple(resolve_bot(f"remote:{name}", game) for name in names)
+    specs = [resolve_bot(f"remote:bench-{seat}" if _is_remote(seat) else "random", game) for seat in range(players)]
+    bots = unique_names(specs)
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as replay_dir:
-        spec = random_match(game, players, games, seed, "bench-remote", bots=bots, replay_dir=replay_dir, sandbox=False)
+        spec = random_match(game, players, games, seed, "bench-remote", bots, replay_dir=replay_dir, sandbox=False)
         with remote_bots(resolve_bot("random", game).command, folder, names, endpoint):
             record = run_match(spec, transport=remote_transport(folder, endpoint, names, 0))
-        return decision_samples_us(record)
+        return _by_kind(decision_samples_by_bot_us(record), names), _by_kind(
+            decision_samples_by_bot_us(record, outside_clock=True), names
+        )
 
 
-def local_decisions_us(game: str, players: int, games: int, seed: int) -> list[float]:
-    """The same match with every seat local: unsandboxed, so no bot is frozen (a remote one cannot be)."""
-    with tempfile.TemporaryDirectory(prefix="referee-bench-") as replay_dir:
-        spec = random_match(game, players, games, seed, "bench-local", replay_dir=replay_dir, sandbox=False)
-        return decision_samples_us(run_match(spec))
+def _by_kind(samples: dict[str, list[float]], remote_names: Sequence[str]) -> dict[bool, list[float]]:
+    by_kind: dict[bool, list[float]] = {True: [], False: []}
+    for bot, values in samples.items():
+        by_kind[bot in remote_names] += values
+    return by_kind
 
 
 @contextlib.contextmanager
@@ -192,58 +225,107 @@ def _curve_router(folder: Path, endpoint: str) -> Iterator[zmq.Socket[bytes]]:
         context.term()
 
 
-def remote_prepared_round_trips_us(game: str, players: int, games: int, seed: int, folder: Path) -> list[float]:
-    """Microseconds of each round trip of requests prepared in advance from a bare CURVE ROUTER to SDK random
-    bots connected directly (protocol.sdk_remote), one per seat: no engine, no encoding, no pings."""
+def mixed_prepared_round_trips_us(
+    game: str, players: int, games: int, seed: int, folder: Path, pings: bool = False
+) -> dict[bool, list[float]]:
+    """Microseconds of each round trip of requests prepared in advance to SDK random bots seated as in
+    `mixed_decisions_us`, by whether the seat is remote: from a bare ipc ROUTER to the local ones, from a bare CURVE
+    ROUTER to the remote ones (connected directly, protocol.sdk_remote). No engine, no encoding; with `pings`, each
+    request to a remote seat followed by a ping as the referee sends it, its pong read before the reply."""
     script: list[tuple[int, bytes]] = []
     for index in range(games):
         script += seated_requests(game, players, seed + index, first_id=len(script) + 1)
-    welcome = codec.encode(codec.welcome(5000, 0, 10.0))
-    clock = time.perf_counter
-    samples = []
     command = resolve_bot("random", game).command
     endpoint = f"tcp://127.0.0.1:{free_port()}"
-    with remote_bots(command, folder, _names(players), endpoint), _curve_router(folder, endpoint) as router:
-        identities: list[bytes] = []
-        while len(identities) < players:
-            identity, _ = router.recv_multipart()
-            identities.append(identity)
-            router.send_multipart((identity, welcome))
-        send, recv = router.send_multipart, router.recv_multipart
-        for seat, frame in script:
-            started = clock()
-            send((identities[seat], frame))
-            recv()
-            samples.append((clock() - started) * 1e6)
-        for identity in identities:
-            send((identity, codec.BYE_FRAME))
+    local_seats = [seat for seat in range(players) if not _is_remote(seat)]
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(remote_bots(command, folder, _names(players), endpoint))
+        curve = stack.enter_context(_curve_router(folder, endpoint))
+        plain, plain_endpoint = stack.enter_context(bench_router("mixed.sock"))
+        local_bots = [start_sdk_bot(command, plain_endpoint, f"bench-{seat}") for seat in local_seats]
+        stack.callback(_stop, local_bots)
+        local = welcome_bots(plain, len(local_seats))
+        remote = iter(_welcome_remote(curve, len(_names(players))))
+        routes = {
+            seat: (curve, next(remote)) if _is_remote(seat) else (plain, local[f"bench-{seat}"])
+            for seat in range(players)
+        }
+        return _time_script(script, routes, pings)
+
+
+def _welcome_remote(router: zmq.Socket[bytes], bots: int) -> list[bytes]:
+    welcome = codec.encode(codec.welcome(5000, 0, 10.0))
+    identities: list[bytes] = []
+    while len(identities) < bots:
+        identity, _ = router.recv_multipart()
+        identities.append(identity)
+        router.send_multipart((identity, welcome))
+    return identities
+
+
+def _time_script(
+    script: list[tuple[int, bytes]], routes: dict[int, tuple[zmq.Socket[bytes], bytes]], pings: bool
+) -> dict[bool, list[float]]:
+    clock = time.perf_counter
+    samples: dict[bool, list[float]] = {True: [], False: []}
+    for seat, frame in script:
+        router, identity = routes[seat]
+        remote = _is_remote(seat)
+        started = clock()
+        router.send_multipart((identity, frame))
+        if pings and remote:
+            router.send_multipart((identity, PING, seat.to_bytes(8, "big")))
+        while len(router.recv_multipart()) != 2:
+            pass
+        samples[remote].append((clock() - started) * 1e6)
+    for router, identity in routes.values():
+        router.send_multipart((identity, codec.BYE_FRAME))
     return samples
 
 
-def _kind(decisions: list[list[float]], floors: list[list[float]]) -> SeatKindRuns:
+def _stop(bots: list[subprocess.Popen[bytes]]) -> None:
+    for bot in bots:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            bot.wait(5)
+        bot.kill()
+        bot.wait()
+
+
+def _kind(decisions: list[list[float]], floors: list[list[float]], outside: list[list[float]]) -> SeatKindRuns:
     own = [statistics.median(run) - statistics.median(floor) for run, floor in zip(decisions, floors, strict=True)]
     pooled = [sample for run in decisions for sample in run]
     return SeatKindRuns(
-        Figures.of(pooled), Figures.of([sample for floor in floors for sample in floor]), Spread.of(own), len(pooled)
+        Figures.of(pooled),
+        Figures.of([sample for floor in floors for sample in floor]),
+        Spread.of(own),
+        len(pooled),
+        Spread.of([statistics.median(run) for run in outside]),
     )
 
 
 def bench_remote_protocol(
     game: str = "scout", players: int = 4, games: int = 10, seed: int = 0, repeats: int = 5
 ) -> RemoteProtocolBenchResult:
-    """Local and remote runs and their floors, interleaved `repeats` times, each repeat with its own deals."""
-    local: list[list[float]] = []
-    local_floor: list[list[float]] = []
-    remote: list[list[float]] = []
-    remote_floor: list[list[float]] = []
+    """Mixed matches and their floors (with and without pings), `repeats` times, each run with its own deals."""
+    decisions: list[dict[bool, list[float]]] = []
+    outside: list[dict[bool, list[float]]] = []
+    floors: list[dict[bool, list[float]]] = []
+    pinged: list[dict[bool, list[float]]] = []
     with tempfile.TemporaryDirectory(prefix="referee-bench-keys-") as keys:
         folder = seat_keys(Path(keys), _names(players))
         for repeat in range(repeats):
             run_seed = seed + repeat
-            local.append(local_decisions_us(game, players, games, run_seed))
-            local_floor.append(prepared_round_trips_us(game, players, games, run_seed))
-            remote.append(remote_decisions_us(game, players, games, run_seed, folder))
-            remote_floor.append(remote_prepared_round_trips_us(game, players, games, run_seed, folder))
+            run, outside_run = mixed_decisions_us(game, players, games, run_seed, folder)
+            decisions.append(run)
+            outside.append(outside_run)
+            floors.append(mixed_prepared_round_trips_us(game, players, games, run_seed, folder))
+            pinged.append(mixed_prepared_round_trips_us(game, players, games, run_seed, folder, pings=True))
+
+    def kind(remote: bool, floor_runs: list[dict[bool, list[float]]]) -> SeatKindRuns:
+        return _kind(
+            [run[remote] for run in decisions], [run[remote] for run in floor_runs], [run[remote] for run in outside]
+        )
+
     return RemoteProtocolBenchResult(
-        game, players, games, repeats, _kind(local, local_floor), _kind(remote, remote_floor)
+        game, players, games, repeats, kind(False, floors), kind(True, floors), kind(True, pinged)
     )

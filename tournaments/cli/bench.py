@@ -184,10 +184,10 @@ def protocol(
     are frozen while not on move unless --ponder; then each run also plays its matches pondering, and the
     difference is printed as the cost of freezing, per decision and per game.
 
-    With --remote: a match with every seat remote (each an SDK bot connecting directly over CURVE on loopback) and
-    one with every seat local, each less its own floor (the same bots answering prepared requests over the same
-    transport), run by run: the referee's own cost per decision of each kind (least, median, most over the
-    --repeats runs) and their ratio. Target: <= 1.2.
+    With --remote: a match whose seats alternate remote (each an SDK bot connecting directly over CURVE on
+    loopback) and local (ipc), bots unsandboxed; each kind's decisions less its own floor (the same bots answering
+    prepared requests over the same transport), run by run: the referee's own cost per decision of each kind
+    (least, median, most over the --repeats runs) and their ratio. Target: <= 1.2.
     """
     if remote:
         with kept_on(_placement(one_core)):

@@ -22,6 +22,9 @@ def _kind_figures(kind: SeatKindRuns) -> dict[str, Any]:
         "own_least_us": round(kind.own.least_us, 1),
         "own_median_us": round(kind.own.median_us, 1),
         "own_most_us": round(kind.own.most_us, 1),
+        "outside_clock_least_us": round(kind.outside_clock.least_us, 1),
+        "outside_clock_median_us": round(kind.outside_clock.median_us, 1),
+        "outside_clock_most_us": round(kind.outside_clock.most_us, 1),
     }
 
 
@@ -36,6 +39,10 @@ def echo_remote_protocol(result: RemoteProtocolBenchResult, one_core: bool, as_j
         "local": _kind_figures(result.local),
         "remote": _kind_figures(result.remote),
         "ratio": round(result.ratio, 2),
+        "outside_clock_ratio": round(result.outside_ratio, 2),
+        "pinged_floor_median_us": round(result.pinged.round_trip.median_us, 1),
+        "own_less_pings_median_us": round(result.pinged.own.median_us, 1),
+        "ratio_less_pings": round(result.pinged.own.median_us / result.local.own.median_us, 2),
     }
     if as_json:
         echo_json(figures)
@@ -47,18 +54,33 @@ def echo_remote_protocol(result: RemoteProtocolBenchResult, one_core: bool, as_j
         ("own cost, least (us)", "own_least_us"),
         ("own cost, median (us)", "own_median_us"),
         ("own cost, most (us)", "own_most_us"),
+        ("outside the clock, least (us)", "outside_clock_least_us"),
+        ("outside the clock, median (us)", "outside_clock_median_us"),
+        ("outside the clock, most (us)", "outside_clock_most_us"),
     ]
     local, remote = _kind_figures(result.local), _kind_figures(result.remote)
     echo(
-        f"{result.game}, {result.players} players, {result.runs_text}{', on one core' if one_core else ''}, bots "
-        "unsandboxed: every seat local (ipc) vs every seat remote (CURVE on loopback tcp, SDK bots connecting "
-        "directly). A decision is the referee's work and a round trip; the floor is the round trip alone (the same "
+        f"{result.game}, {result.players} players, {result.runs_text}{', on one core' if one_core else ''}, "
+        "bots unsandboxed, remote seats (CURVE on loopback tcp, SDK bots connecting directly) and local seats (ipc). "
+        "A decision is the referee's work and a round trip; the floor is the round trip alone (the same "
         "bots answering requests prepared in advance over the same transport); the referee's own cost is a run's "
         "median decision less its floor's median, over the runs:"
     )
     table = [[label, local[key], remote[key]] for label, key in rows]
-    echo(tabulate(table, headers=["", "local", "remote"], floatfmt=".1f"))
+    echo(tabulate(table, headers=["", "local", "remote"], floatfmt=".1f", intfmt=","))
     echo(f"ratio remote / local of the median own costs: {result.ratio:.2f}")
+    echo(
+        "outside the clock: a decision's interval less its time on the referee's clock (no round trip in it, so "
+        "the least touched by load; the sending and receiving are inside the clock). ratio remote / local: "
+        f"{result.outside_ratio:.2f}"
+    )
+    echo(
+        "of which the pings: a floor that pings after each request as the referee does has a median round trip of "
+        f"{figures['pinged_floor_median_us']} us; against it the remote own cost is "
+        f"{figures['own_less_pings_median_us']} us (least {result.pinged.own.least_us:.1f}, "
+        f"most {result.pinged.own.most_us:.1f}), "
+        f"{figures['ratio_less_pings']}x the local one"
+    )
 
 
 def _latency_row(run: LatencyRun) -> dict[str, Any]:
