@@ -12,10 +12,11 @@ protocol.remote_sockets as the referee's is). The referee's own cost per decisio
 median decision of that kind less its floor's median; the bench reports the least, the median and the most over
 its runs (`repeats`), and the ratio of the medians.
 
-What the remote floor leaves in the referee's cost: the ping the referee sends after every request and the pong
-it reads back (the floor sends none), the lag quota's grant and settlement, the prefix of each remote message.
-What it takes out: CURVE's encryption and tcp, on both ends, which the floor pays as the referee does. A second
-floor pings as the referee does: against it, the remote seat's own cost is the referee's work less its pings.
+What the remote floor leaves in the referee's cost: its pings (at most one per connection every
+referee.wire.remote.PING_INTERVAL_S) and the pongs it reads back (the floor sends none), the lag quota's grant and
+settlement, the prefix of each remote message. What it takes out: CURVE's encryption and tcp, on both ends, which
+the floor pays as the referee does. `mixed_prepared_round_trips_us(..., pings=True)` pings after every request,
+as the referee did before that interval: what a ping per decision costs.
 """
 
 from __future__ import annotations
@@ -85,6 +86,11 @@ class SeatKindRuns:
     """The referee's own cost per decision: each run's median decision less its floor's median."""
     count: int
     outside_clock: Spread
+
+    @property
+    def pooled_own_us(self) -> float:
+        return self.decisions.median_us - self.round_trip.median_us
+
     """Each run's median of the referee's work outside the decision's clock (a decision's interval less its `ms`):
     no round trip in it, so the load of other processes weighs on it least; the sending and receiving are not in
     it (they are inside the clock)."""
@@ -98,8 +104,6 @@ class RemoteProtocolBenchResult:
     repeats: int
     local: SeatKindRuns
     remote: SeatKindRuns
-    pinged: SeatKindRuns
-    """The remote runs against a floor that pings as the referee does: the referee's own cost less its pings."""
 
     @property
     def runs_text(self) -> str:
@@ -109,6 +113,12 @@ class RemoteProtocolBenchResult:
     def ratio(self) -> float:
         """The referee's own cost per decision, remote over local (medians over the runs)."""
         return self.remote.own.median_us / self.local.own.median_us
+
+    @property
+    def pooled_ratio(self) -> float:
+        """The same over every run's decisions and floors pooled: each kind's median decision less its median
+        round trip, remote over local."""
+        return self.remote.pooled_own_us / self.local.pooled_own_us
 
     @property
     def outside_ratio(self) -> float:
@@ -310,7 +320,6 @@ def bench_remote_protocol(
     decisions: list[dict[bool, list[float]]] = []
     outside: list[dict[bool, list[float]]] = []
     floors: list[dict[bool, list[float]]] = []
-    pinged: list[dict[bool, list[float]]] = []
     with tempfile.TemporaryDirectory(prefix="referee-bench-keys-") as keys:
         folder = seat_keys(Path(keys), _names(players))
         for repeat in range(repeats):
@@ -319,13 +328,10 @@ def bench_remote_protocol(
             decisions.append(run)
             outside.append(outside_run)
             floors.append(mixed_prepared_round_trips_us(game, players, games, run_seed, folder))
-            pinged.append(mixed_prepared_round_trips_us(game, players, games, run_seed, folder, pings=True))
 
     def kind(remote: bool, floor_runs: list[dict[bool, list[float]]]) -> SeatKindRuns:
         return _kind(
             [run[remote] for run in decisions], [run[remote] for run in floor_runs], [run[remote] for run in outside]
         )
 
-    return RemoteProtocolBenchResult(
-        game, players, games, repeats, kind(False, floors), kind(True, floors), kind(True, pinged)
-    )
+    return RemoteProtocolBenchResult(game, players, games, repeats, kind(False, floors), kind(True, floors))

@@ -28,6 +28,10 @@ def _kind_figures(kind: SeatKindRuns) -> dict[str, Any]:
     }
 
 
+def _shown(value: float) -> str:
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.1f}"
+
+
 def echo_remote_protocol(result: RemoteProtocolBenchResult, one_core: bool, as_json: bool) -> None:
     """Print the remote protocol bench: per kind of seat, decisions, floors and the referee's own cost."""
     figures = {
@@ -40,9 +44,7 @@ def echo_remote_protocol(result: RemoteProtocolBenchResult, one_core: bool, as_j
         "remote": _kind_figures(result.remote),
         "ratio": round(result.ratio, 2),
         "outside_clock_ratio": round(result.outside_ratio, 2),
-        "pinged_floor_median_us": round(result.pinged.round_trip.median_us, 1),
-        "own_less_pings_median_us": round(result.pinged.own.median_us, 1),
-        "ratio_less_pings": round(result.pinged.own.median_us / result.local.own.median_us, 2),
+        "pooled_ratio": round(result.pooled_ratio, 2),
     }
     if as_json:
         echo_json(figures)
@@ -66,8 +68,8 @@ def echo_remote_protocol(result: RemoteProtocolBenchResult, one_core: bool, as_j
         "bots answering requests prepared in advance over the same transport); the referee's own cost is a run's "
         "median decision less its floor's median, over the runs:"
     )
-    table = [[label, local[key], remote[key]] for label, key in rows]
-    echo(tabulate(table, headers=["", "local", "remote"], floatfmt=".1f", intfmt=","))
+    table = [[label, _shown(local[key]), _shown(remote[key])] for label, key in rows]
+    echo(tabulate(table, headers=["", "local", "remote"], colalign=("left", "right", "right")))
     echo(f"ratio remote / local of the median own costs: {result.ratio:.2f}")
     echo(
         "outside the clock: a decision's interval less its time on the referee's clock (no round trip in it, so "
@@ -75,11 +77,9 @@ def echo_remote_protocol(result: RemoteProtocolBenchResult, one_core: bool, as_j
         f"{result.outside_ratio:.2f}"
     )
     echo(
-        "of which the pings: a floor that pings after each request as the referee does has a median round trip of "
-        f"{figures['pinged_floor_median_us']} us; against it the remote own cost is "
-        f"{figures['own_less_pings_median_us']} us (least {result.pinged.own.least_us:.1f}, "
-        f"most {result.pinged.own.most_us:.1f}), "
-        f"{figures['ratio_less_pings']}x the local one"
+        f"pooled over the runs (each kind's median decision less its median round trip): local "
+        f"{result.local.pooled_own_us:.1f} us, remote {result.remote.pooled_own_us:.1f} us, ratio "
+        f"{result.pooled_ratio:.2f}"
     )
 
 
