@@ -7,14 +7,15 @@ for what the network put past its move time); one thinking 120% forfeits, and at
 has run out; the lag the referee records matches the round trip the proxy itself says it added within 10 ms.
 
 The move time is 100 ms, so that 100 decisions behind 150 ms each way take under a minute; each run's time bank
-(2 s at 60%, 1 s at 120%) absorbs a loaded machine's stalls, which the bot's 40 ms of slack could not. The six runs
-go side by side, each in a process of its own (they mostly wait on their clocks)."""
+(2 s at 60%, 1 s at 120%) absorbs a loaded machine's stalls, which the bot's 40 ms of slack could not. With no
+delay the 120% bot's bank is 200 ms, so that it runs out within any game (20 ms a decision: 10 decisions). The six
+runs go side by side, each in a process of its own (they mostly wait on their clocks)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tournaments.bench.latency import LatencyRun, LatencySettings, latency_runs
+from tournaments.bench.latency import LatencyRun, LatencySettings, bank_120_ms, latency_runs
 
 DELAYS_MS = (0, 50, 150)
 QUOTA_120_MS = 600
@@ -26,7 +27,8 @@ TIMEOUTS = {"decision-timeout", "late-answer", "no-answer"}
 def runs() -> dict[tuple[int, float], LatencyRun]:
     settings = [LatencySettings(delay, 0.6, quota_ms=30_000, bank_ms=2000, decisions=100) for delay in DELAYS_MS]
     settings += [
-        LatencySettings(delay, 1.2, quota_ms=QUOTA_120_MS, bank_ms=1000, decisions=1, seed=7) for delay in DELAYS_MS
+        LatencySettings(delay, 1.2, quota_ms=QUOTA_120_MS, bank_ms=bank_120_ms(delay), decisions=1, seed=7)
+        for delay in DELAYS_MS
     ]
     return {(int(run.settings.delay_ms), run.settings.share): run for run in latency_runs(settings)}
 

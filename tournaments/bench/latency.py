@@ -126,6 +126,12 @@ class LatencySettings:
     seed: int = 0
 
 
+def bank_120_ms(delay_ms: float) -> int:
+    """The time bank of the bot thinking 120% of its move time: 1 s behind a delay (the quota must run out first),
+    200 ms without one, so that at 20 ms past its move time a decision its bank runs out within any game."""
+    return 1000 if delay_ms > 0 else 200
+
+
 @dataclass(frozen=True)
 class LatencyRun:
     settings: LatencySettings
