@@ -25,7 +25,7 @@ TIMEOUTS = {"decision-timeout", "late-answer", "no-answer"}
 
 @pytest.fixture(scope="module")
 def runs() -> dict[tuple[int, float], LatencyRun]:
-    settings = [LatencySettings(delay, 0.6, quota_ms=30_000, bank_ms=2000, decisions=100) for delay in DELAYS_MS]
+    settings = [LatencySettings(delay, 0.6, quota_ms=60_000, bank_ms=2000, decisions=100) for delay in DELAYS_MS]
     settings += [
         LatencySettings(delay, 1.2, quota_ms=QUOTA_120_MS, bank_ms=bank_120_ms(delay), decisions=1, seed=7)
         for delay in DELAYS_MS

@@ -62,6 +62,12 @@ class DelayProxy:
         self.port = int(server.sockets[0].getsockname()[1])
         listening.set()
         self.loop.run_forever()
+        pending = asyncio.all_tasks(self.loop)
+        for task in pending:
+            task.cancel()
+        self.loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        server.close()
+        self.loop.close()
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -119,7 +125,7 @@ class LatencySettings:
     jitter_ms: float = 5.0
     move_ms: int = 100
     bank_ms: int = 2000
-    quota_ms: int = 30_000
+    quota_ms: int = 60_000
     decisions: int = 100
     """Play one-game matches until the remote seat has answered at least this many decisions."""
     players: int = 4

@@ -125,8 +125,8 @@ def latency_bench(
     """A remote bot behind a delay proxy on loopback: forfeits, lag quota and recorded lag, at each delay.
 
     At each delay, a remote SDK bot (connecting directly) that thinks 60% of its move time plays one-game matches
-    against three local random bots until it has answered --decisions (time bank 2 s, lag quota 30 s: enough for
-    100 decisions at 300 ms of lag), and one that thinks 120% plays one game (bank 1 s, 200 ms with no delay; quota
+    against three local random bots until it has answered --decisions (time bank 2 s, lag quota 60 s: a long game's
+    200 decisions at 300 ms of lag), and one that thinks 120% plays one game (bank 1 s, 200 ms with no delay; quota
     600 ms). Printed: its decisions, games and forfeited games, its faults, what the quota paid, the quota left when
     it faulted, and the lag the referee recorded (median over its decisions) against the round trip the proxy says
     it added (its mean added delay each way, summed): their difference, and the largest at any decision. The runs
@@ -134,7 +134,7 @@ def latency_bench(
     """
     chosen = delays or (0.0, 50.0, 150.0)
     settings = [
-        LatencySettings(delay, 0.6, jitter, move_time, 2000, 30_000, decisions, seed=seed) for delay in chosen
+        LatencySettings(delay, 0.6, jitter, move_time, 2000, 60_000, decisions, seed=seed) for delay in chosen
     ] + [LatencySettings(delay, 1.2, jitter, move_time, bank_120_ms(delay), 600, 1, seed=seed + 7) for delay in chosen]
     rows = [_latency_row(run) for run in latency_runs(settings)]
     if as_json:
