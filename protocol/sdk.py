@@ -21,6 +21,11 @@ does no work a request does not need: one recv, one decode, the logs rebuilt, th
 one send. Messages are decoded and encoded by msgspec (twice as fast as msgpack at decoding a request: its map
 keys are cached).
 
+A bot on another machine plays a remote seat (`remote:NAME`) directly: `run_bot(bot, name, remote="tcp://HOST:PORT",
+key=SECRET_FILE, server_key=PUBLIC_FILE)`, or REFEREE_REMOTE, REFEREE_KEY and REFEREE_SERVER_KEY in the
+environment (protocol.sdk_remote); where a referee or `referee connect` started the bot (REFEREE_ENDPOINT set), it
+plays there.
+
 `run_session` takes any `Transport` (recv and send of whole frames): protocol/scripted.py stands a scripted
 referee there, so that a bot and this very loop are tested without a socket, a subprocess or a clock.
 """
@@ -70,6 +75,8 @@ class SessionEnd(enum.IntEnum):
     REFUSED = 2
     REFEREE_GONE = 3
     NO_ENDPOINT = 4
+    NO_REFEREE = 5
+    """A remote seat (`run_bot(..., remote=...)`) found no referee that accepted its key."""
 
 
 @dataclass(frozen=True)
@@ -269,6 +276,9 @@ def run_bot(
     token: str | None = None,
     silence_s: float = MIN_SILENCE_S,
     arrays_as_tuples: bool = False,
+    remote: str | None = None,
+    key: str | os.PathLike[str] | None = None,
+    server_key: str | os.PathLike[str] | None = None,
 ) -> SessionEnd:
     """Play every game the referee asks for, then return why the session ended.
 
@@ -278,13 +288,18 @@ def run_bot(
     referee records a crash, which is the honest outcome), its traceback printed to stderr without the SDK's
     own frames: what the student reads starts and ends in the bot's code. A `bot` that is neither a function
     nor an object with `act` raises TypeError at once, before anything is connected.
+
+    Where no endpoint is given (the bot was not started by a referee or by `referee connect`), `remote`
+    (tcp://HOST:PORT, else REFEREE_REMOTE) plays a remote seat directly over CURVE with the secret key file `key`
+    and the referee's public key file `server_key` (else REFEREE_KEY, REFEREE_SERVER_KEY): the seat the key
+    names, every game of the match, until the referee closes the connection (protocol.sdk_remote).
+    NO_REFEREE where the referee is not there or refuses the key.
     """
     _hooks_of(bot)
     endpoint = endpoint or os.environ.get(limits.ENV_ENDPOINT)
     token = token if token is not None else os.environ.get(limits.ENV_TOKEN, "")
     if not endpoint:
-        _say(f"{limits.ENV_ENDPOINT} is not set: a bot is started by the referee (referee play GAME BOT ...)")
-        return SessionEnd.NO_ENDPOINT
+        return _run_remote(bot, name, version, remote, key, server_key, silence_s, arrays_as_tuples)
     context = zmq.Context()
     socket = context.socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, LINGER_MS)
@@ -302,12 +317,47 @@ def run_bot(
         context.term()
 
 
-_SDK_FILE = os.path.normcase(os.path.abspath(__file__))
+def _run_remote(
+    bot: Bot | DecisionFunction,
+    name: str,
+    version: str | None,
+    remote: str | None,
+    key: str | os.PathLike[str] | None,
+    server_key: str | os.PathLike[str] | None,
+    silence_s: float,
+    arrays_as_tuples: bool,
+) -> SessionEnd:
+    from protocol.errors import RefereeError
+    from protocol.sdk_remote import RemoteLink, RemoteSettings, play_remote
+
+    try:
+        settings = RemoteSettings.of(remote, key, server_key)
+        if settings is None:
+            _say(f"{limits.ENV_ENDPOINT} is not set: a bot is started by the referee (referee play GAME BOT ...)")
+            return SessionEnd.NO_ENDPOINT
+        link = RemoteLink(settings, TICK_MS)
+    except RefereeError as error:
+        _say(str(error))
+        return SessionEnd.NO_REFEREE
+    _say(f"connected to the referee at {settings.endpoint}")
+    try:
+        return play_remote(bot, link, name, version, silence_s=silence_s, arrays_as_tuples=arrays_as_tuples)
+    except Exception as error:
+        print_bot_traceback(error)
+        raise SystemExit(1) from None
+    finally:
+        link.close()
+
+
+_SDK_FILES = {
+    os.path.normcase(os.path.abspath(os.path.join(os.path.dirname(__file__), module)))
+    for module in ("sdk.py", "sdk_remote.py")
+}
 
 
 def _without_sdk_frames(summary: traceback.TracebackException) -> None:
     summary.stack = traceback.StackSummary.from_list(
-        [frame for frame in summary.stack if os.path.normcase(os.path.abspath(frame.filename)) != _SDK_FILE]
+        [frame for frame in summary.stack if os.path.normcase(os.path.abspath(frame.filename)) not in _SDK_FILES]
     )
     for chained in (summary.__cause__, summary.__context__):
         if chained is not None:

@@ -22,6 +22,7 @@ import collections
 import contextlib
 import enum
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
@@ -185,24 +186,33 @@ class _SeatAuthenticator(ThreadAuthenticator):
         return self.gate.allowed[zmq.utils.z85.encode(client_public_key)]
 
 
+PING_INTERVAL_S = 0.1
+"""At most one ping per connection in this time: a fast link's lag moves slower than its decisions, and a ping with
+every request cost the referee a send and a wake-up per decision (`referee bench protocol --remote`)."""
+
+
 class RoundTrips:
     """Each remote seat's round trips, measured by pings that `referee connect` answers itself, not its bot
-    (protocol.remote_sockets.PING): one goes out after a frame is sent to a connection with none outstanding, so
-    the measurements follow the decisions. A pong counts only with the nonce of the ping outstanding."""
+    (protocol.remote_sockets.PING): one goes out after a frame is sent to a connection with none outstanding and
+    none sent in the last PING_INTERVAL_S, so the measurements follow the decisions. A pong counts only with the
+    nonce of the ping outstanding."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._outstanding: dict[bytes, tuple[bytes, float]] = {}
+        self._last_sent: dict[bytes, float] = {}
         self._count = 0
         self.samples_ms: dict[str, list[float]] = {}
 
     def ping(self, identity: bytes) -> bytes | None:
-        """The nonce of a ping to send now, or None while one is outstanding."""
-        if identity in self._outstanding:
+        """The nonce of a ping to send now, or None while one is outstanding or sent less than PING_INTERVAL_S ago."""
+        now = self._clock()
+        if identity in self._outstanding or now - self._last_sent.get(identity, -math.inf) < PING_INTERVAL_S:
             return None
+        self._last_sent[identity] = now
         self._count += 1
         nonce = self._count.to_bytes(8, "big")
-        self._outstanding[identity] = (nonce, self._clock())
+        self._outstanding[identity] = (nonce, now)
         return nonce
 
     def pong(self, identity: bytes, seat: str, nonce: bytes) -> bool:

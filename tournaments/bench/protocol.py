@@ -48,7 +48,7 @@ from referee.deals import DealKey
 from referee.games import list_games, load_game
 from referee.isolation import sandbox as sandboxing
 from referee.match import run_match
-from referee.records import GameSpec, Limits, MatchRecord, MatchSpec
+from referee.records import BotSpec, GameSpec, Limits, MatchRecord, MatchSpec
 from referee.seating import first_games
 
 _PEER_SILENCE_MS = 30_000
@@ -242,7 +242,7 @@ def work_per_decision(game_name: str, players: int, seed: int, games: int = 5) -
 
 
 @contextlib.contextmanager
-def _bench_router(socket_name: str) -> Iterator[tuple[zmq.Socket, str]]:
+def bench_router(socket_name: str) -> Iterator[tuple[zmq.Socket, str]]:
     """A ROUTER bound to a fresh ipc endpoint (its receives give up after _PEER_SILENCE_MS), and the endpoint."""
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as workdir:
         context = zmq.Context()
@@ -262,7 +262,7 @@ def raw_round_trips_us(requests: list[bytes], round_trips: int) -> list[float]:
     """Microseconds of each ROUTER -> DEALER -> ROUTER round trip of `requests` (cycled) with an echo peer."""
     clock = time.perf_counter
     samples = []
-    with _bench_router("raw.sock") as (router, endpoint):
+    with bench_router("raw.sock") as (router, endpoint):
         peer = subprocess.Popen([sys.executable, "-c", _ECHO_PEER, endpoint])
         try:
             identity, _ = router.recv_multipart()
@@ -295,10 +295,10 @@ def prepared_round_trips_us(game: str, players: int, games: int, seed: int) -> l
     command = resolve_bot("random", game).command
     clock = time.perf_counter
     samples = []
-    with _bench_router("prepared.sock") as (router, endpoint):
-        bots = [_start_sdk_bot(command, endpoint, f"bench-{seat}") for seat in range(players)]
+    with bench_router("prepared.sock") as (router, endpoint):
+        bots = [start_sdk_bot(command, endpoint, f"bench-{seat}") for seat in range(players)]
         try:
-            identities = _handshake(router, players)
+            identities = welcome_bots(router, players)
             send, recv = router.send_multipart, router.recv_multipart
             for seat, frame in script:
                 started = clock()
@@ -316,12 +316,12 @@ def prepared_round_trips_us(game: str, players: int, games: int, seed: int) -> l
     return samples
 
 
-def _start_sdk_bot(command: tuple[str, ...], endpoint: str, token: str) -> subprocess.Popen[bytes]:
+def start_sdk_bot(command: tuple[str, ...], endpoint: str, token: str) -> subprocess.Popen[bytes]:
     environment = {**os.environ, limits.ENV_ENDPOINT: endpoint, limits.ENV_TOKEN: token}
     return subprocess.Popen(command, env=environment, stdin=subprocess.DEVNULL)
 
 
-def _handshake(router: zmq.Socket, bots: int) -> dict[str, bytes]:
+def welcome_bots(router: zmq.Socket, bots: int) -> dict[str, bytes]:
     """Welcome every bot; its token (the seat's name) maps to its connection."""
     welcome = codec.encode(codec.welcome(5000, 0, 10.0))
     identities: dict[str, bytes] = {}
@@ -335,11 +335,14 @@ def _handshake(router: zmq.Socket, bots: int) -> dict[str, bytes]:
     return identities
 
 
-def _random_match(game: str, players: int, games: int, seed: int, match_id: str, **extra: Any) -> MatchSpec:
-    """A match of SDK random bots: the first `games` games of the balanced match of the (public) seed."""
-    bots = unique_names([resolve_bot("random", game) for _ in range(players)])
-    limits = Limits(move_time_ms=5000)
-    return MatchSpec(match_id, game, bots, first_games(players, games, DealKey.from_seed(seed)), limits=limits, **extra)
+def random_match(
+    game: str, players: int, games: int, seed: int, match_id: str, bots: tuple[BotSpec, ...] = (), **extra: Any
+) -> MatchSpec:
+    """A match of SDK random bots (or `bots`): the first `games` games of the balanced match of the (public)
+    seed."""
+    bots = bots or unique_names([resolve_bot("random", game) for _ in range(players)])
+    extra.setdefault("limits", Limits(move_time_ms=5000))
+    return MatchSpec(match_id, game, bots, first_games(players, games, DealKey.from_seed(seed)), **extra)
 
 
 def referee_decisions_us(
@@ -348,15 +351,36 @@ def referee_decisions_us(
     """Microseconds of each decision of a match of SDK random bots: the time between two consecutive actions
     being applied (or between the start of the game and its first action), from the games' replays. Sandboxed
     bots are frozen while not on move unless `ponder` (the thaw and freeze of each decision are included)."""
-    samples: list[float] = []
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as replay_dir:
-        spec = _random_match(
+        spec = random_match(
             game, players, games, seed, "bench-protocol", replay_dir=replay_dir, sandbox=sandbox, ponder=ponder
         )
-        record = run_match(spec)
-        for game_record in record.games:
-            applied = [move["at_ms"] for move in replay.load(str(game_record.replay_path))["actions"]]
-            samples += [(now - before) * 1000 for before, now in zip([0.0, *applied], applied, strict=False)]
+        return decision_samples_us(run_match(spec))
+
+
+def decision_samples_us(record: MatchRecord) -> list[float]:
+    """Microseconds between two consecutive actions applied (or the start of the game and its first action) in
+    every game of `record`, from its replays (still on disk)."""
+    return [sample for samples in decision_samples_by_bot_us(record).values() for sample in samples]
+
+
+def decision_samples_by_bot_us(record: MatchRecord, outside_clock: bool = False) -> dict[str, list[float]]:
+    """`decision_samples_us`, by the name of the bot whose action ended each interval. With `outside_clock`, each
+    bot's answer's interval less its `ms` (its time on the referee's clock, from just before the request is sent
+    to the answer taken up): the referee's work outside any bot's clock (fallback actions left out)."""
+    samples: dict[str, list[float]] = {}
+    for game_record in record.games:
+        loaded = replay.load(str(game_record.replay_path))
+        names = [seat["bot"] for seat in loaded["seats"]]
+        before = 0.0
+        for move in loaded["actions"]:
+            interval = move["at_ms"] - before
+            before = move["at_ms"]
+            if outside_clock:
+                if move["ms"] is None:
+                    continue
+                interval -= move["ms"]
+            samples.setdefault(names[move["seat"]], []).append(interval * 1000)
     return samples
 
 
@@ -411,7 +435,7 @@ def bench_reuse(
     """`games` games of random bots with the seatings of a balanced match, played three ways: one match of
     `games` different deals (processes reused), the balanced match itself (each deal once per rotation, fresh
     processes per rotation), and one match per game."""
-    rotated = _random_match(game, players, games, seed, "bench-rotated", sandbox=sandbox)
+    rotated = random_match(game, players, games, seed, "bench-rotated", sandbox=sandbox)
     key = DealKey.from_seed(seed)
     distinct = tuple(GameSpec(spec.index, key.deal_seed(spec.index), spec.seating) for spec in rotated.games)
     reused = MatchSpec("bench-reuse", game, rotated.bots, distinct, limits=rotated.limits, sandbox=sandbox)

@@ -10,12 +10,14 @@ from referee.games import list_games
 from ..bench.engine import bench_engine, bench_search
 from ..bench.instructions import count_instructions
 from ..bench.protocol import bench_protocol, bench_reuse, reuse_tables
+from ..bench.remote import bench_remote_protocol
 from ..bench.rl import bench_rl
 from ..league.placement import CpuSet, kept_on, usable_cpus
 from .bench_isolation import isolation_bench
 from .bench_ladder import ladder_bench
 from .bench_league import league_bench
 from .bench_ratings import ratings_bench
+from .bench_remote import echo_remote_protocol, latency_bench
 from .bench_settle import settle_bench
 from .options import echo_json, json_option, sandbox_option, tablefmt_option
 from .output import echo
@@ -150,6 +152,12 @@ def _engine_instructions(game: str, players: int, games: int, seed: int, as_json
     help="Let the referee's bots run while not on move, as a league with ponder = true does "
     "[default: sandboxed bots are frozen between their decisions, which the figures then include].",
 )
+@click.option(
+    "--remote",
+    is_flag=True,
+    help="The referee's own cost per decision of a remote seat (CURVE on loopback) against a local one, every bot "
+    "unsandboxed (see docs/results.md).",
+)
 @json_option
 def protocol(
     game: str,
@@ -160,6 +168,7 @@ def protocol(
     one_core: bool,
     sandbox: bool,
     ponder: bool,
+    remote: bool,
     as_json: bool,
 ) -> None:
     """Referee per-decision round trip vs a raw ZeroMQ round trip of the same requests.
@@ -174,7 +183,16 @@ def protocol(
     referee's bots run in the sandbox unless --no-sandbox; the raw and prepared peers never do. Sandboxed bots
     are frozen while not on move unless --ponder; then each run also plays its matches pondering, and the
     difference is printed as the cost of freezing, per decision and per game.
+
+    With --remote: a match whose seats alternate remote (each an SDK bot connecting directly over CURVE on
+    loopback) and local (ipc), bots unsandboxed; each kind's decisions less its own floor (the same bots answering
+    prepared requests over the same transport), run by run: the referee's own cost per decision of each kind
+    (least, median, most over the --repeats runs) and their ratio. Target: <= 1.2.
     """
+    if remote:
+        with kept_on(_placement(one_core)):
+            echo_remote_protocol(bench_remote_protocol(game, players, games, seed, repeats), one_core, as_json)
+        return
     with kept_on(_placement(one_core)):
         result = bench_protocol(game, players, games, seed, repeats, sandbox, ponder)
     figures = {
@@ -312,6 +330,7 @@ bench.add_command(isolation_bench)
 bench.add_command(ladder_bench)
 bench.add_command(league_bench)
 bench.add_command(ratings_bench)
+bench.add_command(latency_bench)
 bench.add_command(settle_bench)
 
 
