@@ -13,9 +13,10 @@ The network reads what the environment gave (aec.py): without action features, t
 (features.py) in and one score per index of the action space (codec.py) out, illegal indices masked; with
 action features, one forward pass per legal action of the vector followed by that action's feature row
 (action_features.py), one score out. Either way the legal action with the highest score is played (the
-lowest index on a tie, scores equal to rounding counted as tied: best_position). `PolicyEncoder` rebuilds vector, mask and feature rows from the observation map the
-referee sends, with the environment's own functions and the options from the file, which the observation does
-not carry (Scauver scales chips by them).
+lowest index on a tie, scores equal to rounding counted as tied: best_position). `PolicyEncoder` rebuilds
+vector, mask and feature rows from the observation map the referee sends, with the environment's own functions
+and the options from the file, which the observation does not carry (Scauver scales chips by them). The same
+network exported as ONNX (onnx_policy.py) plays through the same encoder; `load_network` loads either.
 """
 
 from __future__ import annotations
