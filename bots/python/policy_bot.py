@@ -129,6 +129,20 @@ def check_policy_bots(
             raise PolicyFileError(f"bot {name!r}: {error}; {error.problem.remedy}", error.problem) from None
 
 
+def check_policy_counts(name: str, command: Sequence[str], game: str, counts: Sequence[int], option: str) -> None:
+    """check_policy_bots for one bot at each of the player `counts` (a check of a bot at several tables); a
+    file made for another count is refused saying to pick its own with `option`."""
+    from referee.games.rl.policy_file import PolicyFileError, PolicyProblem
+
+    for count in counts:
+        try:
+            check_policy_bots([(name, command)], game, count)
+        except PolicyFileError as error:
+            if error.problem is not PolicyProblem.TABLE:
+                raise
+            raise PolicyFileError(f"{error} (give {option} with the count it learned)", error.problem) from None
+
+
 def load_policy(path: Path) -> Choose:
     from bots.python.linear_policy import LinearPolicy
 
