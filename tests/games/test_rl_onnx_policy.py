@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -213,3 +214,40 @@ def test_referee_play_runs_an_onnx_policy_in_the_sandbox(tmp_path: Path) -> None
     for game in match["games"]:
         assert game["sandboxed"] and game["faults"] == [], game
         assert game["timing"][game["seats"].index("net")]["decisions"] > 5
+
+
+TUTORIAL = Path(__file__).resolve().parents[2] / "docs" / "tutorials" / "train-a-policy.md"
+
+
+def test_the_tutorial_exports_an_onnx_network_that_referee_play_runs(tmp_path: Path) -> None:
+    section = TUTORIAL.read_text().split("### As ONNX", 1)[1].split("\n## ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    command = re.search(r"```sh\n(.*?)\n```", section, re.DOTALL)
+    assert code and command
+    ran = subprocess.run(
+        [sys.executable, "-c", code.group(1)], cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert load_onnx_policy(tmp_path / "scout-net.onnx").encoder.settings.observation == "compact"
+    words = command.group(1).split()
+    assert words[:2] == ["referee", "play"]
+    environment = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run(
+        [str(BIN / "referee"), *words[1:], "--games", "2", "--no-sandbox"],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0 and "fault:" not in done.stdout, done.stdout + done.stderr
+
+
+def test_ties_to_rounding_go_to_the_first_and_real_gaps_do_not() -> None:
+    from referee.games.rl.policy_file import best_position
+
+    assert best_position(np.array([0.5, 2.0, 2.0 + 1e-15, 1.0])) == 1
+    assert best_position(np.array([0.5, 2.0, 2.0 + 1e-9, 1.0])) == 2
+    assert best_position(np.array([1.0, 1.0 + 1e-6], np.float32)) == 0
+    assert best_position(np.array([1.0, 1.001], np.float32)) == 1
