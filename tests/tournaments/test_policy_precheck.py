@@ -9,6 +9,7 @@ each format passes the same check and the league plans its games.
 from __future__ import annotations
 
 import json
+import pickle
 from collections.abc import Callable
 from pathlib import Path
 
@@ -122,6 +123,8 @@ def test_a_file_missing_when_the_league_runs_is_refused(tmp_path: Path) -> None:
         check_league_policies(loaded)
     assert refused.value.problem is PolicyProblem.MISSING
     assert str(refused.value).endswith(PolicyProblem.MISSING.remedy)
+    again = pickle.loads(pickle.dumps(refused.value))
+    assert again.problem is PolicyProblem.MISSING and str(again) == str(refused.value)
 
 
 def test_a_damaged_onnx_file_is_refused(tmp_path: Path) -> None:

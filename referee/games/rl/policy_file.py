@@ -96,6 +96,9 @@ class PolicyFileError(BadInput, ValueError):
         super().__init__(message)
         self.problem = problem
 
+    def __reduce__(self) -> tuple[type[PolicyFileError], tuple[str, PolicyProblem]]:
+        return type(self), (str(self), self.problem)
+
 
 @dataclass(frozen=True)
 class EncoderSettings:
