@@ -251,3 +251,14 @@ def test_ties_to_rounding_go_to_the_first_and_real_gaps_do_not() -> None:
     assert best_position(np.array([0.5, 2.0, 2.0 + 1e-9, 1.0])) == 2
     assert best_position(np.array([1.0, 1.0 + 1e-6], np.float32)) == 0
     assert best_position(np.array([1.0, 1.001], np.float32)) == 1
+
+
+def test_the_policy_bot_keeps_numerical_libraries_to_one_thread_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bots.python import policy_bot
+
+    for name in policy_bot.ONE_THREAD:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    policy_bot.one_thread()
+    assert os.environ["OPENBLAS_NUM_THREADS"] == os.environ["MKL_NUM_THREADS"] == "1"
+    assert os.environ["OMP_NUM_THREADS"] == "2"
