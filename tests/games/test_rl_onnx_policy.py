@@ -216,11 +216,11 @@ def test_referee_play_runs_an_onnx_policy_in_the_sandbox(tmp_path: Path) -> None
         assert game["timing"][game["seats"].index("net")]["decisions"] > 5
 
 
-TUTORIAL = Path(__file__).resolve().parents[2] / "docs" / "tutorials" / "train-a-policy.md"
+REFERENCE = Path(__file__).resolve().parents[2] / "docs" / "reference" / "rl-environments.md"
 
 
-def test_the_tutorial_exports_an_onnx_network_that_referee_play_runs(tmp_path: Path) -> None:
-    section = TUTORIAL.read_text().split("### As ONNX", 1)[1].split("\n## ", 1)[0]
+def test_the_reference_exports_an_onnx_network_that_referee_play_runs(tmp_path: Path) -> None:
+    section = REFERENCE.read_text().split("### Export as ONNX", 1)[1].split("\n### ", 1)[0]
     code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
     command = re.search(r"```sh\n(.*?)\n```", section, re.DOTALL)
     assert code and command
