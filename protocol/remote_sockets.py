@@ -27,6 +27,38 @@ RECONNECT_IVL_MS = 200
 PING = b""
 """The first of the two frames of a ping (the second: a nonce), which `referee connect` answers itself, unchanged:
 a bot's messages are one frame each, so a ping is never taken for one."""
+CONTROL = PING
+"""The first frame of every message between the referee and `referee connect` that is not the bot's: a ping
+(2 frames) or one of the three-frame controls below, [CONTROL, kind, value]."""
+RESUME = b"resume"
+"""Connect -> referee, first on every connection: the frames it has received from the referee since its session
+began (decimal digits), or nothing to begin a session (a relay just started: an earlier session of its key ends)."""
+RESUMED = b"resumed"
+"""Referee -> connect: the session goes on, the frames the referee has received of it (decimal digits); the frames
+the other side has not received are sent again, in order, by both sides."""
+FRESH = b"fresh"
+"""Referee -> connect: no session to resume (past the grace, or never begun): start the bot afresh. Its value is
+the referee's reconnect grace in ms, how long `connect` may try to come back after a drop."""
+END = b"end"
+"""Referee -> connect: the match is over; do not reconnect."""
+DEFAULT_RECONNECT_GRACE_S = 10.0
+"""How long the referee keeps a remote seat whose connection dropped, unless `referee play --reconnect-grace`
+says otherwise."""
+ZAP_BUSY = b"500"
+"""The ZAP status of a connection refused because its key already has a live connection, or tried too often:
+`referee connect` tries again (a key not on the list gets 400, and gives up). Not 300, "temporary": libzmq answers
+a 300 with silence and leaves the client in its handshake, its connection open."""
+
+
+def control(kind: bytes, value: int | None = None) -> list[bytes]:
+    """A control message's frames."""
+    return [CONTROL, kind, b"" if value is None else str(value).encode()]
+
+
+def control_value(frames: list[bytes]) -> int | None:
+    """The number a three-frame control carries, None if it carries none (or junk)."""
+    value = frames[2] if len(frames) == 3 else b""
+    return int(value) if value.isdigit() and len(value) <= 18 else None
 
 
 def _common(socket: zmq.Socket[bytes]) -> None:
@@ -73,6 +105,8 @@ HANDSHAKE_EVENTS = (
 
 def handshake_failure(event: int, value: int) -> str | None:
     """Why a handshake failed, in words, from a monitor event; None for any other event."""
+    if event == zmq.EVENT_HANDSHAKE_FAILED_AUTH and value == int(ZAP_BUSY):
+        return "the key already has a live connection (one connection per key)"
     if event == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
         return f"the key is not on the referee's allow-list (ZAP status {value})"
     if event == zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL:

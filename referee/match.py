@@ -38,10 +38,22 @@ from referee.faults import FaultBook, SeatStatus, forfeit_ranks, forfeit_scores,
 from referee.games import Game, GameState, IllegalAction, load_game
 from referee.games.base import Config
 from referee.isolation import gvisor, sandbox
-from referee.records import FaultCause, FaultFacts, GameRecord, GameSpec, MatchRecord, MatchSpec, SeatTiming, Stage
+from referee.records import (
+    FaultCause,
+    FaultFacts,
+    GameRecord,
+    GameSpec,
+    MatchRecord,
+    MatchSpec,
+    RemoteTiming,
+    SeatTiming,
+    Stage,
+)
 from referee.session import BotTransport, Participant, Session
 from referee.wire.connection import Incoming, Transport
+from referee.wire.lag_quota import LagCredit
 from referee.wire.remote import game_lag_quotas
+from referee.wire.remote_seats import remote_name
 
 LATE_ANSWER_GRACE_MS = 1000
 """How much longer than its time (at most the move time) a bot that timed out is waited for at the end of its
@@ -438,6 +450,22 @@ class GameRunner:
             replay_path=replay_path,
             forfeited=tuple(forfeited),
             isolation=self.session.isolation,
+            remote=self._remote_timings(),
+        )
+
+    def _remote_timings(self) -> tuple[RemoteTiming | None, ...]:
+        """Each remote seat's lag figures (RemoteTiming), None for a local seat; empty without a remote seat."""
+        if self.lags is None:
+            return ()
+        lags: dict[int, list[LagCredit]] = {
+            seat: [] for seat, p in enumerate(self.seated) if remote_name(p.spec.command)
+        }
+        for move in self.moves:
+            if move.lag is not None and move.seat in lags:
+                lags[move.seat].append(move.lag)
+        return tuple(
+            None if seat not in lags else remote_timing(lags[seat], self.lags.left_ms(seat))
+            for seat in range(len(self.seated))
         )
 
     def _write_replay(
@@ -489,6 +517,13 @@ class GameRunner:
         if not self.session.keeps_logs or self.match.replay_dir is None:
             return None
         return os.path.relpath(participant.log_path, self.match.replay_dir)
+
+
+def remote_timing(credits: list[LagCredit], quota_left_ms: float) -> RemoteTiming:
+    lags = sorted(credit.lag_ms for credit in credits)
+    median = (lags[(len(lags) - 1) // 2] + lags[len(lags) // 2]) / 2 if lags else 0.0
+    spent = sum(credit.credit_ms for credit in credits)
+    return RemoteTiming(len(credits), median, max(lags, default=0.0), spent, quota_left_ms)
 
 
 def _timing(decision_ms: list[float]) -> SeatTiming:

@@ -48,6 +48,7 @@ class FaultCause(enum.StrEnum):
     CONNECTION_FLOOD = "connection-flood"
     ILLEGAL_ACTION = "illegal-action"
     NO_ANSWER = "no-answer"
+    CONNECTION_LOST = "connection-lost"
 
     @property
     def kind(self) -> FaultKind:
@@ -83,6 +84,10 @@ _CAUSES: dict[FaultCause, tuple[FaultKind, str]] = {
         FaultKind.TIMEOUT,
         "no answer at all, even a while after the decision's time was up: a bot that hangs (one that answers, "
         "however late, is a late-answer; decision-timeout: it was stopped or ended before it could be told)",
+    ),
+    FaultCause.CONNECTION_LOST: (
+        FaultKind.CRASH,
+        "a remote seat's connection closed and did not come back within the reconnect grace",
     ),
 }
 
@@ -141,6 +146,8 @@ class FaultFacts:
     output: tuple[str, ...] = ()
     waited_ms: int | None = None
     """How much longer than its time a bot was waited for and stayed silent (NO_ANSWER)."""
+    grace_s: float | None = None
+    """How long a remote seat's lost connection was waited for (CONNECTION_LOST)."""
 
     def to_json(self) -> dict[str, Any]:
         """The facts that are set, as JSON-safe data (what the store's `faults.facts` and replays hold)."""
@@ -192,13 +199,21 @@ def _ended(facts: FaultFacts) -> str:
     said = describe_ending(facts.ending)
     if facts.memory is MemoryHit.KILLED:
         said += ": it hit the memory limit" + (f" of {facts.memory_mb} MiB" if facts.memory_mb else "")
-    when = {
+    return f"the bot {said} {_when(facts)}".rstrip()
+
+
+def _when(facts: FaultFacts) -> str:
+    return {
         Stage.HANDSHAKE: "during the handshake",
         Stage.GAME: f"during game {facts.game}",
         Stage.BETWEEN_GAMES: "between games",
         None: "",
     }[facts.stage]
-    return f"the bot {said} {when}".rstrip()
+
+
+def _lost(facts: FaultFacts) -> str:
+    when = f" {_when(facts)}" if facts.stage is not None else ""
+    return f"its connection closed{when} and did not come back within the reconnect grace of {facts.grace_s:g} s"
 
 
 def _crashed(facts: FaultFacts) -> str:
@@ -242,12 +257,15 @@ _WORDS: dict[FaultCause, Callable[[FaultFacts], str]] = {
         f"no answer to request {f.request_id} within {f.allowed_ms} ms, nor in {f.waited_ms} ms more: "
         "the bot hangs (or thinks far past its time)"
     ),
+    FaultCause.CONNECTION_LOST: _lost,
 }
 
 
 def crash_cause(facts: FaultFacts) -> FaultCause:
     """The cause of a bot's process ending, from how it ended: its memory limit (found either way), a signal,
     or an exit."""
+    if facts.grace_s is not None:
+        return FaultCause.CONNECTION_LOST
     if facts.memory is not None:
         return FaultCause.MEMORY_LIMIT
     return FaultCause.KILLED_BY_SIGNAL if facts.signal is not None else FaultCause.EXITED
@@ -371,6 +389,18 @@ class SeatTiming:
 
 
 @dataclass(frozen=True)
+class RemoteTiming:
+    """A remote seat's network figures over one game (referee.wire.lag_quota): its decisions, the lag measured
+    when they were answered, what the lag quota paid of them and what it had left at the end."""
+
+    decisions: int
+    median_lag_ms: float
+    max_lag_ms: float
+    credit_ms: float
+    quota_left_ms: float
+
+
+@dataclass(frozen=True)
 class GameRecord:
     match_id: str
     index: int
@@ -391,6 +421,8 @@ class GameRecord:
     """The weakest isolation a bot of the game had (referee.isolation.sandbox.Isolation: none when the match asked
     for no sandbox or the machine has none; partial when a bot lacked its own uid, its cgroup or the seccomp
     filter)."""
+    remote: tuple[RemoteTiming | None, ...] = ()
+    """Each seat's network figures where it was a remote seat (None for a local seat; empty: no remote seat)."""
 
     @property
     def sandboxed(self) -> bool:

@@ -536,6 +536,7 @@ class Session:
         return FaultFacts(
             exit_status=ending.status if ending else None,
             signal=ending.signal if ending else None,
+            grace_s=ending.grace_s if ending else None,
             memory=MemoryHit.KILLED if killed else None,
             memory_mb=process.memory_mb if killed and process is not None else None,
             stage=stage,

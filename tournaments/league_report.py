@@ -25,7 +25,7 @@ from pathlib import Path
 from referee.isolation.sandbox import Isolation
 
 from .league.league_file import League
-from .league.store import BotTiming, LeagueStore, StoredFault, StoredGame
+from .league.store import BotTiming, LeagueStore, RemoteTotals, StoredFault, StoredGame
 from .ratings.elo import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS, Anchor, Ratings, rate_tallies
 from .ratings.marks import BaselineResult, HeldMark, against_baselines, mark_held
 from .ratings.settling import DEFAULT_RULE, Settlement, SettleRule, settlement
@@ -65,6 +65,10 @@ class LeagueResults:
     an uncertain mark is left out, and `held_marks` says why); empty without marks."""
     held_marks: Mapping[str, HeldMark] = field(default_factory=dict)
     """Student -> the marks its shares' intervals allow (one where it holds); empty without marks."""
+    unrated: int = 0
+    """Games stored unrated (a league file's [remote] rated = false): counted in `isolation`, not in `ratings`."""
+    remote: Mapping[str, RemoteTotals] = field(default_factory=dict)
+    """Remote bot -> its network figures over its stored games (lag, quota credit)."""
 
     @property
     def settlement(self) -> Settlement | None:
@@ -125,7 +129,26 @@ def _results(
         against=against,
         marks={bot: mark.mark for bot, mark in held.items() if mark.mark is not None},
         held_marks=held,
+        unrated=store.unrated_game_count(),
+        remote=store.remote_totals(),
     )
+
+
+def remote_notes(result: LeagueResults) -> list[str]:
+    """What the table says of games with a remote seat: their isolation, and those its ratings leave out."""
+    remote = result.isolation[Isolation.REMOTE.value]
+    notes = []
+    if remote:
+        notes.append(
+            f"{remote} game(s) had a remote seat (isolation remote): that bot ran on its author's machine, outside "
+            "the sandbox, and its clock counted the network, less the lag quota's credit."
+        )
+    if result.unrated:
+        notes.append(
+            f"{result.unrated} game(s) with a remote seat are unrated ([remote] rated = false): they are stored and "
+            "listed, and these ratings leave them out."
+        )
+    return notes
 
 
 @dataclass(frozen=True)
@@ -181,6 +204,9 @@ class LeagueReport:
     store."""
     rule: SettleRule = DEFAULT_RULE
     """What separates the table's groups (tournaments.ratings.settling)."""
+    notes: tuple[str, ...] = ()
+    """What the Elo table's notes add: games with a remote seat, and those left out of the ratings
+    (remote_notes)."""
 
     @property
     def from_store(self) -> bool:
@@ -224,7 +250,15 @@ def league_report(
         for game in stored
     )
     return LeagueReport(
-        results.name, results.game, results.ratings, activity, games, tuple(faults), results.soft_play, rule
+        results.name,
+        results.game,
+        results.ratings,
+        activity,
+        games,
+        tuple(faults),
+        results.soft_play,
+        rule,
+        tuple(remote_notes(results)),
     )
 
 

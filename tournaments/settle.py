@@ -31,7 +31,7 @@ from referee.records import GameRecord
 from .league.executors import Executor
 from .league.league_file import League
 from .league.runner import play_specs, runnable_specs
-from .league.schedule import ScheduledMatch, derive_seed, settle_games, settle_matches
+from .league.schedule import ScheduledMatch, allowed_table, derive_seed, settle_games, settle_matches
 from .league.store import LeagueStore, StoredGame
 from .ratings.allocation import next_tables, pair_effect_tables
 from .ratings.elo import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS, Ratings, rate_tallies
@@ -131,7 +131,13 @@ def settle_league(
         for number, entries in rounds.items()
         for entry in entries
     ]
-    play_specs(runnable_specs(league, store, store.missing(unfinished), sandbox=sandbox), store, executor, on_stored)
+    play_specs(
+        runnable_specs(league, store, store.missing(unfinished), sandbox=sandbox),
+        store,
+        executor,
+        on_stored,
+        remote=league.remote,
+    )
     number = max(rounds, default=0)
     seatable = [bot.name for bot in league.bots]
     while True:
@@ -149,6 +155,7 @@ def settle_league(
         tables = pair_effect_tables(ratings, suspected, league.players, seatable, league.games_per_match)
         if not verdict.settled:
             tables += next_tables(ratings, verdict, league.players, seatable, league.games_per_match, rng)
+        tables = [table for table in tables if allowed_table(league, table)]
         room = (budget - stored) // league.games_per_match
         if not tables:
             return SettleResult(Stop.STUCK, number, stored, budget, ratings, verdict, check)
@@ -159,4 +166,6 @@ def settle_league(
         store.add_settle_round(number, matches)
         if on_round is not None:
             on_round(SettleRound(number, verdict, tuple(matches), stored, budget, suspected))
-        play_specs(runnable_specs(league, store, matches, sandbox=sandbox), store, executor, on_stored)
+        play_specs(
+            runnable_specs(league, store, matches, sandbox=sandbox), store, executor, on_stored, remote=league.remote
+        )

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from referee.botspec import is_remote
 from referee.deals import DealKey
 from referee.match import run_match
 from referee.records import BotSpec, GameRecord, Limits, MatchSpec
@@ -24,6 +25,7 @@ from referee.seating import balanced_games
 from referee.wire.connection import Transport
 
 from .league.executors import Executor, MatchRunner
+from .league.remote import RemoteMatchRunner
 from .ratings.elo import pair_points
 from .ratings.sprt import Decision, Pentanomial, SprtConfigError, SprtState, SprtTest, evaluate
 
@@ -48,16 +50,28 @@ class SprtPlan:
     concurrency: int = 1
     """Batches (matches) played at once: one wave; give the executor as many workers."""
     sandbox: bool = True
+    remote: RemoteMatchRunner | None = None
+    """Where a remote:NAME bot connects (tournaments.league.remote); needed when one of the two is remote."""
 
     def __post_init__(self) -> None:
         if self.new.name == self.base.name:
             raise SprtConfigError(f"the two bots need different names, both are {self.new.name!r}")
         if self.max_pairs < 1 or self.batch_pairs < 1 or self.concurrency < 1:
             raise SprtConfigError("max_pairs, batch_pairs and concurrency must be at least 1")
+        remote = [bot.name for bot in (self.new, self.base) if is_remote(bot)]
+        if remote and self.remote is None:
+            raise SprtConfigError(f"remote:{remote[0]} needs where to listen and the keys folder")
+        if remote and self.concurrency > 1:
+            raise SprtConfigError(
+                f"remote:{remote[0]} plays one batch at a time (one listen address, one connection): use -j 1"
+            )
 
     @property
     def runner(self) -> MatchRunner:
-        """run_match over the plan's transport, for an executor (picklable, for worker processes)."""
+        """run_match over the plan's transport, for an executor (picklable, for worker processes); with a remote
+        bot, over its remote seats."""
+        if self.remote is not None:
+            return self.remote
         return functools.partial(run_match, transport=self.transport)
 
 

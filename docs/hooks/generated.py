@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.records import FaultCause, FaultKind, FaultPolicy
-from tournaments.ladder.ladder_file import LADDER_KEYS
+from tournaments.ladder.ladder_file import LADDER_KEYS, OPEN_KEYS
 from tournaments.league import keys
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,10 +82,12 @@ TABLES: dict[str, Callable[[], str]] = {
     "league-file-keys": lambda: key_table(keys.LEAGUE_KEYS),
     "limit-keys": lambda: key_table(keys.LIMIT_KEYS),
     "copies-keys": lambda: key_table(keys.COPIES_KEYS),
+    "remote-keys": lambda: key_table(keys.REMOTE_KEYS),
     "bot-keys": lambda: key_table(keys.BOT_KEYS),
     "each-keys": lambda: key_table(keys.EACH_KEYS),
     "bot-toml-keys": lambda: key_table(keys.MANIFEST_KEYS),
     "ladder-keys": lambda: key_table(LADDER_KEYS),
+    "open-keys": lambda: key_table(OPEN_KEYS),
     "fault-kinds": fault_kinds,
     "fault-causes": fault_causes,
     "fault-policies": fault_policies,

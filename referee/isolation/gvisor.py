@@ -5,7 +5,10 @@ gVisor's runsc is an application kernel: the bot's system calls are served by a 
 a user-space process started for this bot alone) instead of the machine's. So what bubblewrap leaves shared
 between bots because it lives in the one host kernel is per bot here, and new at every start: the page cache
 of the files it reads, futexes (even on a file both map), socket cookies and inode numbers, /proc (loadavg,
-meminfo, stat, net: the Sentry's own figures), disk statistics. A fresh process is a fresh kernel.
+meminfo, stat, net: the Sentry's own figures). A fresh process is a fresh kernel. What the Sentry still asks the
+host for and shows as it is, the free space of the host's disk (`statfs`), it refuses the bot
+(`SHARED_THROUGH_HOST`). Its misses still read the host's files through the host's page cache, so first-touch
+timing of shared files stays a channel (docs/explanation/security.md says what was tried).
 
 Each bot, at the kernel level (Isolation.KERNEL), gets:
 - `runsc run` of a bundle of its own under `runtime_dir()/kernels/ID/` (the spec, an empty read-only root, the
@@ -30,6 +33,7 @@ runsc cannot run is refused (`require`).
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import itertools
 import json
@@ -61,12 +65,19 @@ RUNSC_FLAGS = (
     "--ignore-cgroups",
     "--file-access=exclusive",
     "--overlay2=none",
+    "--oci-seccomp",
 )
 """The flags of every `runsc` command, before its subcommand: the platform; no network but the Sentry's own
 loopback; the gofer may connect to a host socket found through the bundle's mounts (the match's socket, bound
 at sandbox.SOCKET_INSIDE; the match's own folders, where other sockets are, stay hidden), never create one; no
 host FIFO; the cgroups are the referee's (the bot's cgroup, joined before exec); the root (empty, read-only) is
-the bot's alone; no overlay (nothing written goes anywhere but the private tmpfs mounts)."""
+the bot's alone; no overlay (nothing written goes anywhere but the private tmpfs mounts; an overlay in memory
+would not keep reads of unchanged files from the host's page cache either); the spec's seccomp filter loaded by
+the Sentry (`kernel_seccomp`)."""
+SHARED_THROUGH_HOST = ("statfs", "fstatfs")
+"""The calls a bot's kernel answers from the host: the free space and inodes of the host's disk (its gofer
+mounts' `statfs`), which every bot's printed output moves. Refused inside the kernel (`kernel_seccomp`, loaded
+by the Sentry: `--oci-seccomp`), as the full sandbox's filter refuses them (referee.isolation.seccomp)."""
 INSTALL = "install gVisor's runsc (Debian and Ubuntu: apt-get install runsc) and run the referee as root"
 """What gives the kernel level where it is missing."""
 NAMESPACES = ("pid", "network", "ipc", "uts", "mount")
@@ -203,7 +214,17 @@ def bundle_spec(
         "root": {"path": str(rootfs), "readonly": True},
         "hostname": sandbox.HOSTNAME,
         "mounts": mounts,
-        "linux": {"namespaces": [{"type": name} for name in NAMESPACES]},
+        "linux": {"namespaces": [{"type": name} for name in NAMESPACES], "seccomp": kernel_seccomp()},
+    }
+
+
+def kernel_seccomp() -> dict[str, Any]:
+    """The calls the bot's kernel refuses it (EPERM): those through which the host still shows what every bot
+    shares, so that no kernel of its own separates it (`SHARED_THROUGH_HOST`)."""
+    return {
+        "defaultAction": "SCMP_ACT_ALLOW",
+        "architectures": ["SCMP_ARCH_X86_64", "SCMP_ARCH_AARCH64"],
+        "syscalls": [{"names": list(SHARED_THROUGH_HOST), "action": "SCMP_ACT_ERRNO", "errnoRet": errno.EPERM}],
     }
 
 

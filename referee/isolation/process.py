@@ -168,6 +168,8 @@ class Ending:
 
     status: int | None = None
     signal: int | None = None
+    grace_s: float | None = None
+    """A remote seat's: its connection closed and did not come back within this reconnect grace."""
 
 
 def ending_of(code: int, wrapped: bool) -> Ending:

@@ -22,6 +22,14 @@ What it closes (`RULES`, the one list of it):
   socket;
 - the socket cookies, a counter of the machine's (`getsockopt` SO_COOKIE and SO_NETNS_COOKIE: a bot that makes
   sockets moves it, another reads how far, 28/28 to 36/36 symbols across freezes), and `bpf`;
+- the free space and free inodes of filesystems (`statfs`, `fstatfs`, their 64-bit forms and `ustat`): a bot
+  is shown the host's disk read-only (/usr, its own folder), and the referee writes every bot's output to that
+  disk, so one bot's output moves what another reads there; a bot's own tmpfs mounts tell nothing it needs;
+- namespaces and mounts of its own (`unshare`, `clone` with a CLONE_NEW* flag, `clone3` whose flags a filter
+  cannot read, failing with ENOSYS so that libc falls back to `clone`; `mount`, `umount2`, `pivot_root` and the
+  new mount calls): in a user namespace of its own a bot could mount, and mount IDs come from counters of the
+  machine's (the lowest free one, held while the mount lives; the unique one, never reused), so a bot holding
+  mounts moves the IDs of every sandbox started after it; no bot needs them;
 - socket buffers larger than the machine's default (`setsockopt` SO_SNDBUF, SO_RCVBUF and their FORCE forms):
   with open files capped (referee.isolation.bot_limits), what a bot's sockets can hold stays bounded, and the
   memory cgroup charges it where there is one.
@@ -37,6 +45,8 @@ checked on their low 32 bits (the kernel reads `fcntl`'s command and `preadv2`'s
 from __future__ import annotations
 
 import errno
+import functools
+import operator
 import os
 import platform
 import struct
@@ -71,11 +81,25 @@ LOCK_COMMANDS = {
 }
 """The `fcntl` commands refused (the same numbers in every ABI here)."""
 RWF_NOWAIT = 0x00000008
+NEW_NAMESPACES = {
+    "CLONE_NEWNS": 0x00020000,
+    "CLONE_NEWCGROUP": 0x02000000,
+    "CLONE_NEWUTS": 0x04000000,
+    "CLONE_NEWIPC": 0x08000000,
+    "CLONE_NEWUSER": 0x10000000,
+    "CLONE_NEWPID": 0x20000000,
+    "CLONE_NEWNET": 0x40000000,
+}
+"""The `clone` flags refused (its first argument in every ABI here)."""
 AF_UNIX = 1
 SOCKET_COOKIES = {"SO_COOKIE": 57, "SO_NETNS_COOKIE": 71}
 """The `getsockopt` options refused (at any level: a unix socket has options at SOL_SOCKET only)."""
 BUFFER_SIZES = {"SO_SNDBUF": 7, "SO_RCVBUF": 8, "SO_SNDBUFFORCE": 32, "SO_RCVBUFFORCE": 33}
 """The `setsockopt` options refused."""
+
+MOUNT_API = ("open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr")
+_MOUNT_API_NUMBERS = dict(zip(MOUNT_API, (428, 429, 430, 431, 432, 433, 442), strict=True))
+"""The new mount calls, and clone3, carry the same numbers in every ABI here."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +127,10 @@ RULES = (
     Rule(("socket", "socketpair"), argument=0, only=(AF_UNIX,), error=errno.EAFNOSUPPORT),
     Rule(("getsockopt",), argument=2, values=tuple(SOCKET_COOKIES.values())),
     Rule(("setsockopt",), argument=2, values=tuple(BUFFER_SIZES.values())),
+    Rule(("statfs", "fstatfs", "statfs64", "fstatfs64", "ustat")),
+    Rule(("unshare", "mount", "umount", "umount2", "pivot_root", *MOUNT_API)),
+    Rule(("clone",), argument=0, bits=functools.reduce(operator.or_, NEW_NAMESPACES.values())),
+    Rule(("clone3",), error=errno.ENOSYS),
 )
 """Everything the filter refuses, besides the x32 ABI: a call an ABI lacks is left out of its part."""
 
@@ -112,7 +140,9 @@ _X86_64 = {
     "inotify_init1": 294, "inotify_add_watch": 254, "fanotify_init": 300, "fanotify_mark": 301,
     "fadvise64": 221, "mincore": 27, "cachestat": 451, "preadv2": 327, "pwritev2": 328, "io_uring_setup": 425,
     "io_uring_enter": 426, "io_uring_register": 427, "perf_event_open": 298, "sysinfo": 99, "bpf": 321,
-    "socket": 41, "socketpair": 53, "setsockopt": 54, "getsockopt": 55,
+    "socket": 41, "socketpair": 53, "setsockopt": 54, "getsockopt": 55, "ustat": 136, "statfs": 137,
+    "fstatfs": 138, "unshare": 272, "mount": 165, "umount2": 166, "pivot_root": 155, "clone": 56, "clone3": 435,
+    **_MOUNT_API_NUMBERS,
 }  # fmt: skip
 _I386 = {
     "add_key": 286, "request_key": 287, "keyctl": 288, "flock": 143, "fcntl": 55, "fcntl64": 221,
@@ -120,14 +150,17 @@ _I386 = {
     "fanotify_mark": 339, "fadvise64": 250, "fadvise64_64": 272, "mincore": 218, "cachestat": 451,
     "preadv2": 378, "pwritev2": 379, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
     "perf_event_open": 336, "sysinfo": 116, "bpf": 357, "socketcall": 102, "socket": 359, "socketpair": 360,
-    "setsockopt": 366, "getsockopt": 365,
+    "setsockopt": 366, "getsockopt": 365, "ustat": 62, "statfs": 99, "fstatfs": 100, "statfs64": 268,
+    "fstatfs64": 269, "unshare": 310, "mount": 21, "umount": 22, "umount2": 52, "pivot_root": 217, "clone": 120,
+    "clone3": 435, **_MOUNT_API_NUMBERS,
 }  # fmt: skip
 _AARCH64 = {
     "add_key": 217, "request_key": 218, "keyctl": 219, "flock": 32, "fcntl": 25, "inotify_init1": 26,
     "inotify_add_watch": 27, "fanotify_init": 262, "fanotify_mark": 263, "fadvise64": 223, "mincore": 232,
     "cachestat": 451, "preadv2": 286, "pwritev2": 287, "io_uring_setup": 425, "io_uring_enter": 426,
     "io_uring_register": 427, "perf_event_open": 241, "sysinfo": 179, "bpf": 280, "socket": 198,
-    "socketpair": 199, "setsockopt": 208, "getsockopt": 209,
+    "socketpair": 199, "setsockopt": 208, "getsockopt": 209, "statfs": 43, "fstatfs": 44, "unshare": 97,
+    "mount": 40, "umount2": 39, "pivot_root": 41, "clone": 220, "clone3": 435, **_MOUNT_API_NUMBERS,
 }  # fmt: skip
 _ARM = {
     "add_key": 309, "request_key": 310, "keyctl": 311, "flock": 143, "fcntl": 55, "fcntl64": 221,
@@ -135,7 +168,8 @@ _ARM = {
     "fanotify_mark": 368, "arm_fadvise64_64": 270, "mincore": 219, "cachestat": 451, "preadv2": 392,
     "pwritev2": 393, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
     "perf_event_open": 364, "sysinfo": 116, "bpf": 386, "socket": 281, "socketpair": 288, "setsockopt": 294,
-    "getsockopt": 295,
+    "getsockopt": 295, "ustat": 62, "statfs": 99, "fstatfs": 100, "statfs64": 266, "fstatfs64": 267,
+    "unshare": 337, "mount": 21, "umount2": 52, "pivot_root": 218, "clone": 120, "clone3": 435, **_MOUNT_API_NUMBERS,
 }  # fmt: skip
 
 
@@ -260,6 +294,7 @@ def filter_program(machine: str | None = None) -> bytes | None:
     return program.assemble()
 
 
+_WHAT_BITS = {"preadv2": "with RWF_NOWAIT", "clone": "of new namespaces"}
 _WHAT_VALUES = {
     "fcntl": "lock, lease and notify commands",
     "getsockopt": "socket cookies",
@@ -277,7 +312,7 @@ def refused_calls() -> list[str]:
         elif rule.values:
             described.append(f"{calls} {_WHAT_VALUES[rule.calls[0]]}")
         elif rule.bits:
-            described.append(f"{calls} with RWF_NOWAIT")
+            described.append(f"{calls} {_WHAT_BITS[rule.calls[0]]}")
         else:
             described.append(calls)
     return described

@@ -23,6 +23,7 @@ from typing import Any
 from protocol import limits
 from protocol.curve_keys import REFEREE_KEY, KeyFileError, KeyPair, allow_list, key_files, load_pair
 from protocol.errors import BadInput
+from protocol.remote_sockets import DEFAULT_RECONNECT_GRACE_S
 from referee.wire.connection import Transport
 from referee.wire.connection_cap import BotSockets, OwnerOfPid
 from referee.wire.lag_quota import DEFAULT_LAG_QUOTA_MS
@@ -49,24 +50,35 @@ def remote_name(command: Sequence[str]) -> str | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class ConnectionLost:
+    """How a remote seat ended, read as a process's Ending is (referee.isolation.process, a room this one may not
+    import): no status, no signal, its connection lost past the grace."""
+
+    grace_s: float
+    status: None = None
+    signal: None = None
+
+
 class RemoteSeat:
     """A remote seat's stand-in for a bot process: its pidfd (an eventfd) signals an exit when the connection bound
-    to the seat closes or its heartbeats stop (`gone`), which the match charges as a crash of its seat; a bot that
-    goes silent on a live connection runs out of its clock (a timeout)."""
+    to the seat closed (or its heartbeats stopped) and did not come back within the reconnect grace (`gone`), which
+    the match charges as a crash of its seat (FaultCause.CONNECTION_LOST); a bot that goes silent on a live
+    connection, or stays away past its clock, runs out of its clock (a timeout)."""
 
     def __init__(self, name: str, log_path: Path, release: Callable[[], object]) -> None:
         self.name = name
         self._fd = os.eventfd(0, os.EFD_CLOEXEC)
-        self._log_path = log_path
+        self.log_path = log_path
         self._release = release
         self._killed = False
-        self._gone = False
+        self._gone: float | None = None
 
-    def gone(self) -> None:
-        if self._killed or self._gone:
+    def gone(self, grace_s: float) -> None:
+        if self._killed or self._gone is not None:
             return
-        self._gone = True
-        _note(self._log_path, f"remote seat {self.name}: the connection closed")
+        self._gone = grace_s
+        _note(self.log_path, f"remote seat {self.name}: the connection is lost")
         os.eventfd_write(self._fd, 1)
 
     pid = -1
@@ -78,10 +90,10 @@ class RemoteSeat:
         return self._fd
 
     def exited(self) -> bool:
-        return self._killed or self._gone
+        return self._killed or self._gone is not None
 
-    def ending(self) -> None:
-        return None
+    def ending(self) -> ConnectionLost | None:
+        return None if self._gone is None else ConnectionLost(self._gone)
 
     def oom_killed(self) -> bool:
         return False
@@ -112,6 +124,8 @@ class RemoteSeats:
     allowed: Mapping[bytes, str]
     lag_quota_ms: int = DEFAULT_LAG_QUOTA_MS
     """Each remote seat's lag quota per game (referee.wire.lag_quota)."""
+    grace_s: float = DEFAULT_RECONNECT_GRACE_S
+    """How long a remote seat whose connection dropped is kept for it to come back (referee.wire.remote)."""
     wires: list[RemoteRouter] = field(default_factory=list)
     """The wires opened so far (one per match); the latest is the match being played."""
     seats: dict[str, RemoteSeat] = field(default_factory=dict)
@@ -119,7 +133,12 @@ class RemoteSeats:
 
     @classmethod
     def from_folder(
-        cls, listen: str, folder: Path, seats: Iterable[str], lag_quota_ms: int = DEFAULT_LAG_QUOTA_MS
+        cls,
+        listen: str,
+        folder: Path,
+        seats: Iterable[str],
+        lag_quota_ms: int = DEFAULT_LAG_QUOTA_MS,
+        grace_s: float = DEFAULT_RECONNECT_GRACE_S,
     ) -> RemoteSeats:
         """The keys in `folder`, checked: the referee's own pair, and a key for each of `seats`."""
         if not listen.startswith("tcp://"):
@@ -129,7 +148,7 @@ class RemoteSeats:
         missing = sorted(set(seats) - set(allowed.values()))
         if missing:
             raise KeyFileError(f"no public key for remote seat(s) {', '.join(missing)} in {folder} (NAME.key each)")
-        return cls(listen, referee, allowed, lag_quota_ms)
+        return cls(listen, referee, allowed, lag_quota_ms, grace_s)
 
     def open_wire(
         self,
@@ -152,8 +171,10 @@ class RemoteSeats:
             bot_sockets=bot_sockets,
             owner_of_pid=owner_of_pid,
             lag_quota_ms=self.lag_quota_ms,
+            grace_s=self.grace_s,
         )
         wire.disconnected = self._disconnected
+        wire.note = self._note_seat
         self.wires.append(wire)
         return wire
 
@@ -164,10 +185,15 @@ class RemoteSeats:
         if summary is not None:
             _note(log_path, f"remote seat {name}: {summary} so far")
 
-    def _disconnected(self, name: str) -> None:
+    def _disconnected(self, name: str, grace_s: float) -> None:
         seat = self.seats.get(name)
         if seat is not None:
-            seat.gone()
+            seat.gone(grace_s)
+
+    def _note_seat(self, name: str, line: str) -> None:
+        seat = self.seats.get(name)
+        if seat is not None:
+            _note(seat.log_path, line)
 
     def start_bot(self, local: Callable[..., Any]) -> Callable[..., Any]:
         """A StartBot (referee.isolation.process) that starts a remote seat here and any other bot with `local`."""

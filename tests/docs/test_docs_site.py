@@ -100,10 +100,10 @@ def test_the_league_file_reference_lists_every_key(site: Path) -> None:
 
 
 def test_the_ladder_file_reference_lists_every_key(site: Path) -> None:
-    from tournaments.ladder.ladder_file import LADDER_KEYS
+    from tournaments.ladder.ladder_file import LADDER_KEYS, OPEN_KEYS
 
     text = _page_text(site, "reference/ladder-file")
-    for key in LADDER_KEYS:
+    for key in (*LADDER_KEYS, *OPEN_KEYS):
         assert key.name in text and _words(key.meaning) in text, key
 
 

@@ -1,7 +1,7 @@
 """Measure the page-cache channel between two bots at an isolation level (not a test: its figures are timings,
 which no test asserts; docs/results.md quotes them).
 
-    .venv/bin/python tests/referee/page_cache_channel.py [full|kernel] [ROUNDS]
+    .venv/bin/python tests/referee/page_cache_channel.py [full|kernel] [ROUNDS] [warm]
 
 Each round: a large file every bot may read is dropped from the host's page cache (by this script, outside
 any sandbox); a sender bot reads one byte of the pages that stand for the 1 bits of a random 96-bit message
@@ -9,6 +9,10 @@ any sandbox); a sender bot reads one byte of the pages that stand for the 1 bits
 sender has gone (as the next rotation's process would be), times its first read of every page and decodes
 the bits by splitting its timings in two (Otsu's threshold on their logarithms). Prints the bits it got right
 per round (48 of 96 is chance).
+
+With `warm`, the script reads the whole file (outside any sandbox) just before it starts each bot, as a referee
+that made every page a bot can read resident before each start would: what pre-warming would leave of the
+channel, on this machine's page cache.
 """
 
 from __future__ import annotations
@@ -58,7 +62,15 @@ def _shared_file() -> str:
     return best
 
 
-def _run(kernel: bool, args: list[str], log: Path) -> dict[str, object]:
+def _warm(path: str) -> None:
+    with open(path, "rb", buffering=0) as file:
+        while file.read(1 << 20):
+            pass
+
+
+def _run(kernel: bool, args: list[str], log: Path, warm: str | None = None) -> dict[str, object]:
+    if warm is not None:
+        _warm(warm)
     command = [sys.executable, CHANNELS, *args]
     process = BotProcess.start(command, {"PATH": os.defpath}, log, 1 << 22, sandbox=SandboxRequest(None, kernel=kernel))
     deadline = time.monotonic() + 120
@@ -81,15 +93,15 @@ def _decode(times: list[int]) -> list[bool]:
     return [time_ns < threshold for time_ns in times]
 
 
-def round_bits_right(kernel: bool, path: str, folder: Path) -> int:
+def round_bits_right(kernel: bool, path: str, folder: Path, warm: bool = False) -> int:
     message = [bool(secrets.randbits(1)) for _ in range(BITS)]
     fd = os.open(path, os.O_RDONLY)
     os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
     os.close(fd)
     sent = [str(bit * STRIDE_PAGES) for bit in range(BITS) if message[bit]]
-    _run(kernel, ["pages", path, *sent], folder / "sender.log")
+    _run(kernel, ["pages", path, *sent], folder / "sender.log", path if warm else None)
     slots = [str(bit * STRIDE_PAGES) for bit in range(BITS)]
-    times = _run(kernel, ["pages", path, *slots], folder / "receiver.log")["ns"]
+    times = _run(kernel, ["pages", path, *slots], folder / "receiver.log", path if warm else None)["ns"]
     assert isinstance(times, list)
     return sum(got == bit for got, bit in zip(_decode(times), message, strict=True))
 
@@ -97,10 +109,11 @@ def round_bits_right(kernel: bool, path: str, folder: Path) -> int:
 def main() -> None:
     level = sys.argv[1] if len(sys.argv) > 1 else "kernel"
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    warm = sys.argv[3:] == ["warm"]
     path = _shared_file()
     with tempfile.TemporaryDirectory() as folder:
-        right = [round_bits_right(level == "kernel", path, Path(folder)) for _ in range(rounds)]
-    print(f"{level}: {path}, bits right of {BITS} per round: {right}")
+        right = [round_bits_right(level == "kernel", path, Path(folder), warm) for _ in range(rounds)]
+    print(f"{level}{' warm' if warm else ''}: {path}, bits right of {BITS} per round: {right}")
 
 
 if __name__ == "__main__":

@@ -113,6 +113,11 @@ WORDS: list[tuple[FaultCause, FaultFacts, str]] = [
         FaultFacts(request_id=5, allowed_ms=1000, waited_ms=1000),
         "no answer to request 5 within 1000 ms, nor in 1000 ms more: the bot hangs (or thinks far past its time)",
     ),
+    (
+        FaultCause.CONNECTION_LOST,
+        FaultFacts(grace_s=10.0, stage=Stage.GAME, game=1),
+        "its connection closed during game 1 and did not come back within the reconnect grace of 10 s",
+    ),
 ]
 """Each cause with facts, and the words the referee wrote for such a fault before causes were data."""
 
@@ -158,6 +163,7 @@ def test_a_crash_cause_comes_from_how_the_process_ended() -> None:
     assert crash_cause(FaultFacts()) is FaultCause.EXITED
     assert crash_cause(FaultFacts(signal=11)) is FaultCause.KILLED_BY_SIGNAL
     assert crash_cause(FaultFacts(signal=9, memory=MemoryHit.KILLED)) is FaultCause.MEMORY_LIMIT
+    assert crash_cause(FaultFacts(grace_s=10.0, stage=Stage.GAME)) is FaultCause.CONNECTION_LOST
     assert crash_cause(FaultFacts(exit_status=1, memory=MemoryHit.ALLOCATION_FAILED)) is FaultCause.MEMORY_LIMIT
 
 

@@ -35,6 +35,7 @@ needs_runsc = pytest.mark.skipif(
 """CI (REFEREE_REQUIRE_KERNEL, set by .ci/run, which installs runsc) fails instead of skipping."""
 
 CHANNELS = str(FIXTURE_BOTS / "kernel_channels.py")
+DISK_STATS = str(FIXTURE_BOTS / "attack_disk_stats.py")
 SHARED_FILE = sys.executable
 """A file every bot may map read-only (the interpreter: in /usr, or in the runtime a Python bot is shown)."""
 HANG_BOUND_S = 120.0
@@ -234,3 +235,28 @@ def test_global_counters_start_afresh_in_every_kernel(tmp_path: Path) -> None:
     assert receiver["pipe_inodes"][0] == first["pipe_inodes"][0] == sender["pipe_inodes"][0]
     assert receiver["cookies"] == first["cookies"]
     assert not str(receiver["sockstat"]).startswith("sockets:")
+
+
+@needs_runsc
+def test_no_bot_reads_the_hosts_free_space_through_its_kernel(tmp_path: Path) -> None:
+    """A bot's kernel answers statfs of its gofer mounts (/usr, its own folder) from the host's disk, which every
+    bot's printed output moves: its kernel refuses statfs and fstatfs (ustat it does not have), in its own /tmp
+    too. Without a sandbox the same calls give the host's numbers (the fixture works)."""
+    shown = ("/usr", "/etc", str(FIXTURE_BOTS), "/tmp")
+    host = json.loads(subprocess.check_output([sys.executable, DISK_STATS, "statfs", *shown[:3]]))
+    assert all(found[call][0] > 0 for found in host.values() for call in ("statvfs", "fstatvfs")), host
+    log = tmp_path / "stats.log"
+    process = BotProcess.start(
+        [sys.executable, DISK_STATS, "statfs", *shown],
+        {"PATH": os.defpath},
+        log,
+        1 << 20,
+        sandbox=SandboxRequest(None, kernel=True),
+    )
+    found = _finish(process, log)
+    assert set(found) == set(shown)
+    assert {name: value for stats in found.values() for name, value in stats.items() if name != "ustat"} == {
+        "statvfs": "refused: EPERM",
+        "fstatvfs": "refused: EPERM",
+    }
+    assert {stats["ustat"] for stats in found.values()} <= {"refused: ENOSYS", "refused: EPERM", "no ustat here"}

@@ -246,7 +246,8 @@ def test_a_remote_seat_whose_connection_closes_mid_match_crashes_alone(
     """The relay stops just after the first game, early in the second of the same rotation (the remote bot takes
     a tenth of a second a move): the closed connection is a crash of its seat, and its later games startup faults."""
     port = _free_port()
-    play = _play(keys, port, "remote:alice", "random", "random", options=("--games", "6", "--startup-time", "3"))
+    options = ("--games", "6", "--startup-time", "3", "--reconnect-grace", "0")
+    play = _play(keys, port, "remote:alice", "random", "random", options=options)
     connect = subprocess.Popen(
         _connect(keys, port, "alice", str(FIXTURES / "thinks_briefly.py")),
         stdout=subprocess.PIPE,
@@ -279,6 +280,8 @@ def test_a_remote_seat_whose_connection_closes_mid_match_crashes_alone(
         (["random", "random", "random", "--listen", "tcp://127.0.0.1:1"], "no BOT is one"),
         (["random", "random", "random", "--lag-quota", "500"], "--lag-quota is for remote:NAME seats"),
         (["remote:alice", "random", "random", "--lag-quota", "-1"], "--lag-quota"),
+        (["random", "random", "random", "--reconnect-grace", "5"], "--reconnect-grace is for remote:NAME seats"),
+        (["remote:alice", "random", "random", "--reconnect-grace", "-1"], "--reconnect-grace"),
         (["remote:referee", "random", "random"], "the referee's own key"),
         (["remote:a/b", "random", "random"], "remote:NAME"),
     ],

@@ -207,6 +207,18 @@ SOL_SOCKET, SO_SNDBUF, SO_RCVBUF, SO_PEERCRED, SO_COOKIE, SO_NETNS_COOKIE = 1, 7
         ("x86_64", X86_64, 99, (), REFUSE),  # sysinfo
         ("x86_64", X86_64, 0, (), ALLOW),  # read
         ("x86_64", X86_64, 56, (), ALLOW),  # clone
+        ("x86_64", X86_64, 56, (0x3D0F00,), ALLOW),  # clone of a thread
+        ("x86_64", X86_64, 56, (0x10000000 | 17,), REFUSE),  # clone CLONE_NEWUSER
+        ("x86_64", X86_64, 435, (), 0x00050000 | errno.ENOSYS),  # clone3: libc falls back to clone
+        ("x86_64", X86_64, 272, (), REFUSE),  # unshare
+        ("x86_64", X86_64, 165, (), REFUSE),  # mount
+        ("x86_64", X86_64, 430, (), REFUSE),  # fsopen
+        ("x86_64", X86_64, 137, (), REFUSE),  # statfs
+        ("x86_64", X86_64, 138, (), REFUSE),  # fstatfs
+        ("x86_64", X86_64, 136, (), REFUSE),  # ustat
+        ("x86_64", I386, 269, (), REFUSE),  # fstatfs64
+        ("aarch64", AARCH64, 43, (), REFUSE),  # statfs
+        ("aarch64", AARCH64, 220, (0x00020000,), REFUSE),  # clone CLONE_NEWNS
         ("x86_64", I386, 3, (), ALLOW),
         ("x86_64", AARCH64, 73, (), ALLOW),  # another machine's ABI is not this filter's
         ("aarch64", AARCH64, 32, (), REFUSE),  # flock

@@ -36,6 +36,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -64,6 +65,8 @@ from sandbox_checks import require_sandbox
 
 from referee import replay
 from referee.isolation import bot_limits, uids
+from referee.isolation.process import BotProcess
+from referee.isolation.sandbox import SandboxRequest
 from referee.records import BotSpec, FaultKind, Limits
 from tournaments.cli import main
 from tournaments.league.store import LeagueStore
@@ -754,3 +757,91 @@ def test_a_bot_leaves_no_note_for_a_later_bot_of_its_uid(tmp_path: Path, monkeyp
     ]
     assert not found, f"bots found notes that other processes of their uid left: {found}"
     assert not any(run.survivors for run in runs)
+
+
+DISK_STATS = str(FIXTURE_BOTS / "attack_disk_stats.py")
+SHARED_FOLDERS = ("/usr", "/etc", str(FIXTURE_BOTS))
+"""Folders every bot is shown, on the host's disk (where the referee writes every bot's log)."""
+
+
+def _disk_stats(tmp_path: Path, name: str, *args: str, sandbox: bool, env: dict[str, str] | None = None) -> Any:
+    """attack_disk_stats.py run once, as a sandboxed bot or not: its JSON line."""
+    log = tmp_path / f"{name}.log"
+    process = BotProcess.start(
+        [sys.executable, DISK_STATS, *args],
+        {"PATH": os.defpath, **(env or {})},
+        log,
+        1 << 20,
+        sandbox=SandboxRequest(None) if sandbox else None,
+    )
+    deadline = time.monotonic() + 120
+    while not process.exited() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.kill()
+    return json.loads(log.read_text().splitlines()[-1])
+
+
+def test_no_sandboxed_bot_reads_a_filesystems_free_space(tmp_path: Path) -> None:
+    """statvfs and fstatvfs of the shared folders give the host disk's free blocks and inodes (which a bot's
+    printed output moves) to a bot without the sandbox (ustat too, where the filesystem's device is its own);
+    in it each of the three is refused, and so in its own /tmp."""
+    require_sandbox()
+    host = _disk_stats(tmp_path, "host", "statfs", *SHARED_FOLDERS, sandbox=False)
+    assert all(found[call][0] > 0 for found in host.values() for call in ("statvfs", "fstatvfs")), host
+    sandboxed = _disk_stats(tmp_path, "sandboxed", "statfs", *SHARED_FOLDERS, "/tmp", sandbox=True)
+    assert set(sandboxed) == {*SHARED_FOLDERS, "/tmp"}
+    assert {value for found in sandboxed.values() for value in found.values()} == {"refused: EPERM"}, sandboxed
+
+
+def test_a_bots_tmp_inode_numbers_are_its_own(tmp_path: Path) -> None:
+    """Files on one tmpfs take its inode numbers in turn: a bot that makes 500 files in a shared one moves the
+    next bot's numbers past them (checked without the sandbox, in a folder of the host's /dev/shm). Each
+    sandboxed bot's /tmp is a tmpfs of its own, numbered from its start: the bot after one that made 500 files
+    gets the first bot's numbers."""
+    require_sandbox()
+    shared = Path(tempfile.mkdtemp(dir="/dev/shm" if os.path.isdir("/dev/shm") else None))
+    try:
+        env = {"TMPDIR": str(shared)}
+        before = _disk_stats(tmp_path, "before", "tmp-inodes", "1", sandbox=False, env=env)["tmp_inodes"]
+        _disk_stats(tmp_path, "mover", "tmp-inodes", "500", sandbox=False, env=env)
+        after = _disk_stats(tmp_path, "after", "tmp-inodes", "1", sandbox=False, env=env)["tmp_inodes"]
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+    assert after[0] >= before[0] + 500
+    first = _disk_stats(tmp_path, "first", "tmp-inodes", "1", sandbox=True)["tmp_inodes"]
+    mover = _disk_stats(tmp_path, "sender", "tmp-inodes", "500", sandbox=True)["tmp_inodes"]
+    receiver = _disk_stats(tmp_path, "receiver", "tmp-inodes", "1", sandbox=True)["tmp_inodes"]
+    assert mover[1] >= mover[0] + 499
+    assert receiver == first
+
+
+def test_no_sandboxed_bot_makes_namespaces_or_mounts(tmp_path: Path) -> None:
+    """A user namespace of its own would let a bot mount, and mount IDs come from counters of the machine's: a bot
+    holding mounts would move the IDs of every sandbox started after it. Without the sandbox (as root) clone
+    and clone3 with CLONE_NEWUSER, unshare and a mount in the namespace made all work; in it each is refused,
+    while threads and child processes still start."""
+    require_sandbox()
+    namespaces = str(FIXTURE_BOTS / "attack_namespaces.py")
+    runs = {}
+    for sandbox in (False, True):
+        log = tmp_path / f"namespaces-{sandbox}.log"
+        process = BotProcess.start(
+            [sys.executable, namespaces],
+            {"PATH": os.defpath},
+            log,
+            1 << 20,
+            sandbox=SandboxRequest(None) if sandbox else None,
+        )
+        deadline = time.monotonic() + 120
+        while not process.exited() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        process.kill()
+        runs[sandbox] = json.loads(log.read_text().splitlines()[-1])
+    still_runs = {"thread": True, "subprocess": True}
+    assert runs[False] == {"clone": "ok", "clone3": "ok", "unshare": "ok", "mount": "ok", "still_runs": still_runs}
+    assert runs[True] == {
+        "clone": "refused: EPERM",
+        "clone3": "refused: ENOSYS",
+        "unshare": "refused: EPERM",
+        "still_runs": still_runs,
+    }

@@ -260,6 +260,9 @@ def test_every_route_asks_the_one_rule(served: Served) -> None:
         "/api/submissions": {"files": {"files": ("bot.py", b"x")}},
         "/students/{student}/versions": {"files": {"files": ("bot.py", b"x")}},
         "/api/jobs/claim": {"json": {"worker": "w"}},
+        "/api/key": {"json": {"public_key": "k"}},
+        "/api/students/{student}/key": {"json": {"public_key": "k"}},
+        "/students/{student}/key": {"data": {"public_key": "k"}},
         "/api/jobs/{job_id}/result": {"json": {"kind": "check", "data": {}}},
         "/login": {"data": {"token": "crl_0000_forged", "csrf": "x"}},
     }

@@ -1,4 +1,4 @@
-"""`referee bench rl`: steps/s of random play through the engine, PettingZoo and OpenSpiel."""
+"""`referee bench rl`: steps/s of random play through the engine, PettingZoo, OpenSpiel and the batched env."""
 
 from __future__ import annotations
 
@@ -18,9 +18,11 @@ def test_bench_rl_measures_every_api_against_the_engine(game: str, players: int)
     result = CliRunner().invoke(main, ["bench", "rl", game, "-p", str(players), "--seconds", "0.2", "--json"])
     assert result.exit_code == 0, result.output
     figures = json.loads(result.output)
-    assert [row["api"] for row in figures["apis"]] == ["engine", "pettingzoo", "openspiel"]
+    assert [row["api"] for row in figures["apis"]] == ["engine", "pettingzoo", "openspiel", "batched"]
     assert all(row["games"] >= 1 and row["steps"] > 0 and row["steps_per_s"] > 0 for row in figures["apis"])
     assert figures["apis"][0]["engine_over_api"] == 1.0
+    assert figures["apis"][0]["median_over_engine"] == 1.0
+    assert all(0 < low <= median <= high for low, median, high in (row["us_per_step"] for row in figures["apis"]))
     text = CliRunner().invoke(main, ["bench", "rl", game, "-p", str(players), "--seconds", "0.1"]).output
     assert "pettingzoo" in text and "x engine" in text
 

@@ -229,7 +229,7 @@ def test_a_schema_2_store_is_upgraded_keeping_its_games(write_league, tmp_path: 
         assert [(f.detail, f.sent) for f in store.fault_list()] == [(fault.detail, None)]
         assert store.game_count() == 1
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (6,)
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (7,)
 
 
 def test_a_store_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
@@ -274,8 +274,17 @@ def test_each_game_keeps_its_isolation_level(write_league, tmp_path: Path) -> No
         assert store.unsandboxed_game_count() == 1
 
 
+def _as_schema_6(path: Path) -> None:
+    """Turn a store into the layout of schema 6: schema 7's, without games.rated and remote_timings."""
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE remote_timings")
+        db.execute("ALTER TABLE games DROP COLUMN rated")
+        db.execute("PRAGMA user_version = 6")
+
+
 def _as_schema_4(path: Path) -> None:
     """Turn a store into the layout of schema 4: schema 5's, without the faults' cause and facts."""
+    _as_schema_6(path)
     with sqlite3.connect(path) as db:
         db.execute("ALTER TABLE faults DROP COLUMN cause")
         db.execute("ALTER TABLE faults DROP COLUMN facts")
@@ -415,7 +424,7 @@ def test_an_older_stores_faults_get_their_cause_from_their_words_once(
         )
         assert len(store.missing(schedule)) == len(schedule) - len({key[0] for key in keys[: len(written) + 1]})
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (6,)
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (7,)
 
 
 def test_retry_selects_by_cause_whatever_the_words(write_league, tmp_path: Path, monkeypatch) -> None:
@@ -479,6 +488,7 @@ def test_a_schema_5_store_takes_kernel_games_once_upgraded(write_league, tmp_pat
     with LeagueStore(path) as store:
         match = bound_schedule(store, league)[0]
         store.add_game(record_of(match, match.games[0]))
+    _as_schema_6(path)
     with sqlite3.connect(path) as db:
         (version,) = db.execute("PRAGMA schema_version").fetchone()
         db.execute("PRAGMA writable_schema = ON")
@@ -496,6 +506,6 @@ def test_a_schema_5_store_takes_kernel_games_once_upgraded(write_league, tmp_pat
         assert store.isolation_counts() == {Isolation.FULL: 1, Isolation.KERNEL: 1}
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-        assert db.execute("PRAGMA user_version").fetchone() == (6,)
+        assert db.execute("PRAGMA user_version").fetchone() == (7,)
         with pytest.raises(sqlite3.IntegrityError):
             db.execute("UPDATE games SET isolation = 'cloud'")

@@ -3,22 +3,35 @@
 Each API plays whole games, one game of each in turn, until each has played for the given time, every
 decision a uniformly random legal one: the
 engine (legal actions listed, one applied: bench/engine.py), PettingZoo (`env.last()`, which builds the
-observation vector and the mask, and the infos' action features, then `step`), and OpenSpiel (what a learner
-reads at each decision: `observation_tensor`, `legal_actions()` and `legal_action_features()`, then
-`apply_action`; chance nodes included but not counted as steps).
+observation vector and the mask, and the infos' action features, read at every step, then `step`), OpenSpiel
+(what a learner reads at each decision: `observation_tensor`, `legal_actions()` and `legal_action_features()`,
+then `apply_action`; chance nodes included but not counted as steps), and the batched env (BATCH games stepped
+together, observations, masks and action features as arrays; its "game" is one batch played until one of
+its games ends, each batch step counting BATCH steps).
+
+Times are the process's CPU time (time.process_time), not the wall clock: on a machine shared with other
+work a long game is more often paused than a short one, which the wall clock would count against the slower
+APIs. Per API the time of a step is also taken per game (its seconds over its steps): the minimum, median
+and maximum over the games it played show how much the figure moves with the game's length.
 """
 
 from __future__ import annotations
 
 import random
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+
+import numpy as np
 
 from protocol.errors import EnvironmentProblem
 from referee.games import load_game
 
 from .engine import play_random_game
+
+BATCH = 8
+"""How many games the batched env steps together."""
 
 
 @dataclass(frozen=True)
@@ -27,10 +40,18 @@ class ApiSpeed:
     games: int
     steps: int
     seconds: float
+    step_seconds: tuple[float, ...] = ()
+    """Per game played, its seconds per step."""
 
     @property
     def steps_per_second(self) -> float:
         return self.steps / self.seconds
+
+    @property
+    def step_us(self) -> tuple[float, float, float]:
+        """The minimum, median and maximum over games of the microseconds a step took."""
+        times = self.step_seconds or (self.seconds / self.steps,)
+        return min(times) * 1e6, statistics.median(times) * 1e6, max(times) * 1e6
 
 
 class MissingExtra(EnvironmentProblem, RuntimeError):
@@ -38,29 +59,46 @@ class MissingExtra(EnvironmentProblem, RuntimeError):
 
 
 def _interleaved(plays: dict[str, Callable[[int], int]], min_seconds: float) -> list[ApiSpeed]:
-    """Play one game through each API in turn until each has played for `min_seconds`: a change of the
-    machine's load then weighs on every API alike, so the ratios hold where the absolute figures move."""
+    """Play in rounds until each API has played for `min_seconds`: a round plays one game of each API still
+    short of it, then more games of those whose game was shorter until each has played about as long as the
+    round's longest game. The load of the moment then weighs on every API alike (so the ratios hold where the
+    absolute figures move), and no API plays alone at the end."""
     games = dict.fromkeys(plays, 0)
     steps = dict.fromkeys(plays, 0)
     seconds = dict.fromkeys(plays, 0.0)
+    per_step: dict[str, list[float]] = {api: [] for api in plays}
     number = 0
+
+    def play(api: str) -> float:
+        started = time.process_time()
+        played = plays[api](number)
+        took = time.process_time() - started
+        steps[api] += played
+        seconds[api] += took
+        games[api] += 1
+        per_step[api].append(took / max(played, 1))
+        return took
+
     while min(seconds.values()) < min_seconds:
-        for api, play_one in plays.items():
-            started = time.perf_counter()
-            steps[api] += play_one(number)
-            seconds[api] += time.perf_counter() - started
-            games[api] += 1
+        short = [api for api in plays if seconds[api] < min_seconds]
+        this_round = {api: play(api) for api in short}
+        longest = max(this_round.values())
+        for api in short:
+            while this_round[api] < longest and seconds[api] < min_seconds:
+                number += 1
+                this_round[api] += play(api)
         number += 1
-    return [ApiSpeed(api, games[api], steps[api], seconds[api]) for api in plays]
+    return [ApiSpeed(api, games[api], steps[api], seconds[api], tuple(per_step[api])) for api in plays]
 
 
 def bench_rl(game: str, players: int, min_seconds: float = 3.0, seed: int = 0) -> list[ApiSpeed]:
-    """Steps/s of random play through the engine, PettingZoo and OpenSpiel, in that order."""
+    """Steps/s of random play through the engine, PettingZoo, OpenSpiel and the batched env, in that order."""
     try:
         import pyspiel
 
         import referee.games.rl.openspiel  # noqa: F401  (registers the games)
         from referee.games.rl import pettingzoo_env
+        from referee.games.rl.batched import BatchedEnv
     except ImportError as error:
         raise MissingExtra(f"needs the rl extra (pip install -e '.[rl]'): {error}") from None
     rules = load_game(game)
@@ -74,12 +112,12 @@ def bench_rl(game: str, players: int, min_seconds: float = 3.0, seed: int = 0) -
         env.reset(seed=seed + number)
         steps = 0
         for _agent in env.agent_iter():
-            observation, _reward, terminated, truncated, _info = env.last()
+            _observation, _reward, terminated, truncated, info = env.last()
             if terminated or truncated:
                 env.step(None)
                 continue
-            mask = observation["action_mask"]
-            env.step(chooser.choice(mask.nonzero()[0].tolist()))
+            row = chooser.randrange(len(info["action_features"]))
+            env.step(int(info["action_indices"][row]))
             steps += 1
         return steps
 
@@ -99,6 +137,21 @@ def bench_rl(game: str, players: int, min_seconds: float = 3.0, seed: int = 0) -
             steps += 1
         return steps
 
+    batched = BatchedEnv(game, players, games=BATCH)
+    picker = np.random.default_rng(seed)
+    rows = np.arange(BATCH)
+
+    def batched_games(number: int) -> int:
+        batch = batched.reset(seed=seed + number * BATCH)
+        steps = 0
+        while not batch.dones.any():
+            counts = (batch.action_indices >= 0).sum(axis=1)
+            actions = batch.action_indices[rows, (picker.random(BATCH) * counts).astype(np.int64)]
+            batch = batched.step(actions)
+            steps += BATCH
+        return steps
+
     return _interleaved(
-        {"engine": engine_game, "pettingzoo": pettingzoo_game, "openspiel": openspiel_game}, min_seconds
+        {"engine": engine_game, "pettingzoo": pettingzoo_game, "openspiel": openspiel_game, "batched": batched_games},
+        min_seconds,
     )

@@ -330,19 +330,23 @@ bench.add_command(settle_bench)
 def rl(game: str, players: int, seconds: float, seed: int, as_json: bool) -> None:
     """Env steps/s of random play through the learning environments (needs the rl extra).
 
-    Plays GAME at random through the engine alone, the PettingZoo environment (observation vector and mask
-    built at every step) and the OpenSpiel game (chance nodes not counted), each for --seconds, and prints
-    each one's steps/s and how many times slower than the engine it is.
+    Plays GAME at random through the engine alone, the PettingZoo environment (observation vector, mask and
+    action features built at every step), the OpenSpiel game (chance nodes not counted) and the batched
+    environment (8 games a step), each for --seconds, and prints each one's steps/s, the microseconds a step
+    took per game (min/median/max over its games) and how many times slower than the engine it is.
     """
     speeds = bench_rl(game, players, seconds, seed)
     engine_speed = speeds[0].steps_per_second
+    engine_median = speeds[0].step_us[1]
     rows = [
         {
             "api": speed.api,
             "games": speed.games,
             "steps": speed.steps,
             "steps_per_s": round(speed.steps_per_second),
+            "us_per_step": [round(value, 1) for value in speed.step_us],
             "engine_over_api": round(engine_speed / speed.steps_per_second, 2),
+            "median_over_engine": round(speed.step_us[1] / engine_median, 2),
         }
         for speed in speeds
     ]
@@ -350,4 +354,10 @@ def rl(game: str, players: int, seconds: float, seed: int, as_json: bool) -> Non
         echo_json({"game": game, "players": players, "apis": rows})
         return
     echo(f"{game}, {players} players, random play:")
-    echo(tabulate([list(row.values()) for row in rows], headers=["api", "games", "steps", "steps/s", "x engine"]))
+    table = [
+        [*(row[key] for key in ("api", "games", "steps", "steps_per_s")), "/".join(f"{us:.1f}" for us in speed.step_us)]
+        + [row["engine_over_api"], row["median_over_engine"]]
+        for row, speed in zip(rows, speeds, strict=True)
+    ]
+    headers = ["api", "games", "steps", "steps/s", "us/step min/median/max", "x engine", "x engine (median)"]
+    echo(tabulate(table, headers=headers))

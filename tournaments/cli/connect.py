@@ -50,7 +50,8 @@ def connect(
     frames go to the referee over CURVE, encrypted and authenticated with your key; the referee's clock runs on
     the referee's machine, so the network's round trip counts in every decision's time (the referee credits your
     measured lag from a per-game quota, `referee play --lag-quota`). Between rotations of the match the bot is
-    started afresh; when the match is over the referee closes the connection and this returns.
+    started afresh. A dropped connection is made again, the bot running on, until the referee's reconnect grace is
+    over (`referee play --reconnect-grace`; your clock runs meanwhile). When the match is over this returns.
     """
     command = resolve_bot(bot[0] if len(bot) == 1 else shlex.join(bot), game).command
     outcome = relay(endpoint, load_pair(key_file), load_public(server_key_file), command, wait_s=wait_s, say=echo)

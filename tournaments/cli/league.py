@@ -22,7 +22,7 @@ from ..league.league_file import League, load_league
 from ..league.planning import MATCH_START_S
 from ..league.runner import LeaguePlan
 from ..league.store import Forgotten, LeagueStore
-from ..league_report import LeagueResults, league_results
+from ..league_report import LeagueResults, league_results, remote_notes
 from ..league_run import RETRY_FAULTS, RunOptions, RunProgress, Stage, estimate_run, run_league
 from ..pages.writer import PagesRunner, ReplayFormat
 from ..ratings.elo import Anchor
@@ -496,6 +496,8 @@ def results_json(result: LeagueResults, with_crosstable: bool, settled: SettleRe
         "games": result.games,
         "unsandboxed_games": result.unsandboxed,
         "isolation_games": dict(result.isolation),
+        "unrated_games": result.unrated,
+        "remote_seats": {bot: totals.to_json() for bot, totals in result.remote.items()},
         "soft_play": soft_play_json(result.soft_play),
         **ratings_json(result.ratings, result.faults, with_crosstable, forfeits=result.forfeits, rule=result.rule),
         "retired": list(result.retired),
@@ -511,7 +513,7 @@ def results_json(result: LeagueResults, with_crosstable: bool, settled: SettleRe
 
 
 def print_results(result: LeagueResults, with_crosstable: bool, tablefmt: str) -> None:
-    echo(f"{result.name}: {result.games} games")
+    echo(f"{result.name}: {result.games} games" + (f" rated, {result.unrated} unrated" if result.unrated else ""))
     echo(
         ratings_table(
             result.ratings,
@@ -528,6 +530,8 @@ def print_results(result: LeagueResults, with_crosstable: bool, tablefmt: str) -
             f"{partial} game(s) were played with partial isolation: some bots had no uid, cgroup or seccomp filter "
             "of their own (`referee doctor` says what this machine lacks)."
         )
+    for line in remote_notes(result):
+        echo(line)
     flagged = result.soft_play.flagged
     echo(
         f"Soft play: {len(flagged)} of {len(result.soft_play.pairs)} pairs flagged (Holm-adjusted p below "

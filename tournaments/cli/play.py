@@ -13,6 +13,7 @@ import click
 from tabulate import tabulate
 
 from bots.python.policy_bot import check_policy_seats
+from protocol.remote_sockets import DEFAULT_RECONNECT_GRACE_S
 from protocol.safe_text import one_line
 from referee.botspec import HUMAN, remote_seat_names, resolve_bot, unique_names
 from referee.deals import DealKey
@@ -21,7 +22,7 @@ from referee.games.base import MAX_SEED
 from referee.isolation.process import BotProcess
 from referee.isolation.sandbox import Isolation
 from referee.match import run_match
-from referee.records import BotRun, BotSpec, GameRecord, Limits, MatchRecord, MatchSpec
+from referee.records import BotRun, BotSpec, GameRecord, Limits, MatchRecord, MatchSpec, RemoteTiming
 from referee.replay import ReplayWriteError
 from referee.seating import design_games, first_games
 from referee.session import BotTransport
@@ -51,6 +52,7 @@ def _bot_transport(
     listen: str | None,
     keys_dir: Path | None,
     lag_quota: int | None = None,
+    grace_s: float | None = None,
 ) -> Transport | BotTransport:
     """The local transport, or one with remote seats (referee.wire.remote_seats) when a BOT is remote:NAME."""
     remote = remote_seat_names(specs)
@@ -59,13 +61,16 @@ def _bot_transport(
             raise click.UsageError("--listen is for remote:NAME seats, and no BOT is one")
         if lag_quota is not None:
             raise click.UsageError("--lag-quota is for remote:NAME seats, and no BOT is one")
+        if grace_s is not None:
+            raise click.UsageError("--reconnect-grace is for remote:NAME seats, and no BOT is one")
         return transport
     if listen is None or keys_dir is None:
         raise click.UsageError(f"remote:{remote[0]} needs --listen tcp://HOST:PORT and --keys DIR")
     if transport is not Transport.IPC:
         raise click.UsageError("a match with remote seats runs its local bots on ipc: leave out --transport")
     quota = DEFAULT_LAG_QUOTA_MS if lag_quota is None else lag_quota
-    seats = RemoteSeats.from_folder(listen, keys_dir, remote, quota)
+    grace = DEFAULT_RECONNECT_GRACE_S if grace_s is None else grace_s
+    seats = RemoteSeats.from_folder(listen, keys_dir, remote, quota, grace)
     return BotTransport(Transport.IPC, seats.open_wire, seats.start_bot(BotProcess.start), isolation=Isolation.REMOTE)
 
 
@@ -104,10 +109,22 @@ def _game_json(record: GameRecord) -> dict[str, Any]:
             {"decisions": t.decisions, "mean_ms": round(t.mean_ms, 3), "max_ms": round(t.max_ms, 3)}
             for t in record.timings
         ],
+        "remote": [None if timing is None else _remote_json(timing) for timing in record.remote],
         "replay": record.replay_path,
         "sandboxed": record.sandboxed,
         "isolation": record.isolation.value,
     }
+
+
+def _remote_json(timing: RemoteTiming) -> dict[str, Any]:
+    """A remote seat's network figures in one game (null for a local seat's)."""
+    return {
+        "decisions": timing.decisions,
+        **{name: round(getattr(timing, name), 3) for name in REMOTE_FIGURES},
+    }
+
+
+REMOTE_FIGURES = ("median_lag_ms", "max_lag_ms", "credit_ms", "quota_left_ms")
 
 
 def _bot_json(bot: BotRun) -> dict[str, Any]:
@@ -248,6 +265,16 @@ def _print_summary(record: MatchRecord, tablefmt: str) -> None:
     "round trip while this lasts, spent on what the extension covered [default: "
     f"{DEFAULT_LAG_QUOTA_MS}; 0: none].",
 )
+@click.option(
+    "--reconnect-grace",
+    "reconnect_grace",
+    type=click.FloatRange(min=0),
+    metavar="SECONDS",
+    default=None,
+    help="How long a remote seat whose connection dropped is kept for `referee connect` to come back and resume; "
+    "its move clock runs on meanwhile, and past this its seat has crashed [default: "
+    f"{DEFAULT_RECONNECT_GRACE_S:g}; 0: no reconnection].",
+)
 @sandbox_option
 @click.option(
     "--ponder",
@@ -273,6 +300,7 @@ def play(
     listen: str | None,
     keys_dir: Path | None,
     lag_quota: int | None,
+    reconnect_grace: float | None,
     sandbox: bool,
     ponder: bool,
     kernel: bool,
@@ -337,7 +365,8 @@ def play(
 
     runner = run_match if replay_format is ReplayFormat.JSON else PagesRunner(replay_format)
     try:
-        record = runner(spec, on_game, transport=_bot_transport(specs, transport, listen, keys_dir, lag_quota))
+        bot_transport = _bot_transport(specs, transport, listen, keys_dir, lag_quota, reconnect_grace)
+        record = runner(spec, on_game, transport=bot_transport)
     except ReplayWriteError as error:  # kept: the message adds how far the match got, which only this command knows
         raise click.ClickException(f"{error} (stopped after {len(played)} of {count} game(s))") from error
     except KeyboardInterrupt:

@@ -3,16 +3,20 @@ a sequential test decides."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
 
 from referee.botspec import resolve_bot, unique_names
 from referee.games import list_games, load_game
-from referee.records import Limits
+from referee.records import BotSpec, Limits
 from referee.wire.connection import Transport
+from referee.wire.lag_quota import DEFAULT_LAG_QUOTA_MS
+from referee.wire.remote_seats import RemoteSeats, remote_name
 
 from ..league.executors import LocalExecutor, default_concurrency
+from ..league.remote import RemoteMatchRunner
 from ..ratings.sprt import Decision, SprtState, SprtTest
 from ..sprt_match import DEFAULT_BATCH_PAIRS, SprtPlan, SprtResult, play_sprt
 from .options import echo_json, json_option, limits_options, pin_option, sandbox_option, seed_option, transport_option
@@ -56,6 +60,27 @@ _VERDICTS = {
 @seed_option
 @limits_options
 @transport_option
+@click.option(
+    "--listen",
+    metavar="tcp://HOST:PORT",
+    default=None,
+    help="Where a remote:NAME bot connects (with `referee connect`), over CURVE; needs --keys.",
+)
+@click.option(
+    "--keys",
+    "keys_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The keys folder of a remote seat: referee.key_secret and NAME.key (as for `referee play`).",
+)
+@click.option(
+    "--lag-quota",
+    type=click.IntRange(min=0),
+    metavar="MS",
+    default=DEFAULT_LAG_QUOTA_MS,
+    show_default=True,
+    help="A remote seat's network allowance per game (as for `referee play`).",
+)
 @sandbox_option
 @json_option
 def sprt_command(
@@ -73,6 +98,9 @@ def sprt_command(
     seed: int,
     limits: Limits,
     transport: Transport,
+    listen: str | None,
+    keys_dir: Path | None,
+    lag_quota: int,
     sandbox: bool,
     as_json: bool,
 ) -> None:
@@ -82,12 +110,14 @@ def sprt_command(
     H0: Elo gain = elo0 against H1: Elo gain = elo1 (logistic Elo), stopping when the log-likelihood ratio
     leaves (log(beta/(1-alpha)), log((1-beta)/alpha)). The LLR is printed after every batch. Batches run on
     -j local workers at once; a test that would decide without data (alpha + beta >= 1, or bounds so wide
-    that one pair decides) is refused.
+    that one pair decides) is refused. Either bot may be remote:NAME, played from another machine through
+    `referee connect` (--listen, --keys, as for `referee play`); its batches are then played one at a time.
     """
     info = load_game(game).info
     if not info.min_players <= 2 <= info.max_players:
         raise click.UsageError(f"{game} is not played by two seats ({info.min_players} to {info.max_players})")
     new, base = unique_names([resolve_bot(new_bot, game), resolve_bot(base_bot, game)])
+    remote = _remote_runner((new, base), transport, listen, keys_dir, lag_quota)
     plan = SprtPlan(
         game=game,
         new=new,
@@ -98,8 +128,9 @@ def sprt_command(
         batch_pairs=batch_pairs,
         limits=limits,
         transport=transport,
-        concurrency=concurrency or default_concurrency(),
+        concurrency=concurrency or (1 if remote else default_concurrency()),
         sandbox=sandbox,
+        remote=remote,
     )
     if plan.concurrency > default_concurrency():
         echo(
@@ -133,6 +164,23 @@ def sprt_command(
     echo(_VERDICTS[state.decision].format(new=new.name, base=base.name, elo0=elo0, elo1=elo1, pairs=max_pairs))
     faults = ", ".join(f"{name} {count}" for name, count in result.faults.items())
     echo(f"{state.pentanomial.pairs} pairs counted, {result.games} games played; faults: {faults}")
+
+
+def _remote_runner(
+    bots: tuple[BotSpec, ...], transport: Transport, listen: str | None, keys_dir: Path | None, lag_quota: int
+) -> RemoteMatchRunner | None:
+    """The runner of a match with a remote:NAME bot (tournaments.league.remote), None without one."""
+    names = [name for bot in bots if (name := remote_name(bot.command)) is not None]
+    if not names:
+        if listen is not None or keys_dir is not None:
+            raise click.UsageError("--listen and --keys are for a remote:NAME bot, and neither bot is one")
+        return None
+    if listen is None or keys_dir is None:
+        raise click.UsageError(f"remote:{names[0]} needs --listen tcp://HOST:PORT and --keys DIR")
+    if transport is not Transport.IPC:
+        raise click.UsageError("an SPRT with a remote bot runs its local bot on ipc: leave out --transport")
+    RemoteSeats.from_folder(listen, keys_dir, names, lag_quota)
+    return RemoteMatchRunner(listen, keys_dir, lag_quota)
 
 
 def _progress_line(state: SprtState) -> str:

@@ -7,6 +7,7 @@ pages/, bench/, cli/ or server/ (the web app calls this room, never the other wa
 
 from .copy_leads import CopiesReport, CopyLead
 from .errors import (
+    BadKey,
     BadResult,
     DatabaseProblem,
     Forbidden,
@@ -19,8 +20,10 @@ from .errors import (
 )
 from .jobs import do_job
 from .ladder import Ladder, open_ladder
+from .match_job import NotTheHost, RemoteHost
 from .setup import init_ladder
 from .values import (
+    Division,
     GameSummary,
     Job,
     JobKind,
@@ -29,6 +32,8 @@ from .values import (
     LadderTable,
     MarkRow,
     Principal,
+    RemoteKey,
+    RemoteSeat,
     Role,
     RosterRow,
     TableRow,
@@ -39,11 +44,13 @@ from .values import (
 from .views import Item, hidden
 
 __all__ = [
+    "BadKey",
     "BadResult",
     "CopiesReport",
     "CopyLead",
     "do_job",
     "DatabaseProblem",
+    "Division",
     "Forbidden",
     "GameSummary",
     "hidden",
@@ -58,8 +65,12 @@ __all__ = [
     "LadderFrozen",
     "LadderTable",
     "MarkRow",
+    "NotTheHost",
     "Principal",
     "QuotaExceeded",
+    "RemoteHost",
+    "RemoteKey",
+    "RemoteSeat",
     "Role",
     "RosterRow",
     "TableRow",

@@ -47,3 +47,8 @@ class DatabaseProblem(LadderError, EnvironmentProblem):
 
 class BadResult(LadderError, BadInput):
     """A worker's report that does not fit its job (games it was not given, seats missing)."""
+
+
+class BadKey(LadderError, BadInput):
+    """A public key the ladder does not take: not a CURVE public key, one registered already by another student
+    or the hosting worker's own, or any key where the ladder file has no open division."""

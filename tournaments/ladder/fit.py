@@ -12,8 +12,9 @@ from tournaments.ratings.elo import Ratings, rate_tallies
 from tournaments.ratings.settling import DEFAULT_RULE, Settlement, SettleRule, settlement
 from tournaments.ratings.tallies import GameTallies
 
-from .entrants import Entrant, current_entrants, games_among
+from .entrants import Entrant, division_entrants, games_among
 from .ladder_file import LadderFile
+from .values import Division
 
 RATING_SEED = 0
 """The bootstrap's seed: the same games give the same intervals."""
@@ -36,8 +37,8 @@ def settle_rule(file: LadderFile) -> SettleRule:
     )
 
 
-def ladder_fit(connection: Connection, file: LadderFile) -> Fit:
-    entrants = current_entrants(connection, file)
-    games = games_among(connection, [entrant.name for entrant in entrants])
+def ladder_fit(connection: Connection, file: LadderFile, division: Division = Division.GRADED) -> Fit:
+    entrants = division_entrants(connection, file, division)
+    games = games_among(connection, [entrant.name for entrant in entrants], division=division)
     ratings = rate_tallies(GameTallies.of(games), file.settings.bootstrap, RATING_SEED)
     return Fit(tuple(entrants), ratings, settlement(ratings, settle_rule(file)))

@@ -4,7 +4,8 @@
 
 Everything the job needs is in its payload, versions named by content hash: a local worker fetches them from
 the ladder's folder, a remote one downloads them through the server. The bots run in the sandbox; where the
-machine gives only a partial one, a check is refused unless `allow_partial` (check-bot's rule)."""
+machine gives only a partial one, a check is refused unless `allow_partial` (check-bot's rule). A match with
+remote seats (the open division) needs `host`, the worker's listen address and key pair (match_job.RemoteHost)."""
 
 from __future__ import annotations
 
@@ -12,14 +13,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .check_job import run_check
-from .match_job import run_match_job
+from .match_job import RemoteHost, run_match_job
 from .values import Job, JobKind, JobResult
 
 
 def do_job(
-    job: Job, fetch_version: Callable[[str], Path], *, sandbox: bool = True, allow_partial: bool = False
+    job: Job,
+    fetch_version: Callable[[str], Path],
+    *,
+    sandbox: bool = True,
+    allow_partial: bool = False,
+    host: RemoteHost | None = None,
 ) -> JobResult:
     if job.kind is JobKind.CHECK:
         folder = fetch_version(job.payload["digest"])
         return JobResult(JobKind.CHECK, run_check(job.payload, folder, sandbox=sandbox, allow_partial=allow_partial))
-    return JobResult(JobKind.MATCH, run_match_job(job.payload, fetch_version, sandbox=sandbox))
+    return JobResult(JobKind.MATCH, run_match_job(job.payload, fetch_version, sandbox=sandbox, host=host))

@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, select
 
-from . import accounts, deadline, schema, store, views
+from . import accounts, deadline, remote_keys, schema, store, views
 from .copy_leads import CopiesCache, CopiesReport, current_versions
 from .database import DATABASE_FILE, default_url, now, open_engine
 from .errors import BadResult, Forbidden, LadderFileError, LadderFrozen, UnknownItem
@@ -29,6 +29,7 @@ from .scheduling import fill_queue
 from .standings import ladder_table, shown_names
 from .submissions import add_version, check_quota, is_late
 from .values import (
+    Division,
     GameSummary,
     Job,
     JobKind,
@@ -36,6 +37,8 @@ from .values import (
     LadderTable,
     MarkRow,
     Principal,
+    RemoteKey,
+    RemoteSeat,
     Role,
     RosterRow,
     Version,
@@ -70,7 +73,7 @@ class Ladder:
         self.file = file
         self.engine = engine
         self.store = store.store_folder(folder)
-        self._fit: tuple[int, Fit] | None = None
+        self._fits: dict[Division, tuple[int, Fit]] = {}
         self._copies = CopiesCache(self.store, file.league.copies.base)
 
     def close(self) -> None:
@@ -128,11 +131,32 @@ class Ladder:
         with self.engine.connect() as connection:
             return views.version_detail(connection, who, version_id)
 
-    def claim(self, who: Principal, worker: str) -> Job | None:
-        """The next job for `worker` (a name for the staff's page), claimed in one short transaction."""
+    def claim(self, who: Principal, worker: str, hosts_remote: bool = False) -> Job | None:
+        """The next job for `worker` (a name for the staff's page), claimed in one short transaction. Only a worker
+        that `hosts_remote` seats (referee worker --listen) is given the open division's matches, those first."""
         _require(who, Role.WORKER, Role.STAFF, strict=True)
         with self.engine.begin() as connection:
-            return claim(connection, worker)
+            return claim(connection, worker, hosts_remote)
+
+    def register_key(self, who: Principal, public_key: object) -> RemoteKey:
+        """Register (or replace) `who`'s CURVE public key, their remote bot in the open division
+        (tournaments.ladder.remote_keys); BadKey for a key the ladder does not take, Forbidden if not a student
+        or the ladder has no open division. New tables are queued for it at once."""
+        _require(who, Role.STUDENT, strict=True)
+        with self.engine.begin() as connection:
+            lock_state(connection)
+            key = remote_keys.register_key(connection, self.file, who.name, public_key)
+            bump_changes(connection)
+        self.fill_queue()
+        return key
+
+    def remote_seat(self, who: Principal, student: str) -> RemoteSeat:
+        """A student's key and where to connect (their own, or staff)."""
+        views.may_read_student(who, student)
+        with self.engine.connect() as connection:
+            key = remote_keys.own_key(connection, student)
+        division = self.file.open
+        return RemoteSeat(division.remote, key, division.connect, division.server_key)
 
     def report(self, who: Principal, job_id: str, result: JobResult) -> None:
         """Store a job's result, once: a result posted again, or late after its job was reissued and done, is
@@ -174,16 +198,20 @@ class Ladder:
             lock_state(connection)
             return fill_queue(connection, self.file, force=force)
 
-    def table(self, who: Principal | None) -> LadderTable:
-        """The table as `who` may see it (None: a spectator)."""
+    def table(self, who: Principal | None, division: Division = Division.GRADED) -> LadderTable:
+        """The table of `division` as `who` may see it (None: a spectator). The open division's is its own: its
+        games never enter the graded table or the marks."""
+        if division is Division.OPEN:
+            remote_keys.require_open(self.file)
         with self.engine.connect() as connection:
-            return ladder_table(connection, self.file, self._current_fit(connection), who)
+            return ladder_table(connection, self.file, self._current_fit(connection, division), who, division)
 
-    def _current_fit(self, connection: Connection) -> Fit:
+    def _current_fit(self, connection: Connection, division: Division = Division.GRADED) -> Fit:
         changes = int(connection.execute(select(schema.state.c.changes)).scalar_one())
-        if self._fit is None or self._fit[0] != changes:
-            self._fit = (changes, ladder_fit(connection, self.file))
-        return self._fit[1]
+        cached = self._fits.get(division)
+        if cached is None or cached[0] != changes:
+            cached = self._fits[division] = (changes, ladder_fit(connection, self.file, division))
+        return cached[1]
 
     def roster(self, who: Principal | None = None) -> list[RosterRow]:
         """Every invited student with their pseudonym, versions and the version playing (staff only)."""

@@ -1,6 +1,7 @@
 """The ladder file (LADDER/ladder.toml): a league file (tournaments.league.league_file: game, players, seed,
 limits, config, settling keys, [marks], and its baselines as [[bots]]) with a `[ladder]` table of the keys
-below. Its students are not in it: they join by invitation and submission (the database)."""
+below, and an `[open]` table (OPEN_KEYS) that opens the open division to remote seats. Its students are not in it:
+they join by invitation and submission (the database)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from tournaments.league.keys import Key, names
 from tournaments.league.league_file import League, LeagueFileError, parse_league
 
 from .errors import LadderFileError
+from .public_keys import valid_public_key
 
 LADDER_FILE = "ladder.toml"
 
@@ -42,6 +44,25 @@ LADDER_KEYS: tuple[Key, ...] = (
 
 _KNOWN = frozenset(names(LADDER_KEYS))
 
+OPEN_KEYS: tuple[Key, ...] = (
+    Key("remote", "boolean", "false", "Students may register a CURVE public key and play the open division remotely."),
+    Key("connect", "string", "none", 'The address students connect to, "tcp://HOST:PORT": the hosting worker\'s.'),
+    Key("server_key", "string", "none", "The hosting worker's public key (Z85, 40 characters: its referee.key)."),
+)
+"""The `[open]` table of a ladder file: the open division, whose remote games never change a mark."""
+
+_OPEN_KNOWN = frozenset(names(OPEN_KEYS))
+
+
+@dataclass(frozen=True)
+class OpenDivision:
+    """The open division: the baselines and the students' remote bots (tournaments.ladder.remote_keys), on a
+    table of its own, played by a worker started with --listen at `connect`."""
+
+    remote: bool = False
+    connect: str | None = None
+    server_key: str | None = None
+
 
 @dataclass(frozen=True)
 class LadderSettings:
@@ -61,6 +82,7 @@ class LadderFile:
     league: League
     """Its baselines are its bots."""
     settings: LadderSettings
+    open: OpenDivision = OpenDivision()
 
 
 def load_ladder_file(path: Path) -> LadderFile:
@@ -86,9 +108,40 @@ def _parse(text: str, path: Path) -> LadderFile:
     except tomllib.TOMLDecodeError as error:
         raise LeagueFileError(path, None, f"is not valid TOML ({error})", "fix the syntax") from None
     table = data.pop("ladder", {})
+    division = _open(path, data.pop("open", {}))
     data.setdefault("bots", [])
     league = parse_league(data, path, students_join_later=True)
-    return LadderFile(league, _settings(path, table))
+    return LadderFile(league, _settings(path, table), division)
+
+
+def _open(path: Path, table: Any) -> OpenDivision:
+    if not isinstance(table, Mapping):
+        raise LeagueFileError(path, "open", f"must be a table, not {table!r}")
+    unknown = sorted(set(table) - _OPEN_KNOWN)
+    if unknown:
+        raise LeagueFileError(path, f"open.{unknown[0]}", "is not an [open] key", f"the keys are {sorted(_OPEN_KNOWN)}")
+    remote = table.get("remote", False)
+    if not isinstance(remote, bool):
+        raise LeagueFileError(path, "open.remote", f"must be true or false, not {remote!r}")
+    if not remote:
+        return OpenDivision()
+    connect = table.get("connect")
+    if not isinstance(connect, str) or not connect.startswith("tcp://"):
+        raise LeagueFileError(
+            path,
+            "open.connect",
+            "must be the hosting worker's address as students reach it",
+            'connect = "tcp://ladder.example.edu:5600"',
+        )
+    key = valid_public_key(table.get("server_key"))
+    if key is None:
+        raise LeagueFileError(
+            path,
+            "open.server_key",
+            "must be the hosting worker's CURVE public key (Z85, 40 characters)",
+            "the public-key line of its referee.key (`referee keys new referee`)",
+        )
+    return OpenDivision(True, connect, key)
 
 
 def _settings(path: Path, table: Any) -> LadderSettings:

@@ -19,7 +19,7 @@ from sqlalchemy import Connection, func, insert, select, update
 
 from . import schema
 from .database import now
-from .values import Job, JobKind, JobState
+from .values import Division, Job, JobKind, JobState
 
 MAX_ATTEMPTS = 3
 """Claims of one job before it is given up."""
@@ -34,7 +34,12 @@ def bump_changes(connection: Connection) -> None:
 
 
 def enqueue(
-    connection: Connection, kind: JobKind, payload: dict[str, Any], priority: int, version_id: str | None = None
+    connection: Connection,
+    kind: JobKind,
+    payload: dict[str, Any],
+    priority: int,
+    version_id: str | None = None,
+    division: Division = Division.GRADED,
 ) -> str:
     """A new queued job (the caller holds lock_state, which keeps `seq` unique)."""
     identifier = uuid.uuid4().hex
@@ -50,20 +55,26 @@ def enqueue(
             attempts=0,
             created=now(),
             version_id=version_id,
+            division=division.value,
         )
     )
     return identifier
 
 
-def claim(connection: Connection, worker: str) -> Job | None:
-    """The first queued job (by priority, then age), now claimed by `worker`; None if none is queued."""
-    row = connection.execute(
-        select(schema.jobs.c.id, schema.jobs.c.kind, schema.jobs.c.payload)
-        .where(schema.jobs.c.state == JobState.QUEUED.value)
-        .order_by(schema.jobs.c.priority, schema.jobs.c.seq)
-        .limit(1)
-        .with_for_update(skip_locked=True)
-    ).first()
+def claim(connection: Connection, worker: str, hosts_remote: bool = False) -> Job | None:
+    """The first queued job (by priority, then age), now claimed by `worker`; None if none is queued. Only a
+    worker that `hosts_remote` seats claims an open division's match, and it takes those first."""
+    divisions = [Division.OPEN, Division.GRADED] if hosts_remote else [Division.GRADED]
+    for division in divisions:
+        row = connection.execute(
+            select(schema.jobs.c.id, schema.jobs.c.kind, schema.jobs.c.payload)
+            .where(schema.jobs.c.state == JobState.QUEUED.value, schema.jobs.c.division == division.value)
+            .order_by(schema.jobs.c.priority, schema.jobs.c.seq)
+            .limit(1)
+            .with_for_update(skip_locked=True)
+        ).first()
+        if row is not None:
+            break
     if row is None:
         return None
     connection.execute(
@@ -109,13 +120,15 @@ def reissue_expired(connection: Connection, at: datetime, timeout_s: int) -> tup
     return int(queued.rowcount), given_up
 
 
-def pending(connection: Connection, kind: JobKind) -> list[dict[str, Any]]:
-    """The payloads of the jobs of `kind` queued or claimed."""
+def pending(connection: Connection, kind: JobKind, division: Division = Division.GRADED) -> list[dict[str, Any]]:
+    """The payloads of the jobs of `kind` in `division` queued or claimed."""
     return [
         dict(payload)
         for payload in connection.execute(
             select(schema.jobs.c.payload).where(
-                schema.jobs.c.kind == kind.value, schema.jobs.c.state != JobState.DONE.value
+                schema.jobs.c.kind == kind.value,
+                schema.jobs.c.state != JobState.DONE.value,
+                schema.jobs.c.division == division.value,
             )
         ).scalars()
     ]

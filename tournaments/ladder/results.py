@@ -10,7 +10,7 @@ from sqlalchemy import Connection, insert, select, update
 from . import schema
 from .database import now
 from .errors import BadResult
-from .values import VersionStatus
+from .values import Division, VersionStatus
 
 
 def record_check(connection: Connection, version_id: str, data: dict[str, Any]) -> None:
@@ -47,6 +47,7 @@ def record_match(connection: Connection, job_id: str, payload: dict[str, Any], d
                 stored=now(),
                 final=frozen,
                 isolation=str(game.get("isolation", "none")),
+                division=Division(payload.get("division", Division.GRADED.value)).value,
                 replay=game.get("replay"),
             )
         )

@@ -11,7 +11,12 @@ In order, up to the ladder's queue_depth match jobs waiting (refilled when half 
    waiting in the queue.
 Each table is one match job: a balanced seating design (referee.seating) over deals of its own, derived from
 the ladder's seed and the job's number. Baselines are entrants like any other, their programs fixed: they
-anchor the scale and the marks."""
+anchor the scale and the marks.
+
+Each division is filled alike from its own entrants and games, with a queue_depth of its own. The open division
+(the ladder file's [open]) seats the baselines and the students' remote bots; a table of it has at least one
+remote seat (a table of baselines alone is the graded division's business), and only a worker that hosts remote
+seats claims it (tournaments.ladder.queue), so an open queue nobody plays never holds up the graded one."""
 
 from __future__ import annotations
 
@@ -31,7 +36,7 @@ from .fit import Fit, ladder_fit, settle_rule
 from .ladder_file import LadderFile
 from .match_job import limits_data
 from .queue import enqueue, pending
-from .values import JobKind
+from .values import Division, JobKind
 
 Table = tuple[str, ...]
 MATCH_PRIORITY = 1
@@ -41,24 +46,39 @@ BOOST_WIDTH = 2.0
 
 
 def fill_queue(connection: Connection, file: LadderFile, *, force: bool = False) -> int:
-    """Queue match jobs as the module says (the caller holds lock_state); how many were added. Unless `force`
-    (a new version, the deadline), only once the queue is down to REFILL_SHARE of its depth: the fit costs
-    more than a report, and the tables it picks change little from one game to the next."""
-    waiting = pending(connection, JobKind.MATCH)
+    """Queue match jobs as the module says, in each division (the caller holds lock_state); how many were added.
+    Unless `force` (a new version, the deadline), only once a division's queue is down to REFILL_SHARE of its
+    depth: the fit costs more than a report, and the tables it picks change little from one game to the next."""
+    divisions = [Division.GRADED, Division.OPEN] if file.open.remote else [Division.GRADED]
+    return sum(_fill(connection, file, division, force) for division in divisions)
+
+
+def _fill(connection: Connection, file: LadderFile, division: Division, force: bool) -> int:
+    waiting = pending(connection, JobKind.MATCH, division)
     room = file.settings.queue_depth - len(waiting)
     if room <= 0 or (not force and room < REFILL_SHARE * file.settings.queue_depth):
         return 0
-    fit = ladder_fit(connection, file)
+    fit = ladder_fit(connection, file, division)
     if len(fit.entrants) < file.league.players:
         return 0
-    queued = {tuple(sorted(entrant["name"] for entrant in payload["entrants"])) for payload in waiting}
-    tables = [table for table in choose_tables(fit, file) if table not in queued and _under_cap(fit, file, table)]
-    chosen = list(dict.fromkeys(tables))[:room]
     by_name = {entrant.name: entrant for entrant in fit.entrants}
+    queued = {tuple(sorted(entrant["name"] for entrant in payload["entrants"])) for payload in waiting}
+    tables = [
+        table
+        for table in choose_tables(fit, file)
+        if table not in queued and _under_cap(fit, file, table) and _fits(division, table, by_name)
+    ]
+    chosen = list(dict.fromkeys(tables))[:room]
     for table in chosen:
         number = _next_number(connection)
-        enqueue(connection, JobKind.MATCH, _payload(file, [by_name[name] for name in table], number), MATCH_PRIORITY)
+        payload = _payload(file, [by_name[name] for name in table], number, division)
+        enqueue(connection, JobKind.MATCH, payload, MATCH_PRIORITY, division=division)
     return len(chosen)
+
+
+def _fits(division: Division, table: Table, by_name: dict[str, Entrant]) -> bool:
+    """An open table has a remote seat."""
+    return division is Division.GRADED or any(by_name[name].public_key is not None for name in table)
 
 
 def choose_tables(fit: Fit, file: LadderFile) -> list[Table]:
@@ -110,7 +130,7 @@ def _next_number(connection: Connection) -> int:
     return int(connection.execute(select(func.coalesce(func.max(schema.jobs.c.seq), 0))).scalar_one()) + 1
 
 
-def _payload(file: LadderFile, entrants: Sequence[Entrant], number: int) -> dict[str, object]:
+def _payload(file: LadderFile, entrants: Sequence[Entrant], number: int, division: Division) -> dict[str, object]:
     league = file.league
     deals = (
         league.deals_per_match
@@ -121,10 +141,11 @@ def _payload(file: LadderFile, entrants: Sequence[Entrant], number: int) -> dict
     games = balanced_games(league.players, seeds)
     return {
         "match_id": f"ladder-{number}",
+        "division": division.value,
         "game": league.game,
         "config": dict(league.config),
         "limits": limits_data(league.limits),
         "ponder": league.ponder,
         "entrants": [entrant.payload() for entrant in entrants],
         "games": [{"index": game.index, "seed": game.seed, "seating": list(game.seating)} for game in games],
-    }
+    } | ({"server_key": file.open.server_key} if division is Division.OPEN else {})

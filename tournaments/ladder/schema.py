@@ -101,6 +101,13 @@ jobs = Table(
     Column("created", DateTime(timezone=True), nullable=False),
     Column("finished", DateTime(timezone=True)),
     Column("version_id", String(40), comment="A check's version."),
+    Column(
+        "division",
+        String(16),
+        nullable=False,
+        server_default="graded",
+        comment="A match's division: only a worker that hosts remote seats claims an open one.",
+    ),
     Index("jobs_queue", "state", "priority", "seq"),
 )
 
@@ -121,6 +128,13 @@ games = Table(
         "final", Boolean, nullable=False, default=False, comment="Played after the deadline's snapshot (the final run)."
     ),
     Column("isolation", String(16), nullable=False),
+    Column(
+        "division",
+        String(16),
+        nullable=False,
+        server_default="graded",
+        comment="Each division's table is fitted on its own games: an open game never changes a mark.",
+    ),
     Column("replay", JSON),
     UniqueConstraint("job_id", "game_index", name="games_once"),
 )
@@ -155,3 +169,19 @@ snapshot = Table(
     Column("student", String(200), ForeignKey("students.name"), primary_key=True),
     Column("version_id", String(40), ForeignKey("versions.id"), nullable=False),
 )
+
+remote_keys = Table(
+    "remote_keys",
+    metadata,
+    Column("student", String(200), ForeignKey("students.name"), primary_key=True, comment="One key per student."),
+    Column(
+        "entrant",
+        String(40),
+        nullable=False,
+        unique=True,
+        comment="The open division's entrant (and remote seat) of this key; a new key is a new entrant.",
+    ),
+    Column("public_key", String(40), nullable=False, unique=True, comment="Z85 CURVE public key."),
+    Column("registered", DateTime(timezone=True), nullable=False),
+)
+"""The students' remote bots: a CURVE public key each (tournaments.ladder.remote_keys)."""

@@ -12,7 +12,7 @@ from . import schema
 from .entrants import Entrant
 from .fit import Fit
 from .ladder_file import LadderFile
-from .values import LadderTable, Principal, Role, TableRow
+from .values import Division, LadderTable, Principal, Role, TableRow
 
 
 def shown_names(connection: Connection, file: LadderFile, who: Principal | None) -> dict[str, str]:
@@ -33,7 +33,9 @@ def entrant_label(entrant: Entrant, names: dict[str, str], who: Principal | None
     return f"{label} ({entrant.name})" if versions > 1 else label
 
 
-def ladder_table(connection: Connection, file: LadderFile, fit: Fit, who: Principal | None) -> LadderTable:
+def ladder_table(
+    connection: Connection, file: LadderFile, fit: Fit, who: Principal | None, division: Division = Division.GRADED
+) -> LadderTable:
     names = shown_names(connection, file, who)
     counts: dict[str | None, int] = {}
     for entrant in fit.entrants:
@@ -66,7 +68,7 @@ def ladder_table(connection: Connection, file: LadderFile, fit: Fit, who: Princi
             rows.append(TableRow(label, None, None, 0, False, 0, entrant.baseline, mine, version))
     state = connection.execute(select(schema.state.c.changes, schema.state.c.frozen)).one()
     settled = fit.verdict is not None and fit.verdict.settled
-    return LadderTable(tuple(rows), settled, fit.ratings.games, int(state.changes), bool(state.frozen))
+    return LadderTable(tuple(rows), settled, fit.ratings.games, int(state.changes), bool(state.frozen), division)
 
 
 def _own(who: Principal | None, entrant: Entrant) -> tuple[bool, str | None]:

@@ -61,6 +61,15 @@ class JobKind(enum.StrEnum):
     MATCH = "match"
 
 
+class Division(enum.StrEnum):
+    """Each division has its own entrants, games and table."""
+
+    GRADED = "graded"
+    """The students' uploaded versions and the baselines: the marks come from this one."""
+    OPEN = "open"
+    """The baselines and the students' remote bots (the ladder file's [open]); never marked."""
+
+
 class JobState(enum.StrEnum):
     QUEUED = "queued"
     CLAIMED = "claimed"
@@ -123,6 +132,7 @@ class LadderTable:
     games: int
     changes: int
     frozen: bool = False
+    division: Division = Division.GRADED
 
 
 @dataclass(frozen=True)
@@ -158,3 +168,24 @@ class RosterRow:
     latest: Version | None
     playing: str | None
     """The id of the accepted version on the table now."""
+
+
+@dataclass(frozen=True)
+class RemoteKey:
+    """A student's registered CURVE public key; `entrant` is its row of the open table and its remote seat."""
+
+    student: str
+    entrant: str
+    public_key: str
+    registered: datetime
+
+
+@dataclass(frozen=True)
+class RemoteSeat:
+    """What a student needs to play the open division from their machine: their key (None until registered) and
+    where to connect, `referee connect CONNECT --key NAME.key_secret --server-key FILE`, FILE holding server_key."""
+
+    open: bool
+    key: RemoteKey | None
+    connect: str | None
+    server_key: str | None

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from protocol import limits
+from referee.wire.lag_quota import DEFAULT_LAG_QUOTA_MS
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,7 @@ LEAGUE_KEYS: tuple[Key, ...] = (
     Key("marks", "table", "none", "Per baseline, [[score share, mark], ...]: marks where the shares clear them."),
     Key("pseudonyms", "table", "a keyed hash", "What a published leaderboard calls each bot."),
     Key("copies", "table", "the defaults below", "The copies check (`tournament copies`): the keys below."),
+    Key("remote", "table", "none", "Where `remote:NAME` bots connect and their rules: the keys below."),
     Key("bots", "array of tables", "", "The bots: `[[bots]]` entries, below. Required."),
 )
 """The top level of a league file."""
@@ -113,13 +115,33 @@ COPIES_KEYS: tuple[Key, ...] = (
 )
 """The `[copies]` table of a league file (tournaments.classroom.copies)."""
 
+REMOTE_KEYS: tuple[Key, ...] = (
+    Key("listen", "string", "", "tcp://HOST:PORT where remote bots connect (`referee connect`), over CURVE. Required."),
+    Key(
+        "keys",
+        "path",
+        "",
+        "The keys folder: referee.key_secret and NAME.key for each remote:NAME bot (relative to the league file). "
+        "Required.",
+    ),
+    Key("lag_quota_ms", "integer", str(DEFAULT_LAG_QUOTA_MS), "Each remote seat's network allowance per game."),
+    Key("rated", "boolean", "true", "false stores games with a remote seat unrated: shown, not in the ratings."),
+    Key(
+        "share_tables",
+        "boolean",
+        "false",
+        "At 3 to 5 seats, true lets two remote bots sit at one table (the soft-play check covers every pair).",
+    ),
+)
+"""The `[remote]` table of a league file: its remote seats (docs: Play a seat from another machine)."""
+
 BOT_KEYS: tuple[Key, ...] = (
     Key("name", "string", "", "The bot's name in the league. Required."),
     Key(
         "command",
         "string, or array of words",
         "",
-        "A BOT as for `referee play`: built-in name, path, command line, stdio:BOT. Required.",
+        "A BOT as for `referee play`: built-in name, path, command line, stdio:BOT, remote:NAME. Required.",
     ),
     Key("cwd", "path", "where referee runs", "The bot's working folder, relative to the league file."),
     Key("version", "string", "the program's digest", "Identifies the program instead of its file's digest."),

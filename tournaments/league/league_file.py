@@ -42,13 +42,16 @@ from pathlib import Path
 from typing import Any
 
 from protocol import limits as protocol_limits
+from protocol.curve_keys import REFEREE_KEY, KeyFileError, allow_list, key_files, load_pair
 from protocol.errors import BadInput
 from protocol.safe_text import UnsafeName, checked_name, skeleton
-from referee.botspec import UnknownBot, resolve_bot
+from referee.botspec import UnknownBot, is_remote, resolve_bot
 from referee.games import GameError, load_game
 from referee.games.base import MAX_SEED
 from referee.records import BotSpec, FaultPolicy, Limits
 from referee.seating import design_deals
+from referee.wire.lag_quota import DEFAULT_LAG_QUOTA_MS
+from referee.wire.remote_seats import remote_name
 
 from . import keys
 from .identity import ProgramUnreadable, program_digest
@@ -61,6 +64,10 @@ from .submissions import (
     normalised,
     submission_spec,
     submissions,
+)
+
+REMOTE_FIX = (
+    'add [remote] with listen = "tcp://0.0.0.0:5555" and keys = "keys" (docs: Play a seat from another machine)'
 )
 
 
@@ -114,6 +121,22 @@ class CopySettings:
 
 
 @dataclass(frozen=True)
+class RemoteSettings:
+    """[remote] (keys.REMOTE_KEYS): where the league's remote:NAME bots connect, and their rules."""
+
+    listen: str
+    """tcp://HOST:PORT: one address for the whole league (its matches with remote seats are played one at a time
+    on the organiser's machine: tournaments.league.remote)."""
+    keys: Path
+    """The keys folder: the referee's pair and each remote bot's public key (referee.wire.remote_seats)."""
+    lag_quota_ms: int = DEFAULT_LAG_QUOTA_MS
+    rated: bool = True
+    """False: games with a remote seat are stored unrated (shown, not in the ratings)."""
+    share_tables: bool = False
+    """True: two remote bots may sit at one table of 3 to 5 seats (at 2 seats they always may)."""
+
+
+@dataclass(frozen=True)
 class League:
     path: Path
     name: str
@@ -158,6 +181,17 @@ class League:
     """(bot, Elo) fixed in the tables, if the file anchors one."""
     copies: CopySettings = field(default_factory=lambda: CopySettings())
     """[copies]: the copies check's settings (tournaments.classroom.copies)."""
+    remote: RemoteSettings | None = None
+    """[remote]: where remote:NAME bots connect (None: the league has none)."""
+
+    @property
+    def remote_bots(self) -> tuple[str, ...]:
+        """The names of its remote:NAME bots, in file order."""
+        return tuple(bot.name for bot in self.bots if is_remote(bot.spec))
+
+    def separates_remote_bots(self) -> bool:
+        """Whether no table may seat two remote bots: at 3 to 5 seats, unless [remote] share_tables = true."""
+        return self.remote is not None and not self.remote.share_tables and self.players > 2
 
     @property
     def games_per_match(self) -> int:
@@ -196,6 +230,7 @@ def parse_league(data: Mapping[str, Any], path: Path, *, students_join_later: bo
     a table's seats until students submit."""
     reader = _Reader(path.resolve())
     reader.no_unknown_keys(data, _TOP_KEYS, "", "the known keys are " + ", ".join(sorted(_TOP_KEYS)))
+    reader.remote_settings = reader.remote(data)
     game_name = reader.required_string(data, "game")
     try:
         game = load_game(game_name)
@@ -211,6 +246,7 @@ def parse_league(data: Mapping[str, Any], path: Path, *, students_join_later: bo
     bots = tuple(_as_baseline(bot) if bot.name in baselines else bot for bot in bots)
     if not students_join_later:
         _check_pool_size(reader, bots, players)
+    _check_remote_bots(reader, bots, players)
     config = reader.table(data, "config")
     try:
         resolved_config = game.resolve_config(config)
@@ -246,6 +282,7 @@ def parse_league(data: Mapping[str, Any], path: Path, *, students_join_later: bo
         min_games=reader.optional_integer(data, "min_games", minimum=0),
         anchor=reader.anchor(data, [bot.name for bot in bots]),
         copies=reader.copies(data),
+        remote=reader.remote_settings,
     )
 
 
@@ -263,11 +300,72 @@ def _check_pool_size(reader: _Reader, bots: tuple[LeagueBot, ...], players: int)
         )
 
 
+def _check_remote_bots(reader: _Reader, bots: tuple[LeagueBot, ...], players: int) -> None:
+    """A [remote] table with remote bots to seat; at 3 to 5 seats without share_tables, enough local bots to fill
+    a remote bot's table."""
+    remote = [bot.name for bot in bots if is_remote(bot.spec)]
+    settings = reader.remote_settings
+    if settings is None or not remote:
+        if settings is not None:
+            raise reader.error("remote", "is for remote:NAME bots, and no bot is one", "remove [remote]")
+        return
+    local = len(bots) - len(remote)
+    if not settings.share_tables and players > 2 and local < players - 1:
+        raise reader.error(
+            "remote.share_tables",
+            f"is false, so a table of {players} seats holds one remote bot and {players - 1} local ones, and there "
+            f"are {local} local bot(s)",
+            "add local bots, or set share_tables = true (the soft-play check then covers every pair)",
+        )
+
+
 class _Reader:
     """Typed access to the TOML data, raising LeagueFileError that names the offending key."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.remote_settings: RemoteSettings | None = None
+        self.remote_keys: dict[str, bytes] = {}
+        """Remote seat name -> its public key, from [remote]'s keys folder."""
+        self._remote_commands: set[tuple[str, ...]] = set()
+
+    def remote(self, data: Mapping[str, Any]) -> RemoteSettings | None:
+        """[remote], its keys folder read (the referee's pair, the allow-list)."""
+        if "remote" not in data:
+            return None
+        table = self.table(data, "remote")
+        self.no_unknown_keys(table, frozenset(keys.names(keys.REMOTE_KEYS)), "remote.", "see the league file reference")
+        listen = self.required_string(table, "listen", "remote.")
+        if not listen.startswith("tcp://") or ":" not in listen[len("tcp://") :]:
+            raise self.error(
+                "remote.listen", f"must be tcp://HOST:PORT, not {listen!r}", 'listen = "tcp://0.0.0.0:5555"'
+            )
+        folder = self.path.parent / self.required_string(table, "keys", "remote.")
+        try:
+            load_pair(key_files(folder, REFEREE_KEY)[1])
+            allowed = allow_list(folder)
+        except KeyFileError as error:
+            raise self.error("remote.keys", str(error), "`referee keys new referee -o FOLDER` makes the pair") from None
+        self.remote_keys = {name: key for key, name in allowed.items()}
+        quota = table.get("lag_quota_ms", DEFAULT_LAG_QUOTA_MS)
+        if type(quota) is not int or quota < 0:
+            raise self.error("remote.lag_quota_ms", f"must be an integer of at least 0, not {quota!r}")
+        flags = {}
+        for flag, default in (("rated", True), ("share_tables", False)):
+            flags[flag] = table.get(flag, default)
+            if not isinstance(flags[flag], bool):
+                raise self.error(f"remote.{flag}", f"must be true or false, not {flags[flag]!r}")
+        return RemoteSettings(listen, folder, quota, flags["rated"], flags["share_tables"])
+
+    def remote_digest(self, spec: BotSpec, key: str) -> str:
+        """A remote bot's identity: its public key (the organiser cannot see its program)."""
+        name = remote_name(spec.command)
+        if self.remote_settings is None:
+            raise self.error(key, f"{spec.command[0]} is a remote seat, and the file has no [remote]", REMOTE_FIX)
+        if name not in self.remote_keys:
+            folder = self.remote_settings.keys
+            raise self.error(key, f"no public key {name}.key in {folder}", "add the key the bot's author sent")
+        return "key:" + self.remote_keys[name].decode()
 
     def error(self, key: str | None, problem: str, fix: str = "") -> LeagueFileError:
         return LeagueFileError(self.path, key, problem, fix)
@@ -554,11 +652,23 @@ class _Reader:
         spec = self._spec(name, command, cwd, game, prefix + "command")
         spec = replace(spec, env=self._environment(entry.get("env", {}), prefix + "env"))
         version = self.string(entry, "version", prefix)
+        if is_remote(spec):
+            self._check_remote_entry(entry, spec, prefix)
+            return LeagueBot(name, command, spec, self.remote_digest(spec, prefix + "command"), None, version)
         digest = self._digest(spec, version, prefix + "command")
         baseline = entry.get("baseline", False)
         if not isinstance(baseline, bool):
             raise self.error(prefix + "baseline", f"must be true or false, not {baseline!r}")
         return LeagueBot(name, command, spec, digest, cwd, version, baseline)
+
+    def _check_remote_entry(self, entry: Mapping[str, Any], spec: BotSpec, prefix: str) -> None:
+        """No cwd, env or baseline for a remote bot (its program is not run here), and one entry per key."""
+        for key in ("cwd", "env", "baseline"):
+            if key in entry:
+                raise self.error(prefix + key, "is not for a remote bot: it runs on its author's machine", "remove it")
+        if spec.command in self._remote_commands:
+            raise self.error(prefix + "command", f"{spec.command[0]} is seated twice: one key, one seat")
+        self._remote_commands.add(spec.command)
 
     def _name(self, name: str, key: str) -> str:
         try:

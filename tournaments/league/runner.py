@@ -16,11 +16,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from referee.isolation.sandbox import shown_folders
+from protocol.errors import BadInput
+from referee.isolation.sandbox import Isolation, shown_folders
+from referee.match import run_match
 from referee.records import GameRecord, MatchSpec
 
 from .executors import Executor
-from .league_file import League, LeagueFileError
+from .league_file import League, LeagueFileError, RemoteSettings
+from .remote import RemoteMatchRunner, remote_lane, split_remote
 from .schedule import ScheduledMatch, league_schedule, match_spec
 from .store import LeagueStore
 
@@ -68,11 +71,18 @@ def plan_league(league: League, store: LeagueStore, *, sandbox: bool = True, hol
         notes.append(f"{sum(len(match.games) for match in waiting)} game(s) of held bots wait")
     scheduled = sum(len(match.games) for match in schedule)
     remaining = sum(len(match.games) for match in missing)
+    specs = runnable_specs(league, store, missing, sandbox=sandbox)
+    remote_specs, _ = split_remote(specs)
+    if remote_specs and league.remote is not None:
+        notes.append(
+            f"{len(remote_specs)} match(es) with a remote seat are played first, one at a time, on this machine: "
+            f"remote bots connect to {league.remote.listen} for each"
+        )
     return LeaguePlan(
         league=league,
         scheduled=scheduled,
         stored=scheduled - remaining,
-        specs=runnable_specs(league, store, missing, sandbox=sandbox),
+        specs=specs,
         notes=tuple(notes),
     )
 
@@ -128,7 +138,7 @@ def play_league(
     on_stored: Callable[[GameRecord], None] | None = None,
 ) -> int:
     """Play what the plan lists, committing each game as it arrives; returns the number of games added."""
-    return play_specs(plan.specs, store, executor, on_stored)
+    return play_specs(plan.specs, store, executor, on_stored, remote=plan.league.remote)
 
 
 def play_specs(
@@ -136,16 +146,28 @@ def play_specs(
     store: LeagueStore,
     executor: Executor,
     on_stored: Callable[[GameRecord], None] | None = None,
+    *,
+    remote: RemoteSettings | None = None,
 ) -> int:
-    """Play `specs`, committing each game as it arrives; returns the number of games added."""
+    """Play `specs`, committing each game as it arrives; returns the number of games added. Matches with remote
+    seats (needing `remote`, the league's [remote]) are played first, one at a time on this machine
+    (tournaments.league.remote), the others on `executor`; with [remote] rated = false their games are stored
+    unrated."""
     added = 0
+    remote_specs, local_specs = split_remote(specs)
 
     def commit(record: GameRecord) -> None:
         nonlocal added
-        if store.add_game(record):
+        rated = remote is None or remote.rated or record.isolation is not Isolation.REMOTE
+        if store.add_game(record, rated=rated):
             added += 1
             if on_stored is not None:
                 on_stored(record)
 
-    executor.run(specs, commit)
+    if remote_specs:
+        if remote is None:
+            raise BadInput(f"match {remote_specs[0].match_id} has a remote seat, and the league no [remote] table")
+        inner = getattr(executor, "runner", run_match)
+        remote_lane(RemoteMatchRunner(remote.listen, remote.keys, remote.lag_quota_ms, inner)).run(remote_specs, commit)
+    executor.run(local_specs, commit)
     return added

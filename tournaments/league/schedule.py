@@ -62,7 +62,19 @@ def derive_seed(*parts: object) -> int:
 
 
 def league_tables(league: League) -> list[Table]:
-    """The tables of the league, in a stable order."""
+    """The tables of the league, in a stable order; at 3 to 5 seats, none with two remote bots unless the league
+    file's [remote] allows it (allowed_table: the tables are drawn as usual, those tables then left out, so a
+    max_tables sample may play fewer)."""
+    return [table for table in _drawn_tables(league) if allowed_table(league, table)]
+
+
+def allowed_table(league: League, table: Table) -> bool:
+    """Whether `table` may be played: it seats at most one remote bot where the league separates them
+    (League.separates_remote_bots)."""
+    return not league.separates_remote_bots() or sum(name in league.remote_bots for name in table) <= 1
+
+
+def _drawn_tables(league: League) -> list[Table]:
     names = [bot.name for bot in league.bots]
     rng = random.Random(derive_seed("tables", league.seed))
     if league.schedule is ScheduleKind.BASELINES:

@@ -33,17 +33,19 @@ from typing import Any, TypedDict
 from protocol.errors import BadInput, RefereeError
 from referee.deals import DealKey
 from referee.isolation.sandbox import Isolation
-from referee.records import FaultCause, FaultFacts, FaultKind, GameRecord, Limits
+from referee.records import FaultCause, FaultFacts, FaultKind, GameRecord, Limits, RemoteTiming
 
 from .league_file import League, LeagueBot
 from .schedule import ScheduledMatch
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """The store's layout (PRAGMA user_version): 2 added bot identities, forfeits, sandboxing and the deal key; 3 the
 illegal action a bot sent and the action a fault came before (faults.sent, faults.before_action); 4 each game's
 isolation level (full, partial, none) where 2 and 3 had a sandboxed flag; 5 each fault's cause and facts
 (faults.cause, faults.facts: referee.records.FaultCause and FaultFacts), from which its detail is written; 6 the
-kernel isolation level (games.isolation may be 'kernel')."""
+kernel isolation level (games.isolation may be 'kernel'); 7 remote seats: whether a game counts in the ratings
+(games.rated: a league file's [remote] rated = false stores its games with remote seats unrated) and each remote
+seat's network figures (remote_timings: referee.records.RemoteTiming)."""
 MIGRATED_SANDBOXED = Isolation.PARTIAL
 """The level an older store's sandboxed game gets: schemas 2 and 3 recorded `sandboxed` also for games whose bots
 had no uid or cgroup of their own, so partial is all such a game is known to have had."""
@@ -110,6 +112,20 @@ def _allow_every_level(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA writable_schema = OFF")
 
 
+REMOTE_TIMINGS = """CREATE TABLE IF NOT EXISTS remote_timings (
+    match_id TEXT NOT NULL,
+    game_index INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    decisions INTEGER NOT NULL,
+    median_lag_ms REAL NOT NULL,
+    max_lag_ms REAL NOT NULL,
+    credit_ms REAL NOT NULL,
+    quota_left_ms REAL NOT NULL,
+    PRIMARY KEY (match_id, game_index, seat),
+    FOREIGN KEY (match_id, game_index) REFERENCES games (match_id, game_index)
+)"""
+"""Each remote seat's network figures in each game (referee.records.RemoteTiming); local seats have no row."""
+
 MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = {
     2: ("ALTER TABLE faults ADD COLUMN sent TEXT", "ALTER TABLE faults ADD COLUMN before_action INTEGER"),
     3: (
@@ -120,6 +136,7 @@ MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = 
     ),
     4: ("ALTER TABLE faults ADD COLUMN cause TEXT", "ALTER TABLE faults ADD COLUMN facts TEXT", _cause_from_words()),
     5: (_allow_every_level,),
+    6: ("ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 1", REMOTE_TIMINGS),
 }
 """Schema N -> the statements that make it schema N + 1, run in one transaction when a store of schema N is opened
 (a store older than the first of them cannot be upgraded: its games lack what later schemas record). The step to 4
@@ -154,6 +171,7 @@ CREATE TABLE IF NOT EXISTS games (
     replay_path TEXT,
     finished_at REAL NOT NULL,
     isolation TEXT NOT NULL DEFAULT 'none' {LEVELS_CHECK},
+    rated INTEGER NOT NULL DEFAULT 1,
     PRIMARY KEY (match_id, game_index)
 );
 CREATE TABLE IF NOT EXISTS seats (
@@ -201,6 +219,7 @@ CREATE TABLE IF NOT EXISTS timings (
     PRIMARY KEY (match_id, game_index, seat),
     FOREIGN KEY (match_id, game_index) REFERENCES games (match_id, game_index)
 );
+{REMOTE_TIMINGS};
 """
 
 
@@ -224,8 +243,9 @@ class UnknownStoredBot(StoreError, BadInput, LookupError):
     """A bot name the store does not hold."""
 
 
-_GAME_TABLES = ("faults", "timings", "seats", "games")
+_GAME_TABLES = ("faults", "timings", "remote_timings", "seats", "games")
 """The tables with rows per game, children first: what forgetting a match deletes."""
+_REMOTE_FIELDS = tuple(field.name for field in fields(RemoteTiming))
 _UNRECORDED_LIMITS = frozenset({"log_cap_bytes"})
 """Limits a league file cannot set: not part of what makes results comparable."""
 
@@ -281,6 +301,48 @@ class BotTiming:
     decisions: int
     mean_ms: float
     max_ms: float
+
+
+@dataclass(frozen=True)
+class RemoteTotals:
+    """A remote bot's network figures over its stored games (LeagueStore.remote_totals)."""
+
+    games: int
+    decisions: int
+    median_lag_ms: float
+    """The median of its games' median lags."""
+    max_lag_ms: float
+    credit_ms: float
+    """Lag quota spent, over every game."""
+    least_quota_left_ms: float
+
+    @classmethod
+    def of(cls, timings: Sequence[RemoteTiming]) -> RemoteTotals:
+        medians = sorted(timing.median_lag_ms for timing in timings)
+        middle = (medians[(len(medians) - 1) // 2] + medians[len(medians) // 2]) / 2
+        return cls(
+            len(timings),
+            sum(timing.decisions for timing in timings),
+            middle,
+            max(timing.max_lag_ms for timing in timings),
+            sum(timing.credit_ms for timing in timings),
+            min(timing.quota_left_ms for timing in timings),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "games": self.games,
+            "decisions": self.decisions,
+            **{
+                name: round(value, 3)
+                for name, value in (
+                    ("median_lag_ms", self.median_lag_ms),
+                    ("max_lag_ms", self.max_lag_ms),
+                    ("credit_ms", self.credit_ms),
+                    ("least_quota_left_ms", self.least_quota_left_ms),
+                )
+            },
+        }
 
 
 @dataclass(frozen=True)
@@ -536,14 +598,16 @@ class LeagueStore:
                 remaining.append(replace(match, games=games))
         return remaining
 
-    def add_game(self, record: GameRecord) -> bool:
-        """Commit one finished game with its seats, faults and timings; False if it was already stored."""
+    def add_game(self, record: GameRecord, *, rated: bool = True) -> bool:
+        """Commit one finished game with its seats, faults and timings; False if it was already stored. An
+        unrated game (`rated` false) is stored and listed like any other, but left out of the ratings
+        (outcome_counts)."""
         key = (record.match_id, record.index)
         with self._transaction() as db:
             inserted = db.execute(
-                "INSERT OR IGNORE INTO games (match_id, game_index, seed, replay_path, finished_at, isolation) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (*key, record.seed, record.replay_path, time.time(), record.isolation.value),
+                "INSERT OR IGNORE INTO games (match_id, game_index, seed, replay_path, finished_at, isolation, rated) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (*key, record.seed, record.replay_path, time.time(), record.isolation.value, int(rated)),
             ).rowcount
             if not inserted:
                 return False
@@ -598,6 +662,16 @@ class LeagueStore:
                     for seat, timing in enumerate(record.timings)
                 ],
             )
+            _insert_rows(
+                db,
+                "remote_timings",
+                ("match_id", "game_index", "seat", *_REMOTE_FIELDS),
+                [
+                    (*key, seat, *(getattr(timing, name) for name in _REMOTE_FIELDS))
+                    for seat, timing in enumerate(record.remote)
+                    if timing is not None
+                ],
+            )
         return True
 
     def games(self) -> list[StoredGame]:
@@ -615,12 +689,14 @@ class LeagueStore:
     def outcome_counts(self) -> dict[tuple[tuple[str, int], ...], int]:
         """How many stored games ended with each distinct outcome ((bot, rank) per seat, in bot name order).
 
-        SQLite groups the seats into games and counts equal games, so Python sees one row per distinct
-        outcome and seat order (a few per outcome), not one per seat: what ratings need, at any size.
+        Unrated games (add_game) are left out. SQLite groups the seats into games and counts equal games, so
+        Python sees one row per distinct outcome and seat order (a few per outcome), not one per seat: what
+        ratings need, at any size.
         """
         rows = self._db.execute(
             "SELECT outcome, COUNT(*) FROM ("
-            "  SELECT json_group_array(json_array(bot, rank)) AS outcome FROM seats GROUP BY match_id, game_index"
+            "  SELECT json_group_array(json_array(bot, rank)) AS outcome FROM seats JOIN games USING (match_id, "
+            "game_index) WHERE games.rated GROUP BY match_id, game_index"
             ") GROUP BY outcome"
         )
         counts: dict[tuple[tuple[str, int], ...], int] = {}
@@ -746,6 +822,33 @@ class LeagueStore:
         """How many games were played at each isolation level (levels with no game left out)."""
         rows = self._db.execute("SELECT isolation, COUNT(*) FROM games GROUP BY isolation")
         return {Isolation(level): int(count) for level, count in rows}
+
+    def unrated_game_count(self) -> int:
+        """Games stored unrated (add_game): shown, not in the ratings."""
+        return int(self._db.execute("SELECT COUNT(*) FROM games WHERE NOT rated").fetchone()[0])
+
+    def remote_timings(self) -> dict[tuple[str, int], dict[int, RemoteTiming]]:
+        """(match_id, game_index) -> seat -> that remote seat's network figures, for games with remote seats."""
+        rows = self._db.execute(
+            f"SELECT match_id, game_index, seat, {', '.join(_REMOTE_FIELDS)} FROM remote_timings "
+            "ORDER BY match_id, game_index, seat"
+        )
+        timings: dict[tuple[str, int], dict[int, RemoteTiming]] = {}
+        for match_id, index, seat, *figures in rows:
+            timings.setdefault((match_id, index), {})[seat] = RemoteTiming(*figures)
+        return timings
+
+    def remote_totals(self) -> dict[str, RemoteTotals]:
+        """Per remote bot over its stored games: games, decisions, the median of its games' median lags, its
+        largest lag, the quota credit it spent and the least quota any game left it."""
+        per_game: dict[str, list[RemoteTiming]] = {}
+        rows = self._db.execute(
+            f"SELECT s.bot, {', '.join('r.' + name for name in _REMOTE_FIELDS)} FROM remote_timings r "
+            "JOIN seats s USING (match_id, game_index, seat) ORDER BY s.bot, r.match_id, r.game_index"
+        )
+        for bot, *figures in rows:
+            per_game.setdefault(bot, []).append(RemoteTiming(*figures))
+        return {bot: RemoteTotals.of(timings) for bot, timings in per_game.items()}
 
     def league_name(self) -> str | None:
         row = self._db.execute("SELECT name FROM league").fetchone()
@@ -903,6 +1006,8 @@ class _StoredBot:
 
 def _digest_shown(digest: str) -> str:
     kind, _, value = digest.partition(":")
+    if kind == "key":
+        return f"public key {value[:12]}"
     return f"version {value!r}" if kind == "version" else f"program {kind} {value[:12]}"
 
 

@@ -108,6 +108,7 @@ def _elo_section(report: LeagueReport) -> str:
         rows.append(f'<tr data-bot="{escape(bot.bot)}">{"".join(cells)}</tr>')
     head = "".join(f"<th>{header}</th>" for header in headers)
     lines = table_notes(ratings) if verdict is None else [settlement_line(verdict), *table_notes(ratings)]
+    lines += report.notes
     notes = "".join(f"<li>{escape(note)}</li>" for note in lines)
     return (
         f'<section id="elo"><h2>Elo</h2><table class="elo"><thead><tr>{head}</tr></thead>'

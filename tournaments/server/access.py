@@ -29,6 +29,10 @@ class Action(enum.StrEnum):
     READ_LOG = "read-log"
     """One seat's log of a game: the ladder knows whose seat it is and refuses another student's."""
     VIEW_REPLAY = "view-replay"
+    REGISTER_KEY = "register-key"
+    """Register or replace a student's CURVE public key, their remote bot of the open division."""
+    OWN_KEY = "own-key"
+    """See or register the asker's own key (/api/key): a student's, never another's by construction."""
     STAFF = "staff"
     CLAIM_JOB = "claim-job"
     REPORT_JOB = "report-job"
@@ -60,6 +64,8 @@ RULES: dict[Action, Rule] = {
     Action.VIEW_VERSION: Rule(_PEOPLE, Scope.ITEM, Item.VERSION),
     Action.READ_LOG: Rule(_PEOPLE, Scope.ITEM, Item.LOG),
     Action.VIEW_REPLAY: Rule(_PEOPLE, Scope.ITEM, Item.REPLAY),
+    Action.REGISTER_KEY: Rule(frozenset({Role.STUDENT}), Scope.OWN),
+    Action.OWN_KEY: Rule(frozenset({Role.STUDENT}), Scope.ROLES),
     Action.STAFF: Rule(frozenset({Role.STAFF}), Scope.ROLES),
     Action.CLAIM_JOB: Rule(frozenset({Role.WORKER}), Scope.ROLES),
     Action.REPORT_JOB: Rule(frozenset({Role.WORKER}), Scope.ROLES),

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Body, File, Request, UploadFile
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from tournaments.ladder import JobResult
+from tournaments.ladder import Division, JobResult
 
 from .access import Action, decide_item
 from .edge import Edge
@@ -20,6 +20,8 @@ from .present import plain
 from .uploads import Part
 
 ARCHIVE_TYPE = "application/gzip"
+KEY_TEXT_MAX = 200
+"""A public key is 40 characters; a longer text is refused (422) before the ladder sees it."""
 
 
 def api_routes(edge: Edge) -> APIRouter:
@@ -31,21 +33,22 @@ def api_routes(edge: Edge) -> APIRouter:
         await edge.allow(request, Action.HEALTH)
         return {"status": "ok", "changes": await run_in_threadpool(ladder.changes)}
 
-    @router.get("/table", summary="The ladder's table as the asker may see it (names to staff, else pseudonyms)")
-    async def table(request: Request) -> dict[str, Any]:
+    @router.get("/table", summary="A division's table as the asker may see it (names to staff, else pseudonyms)")
+    async def table(request: Request, division: Division = Division.GRADED) -> dict[str, Any]:
         who = await edge.allow(request, Action.VIEW_TABLE)
-        return plain(await run_in_threadpool(ladder.table, who))  # type: ignore[no-any-return]
+        return plain(await run_in_threadpool(ladder.table, who, division))  # type: ignore[no-any-return]
 
-    @router.get("/events", summary="Server-sent events: `table` whenever the table changes")
-    async def events(request: Request) -> StreamingResponse:
+    @router.get("/events", summary="Server-sent events: `table` whenever the division's table changes")
+    async def events(request: Request, division: Division = Division.GRADED) -> StreamingResponse:
         who = await edge.allow(request, Action.VIEW_TABLE)
+        await run_in_threadpool(ladder.table, who, division)
 
         async def leaving() -> bool:
             return edge.closing.is_set() or await request.is_disconnected()
 
         stream = table_events(
             ladder,
-            lambda: plain(ladder.table(who)),
+            lambda: plain(ladder.table(who, division)),
             leaving,
             edge.settings.poll_seconds,
             edge.settings.keepalive_seconds,
@@ -74,6 +77,37 @@ def api_routes(edge: Edge) -> APIRouter:
         assert who is not None
         return plain(await run_in_threadpool(ladder.versions, who, student))  # type: ignore[no-any-return]
 
+    @router.get("/key", summary="Your remote bot: your registered public key and where to connect (students)")
+    async def own_key(request: Request) -> dict[str, Any]:
+        who = await edge.allow(request, Action.OWN_KEY)
+        assert who is not None
+        return plain(await run_in_threadpool(ladder.remote_seat, who, who.name))  # type: ignore[no-any-return]
+
+    @router.put("/key", summary="Register or replace your CURVE public key, your remote bot (students)")
+    async def register_own_key(
+        request: Request,
+        public_key: str = Body(..., embed=True, max_length=KEY_TEXT_MAX),  # noqa: B008
+    ) -> dict[str, Any]:
+        who = await edge.allow(request, Action.OWN_KEY)
+        assert who is not None
+        return plain(await run_in_threadpool(edge.register_key, who, public_key))  # type: ignore[no-any-return]
+
+    @router.get("/students/{student}/key", summary="A student's remote bot: key and where to connect (own, or staff)")
+    async def student_key(request: Request, student: str) -> dict[str, Any]:
+        who = await edge.allow(request, Action.VIEW_STUDENT, student)
+        assert who is not None
+        return plain(await run_in_threadpool(ladder.remote_seat, who, student))  # type: ignore[no-any-return]
+
+    @router.put("/students/{student}/key", summary="Register or replace the student's public key (themself only)")
+    async def register_student_key(
+        request: Request,
+        student: str,
+        public_key: str = Body(..., embed=True, max_length=KEY_TEXT_MAX),  # noqa: B008
+    ) -> dict[str, Any]:
+        who = await edge.allow(request, Action.REGISTER_KEY, student)
+        assert who is not None
+        return plain(await run_in_threadpool(edge.register_key, who, public_key))  # type: ignore[no-any-return]
+
     @router.get("/copies", summary="Possible copies among the students' current versions, from their code (staff)")
     async def copies(request: Request) -> dict[str, Any]:
         who = await edge.allow(request, Action.STAFF)
@@ -99,10 +133,14 @@ def api_routes(edge: Edge) -> APIRouter:
         return await run_in_threadpool(ladder.replay, who, game_id)
 
     @router.post("/jobs/claim", summary="A worker claims the next job (204: none waiting)")
-    async def claim(request: Request, worker: str = Body(..., embed=True)) -> Response:  # noqa: B008
+    async def claim(
+        request: Request,
+        worker: str = Body(..., embed=True),  # noqa: B008
+        hosts_remote: bool = Body(False, embed=True),  # noqa: B008
+    ) -> Response:
         who = await edge.allow(request, Action.CLAIM_JOB)
         assert who is not None
-        job = await run_in_threadpool(ladder.claim, who, worker)
+        job = await run_in_threadpool(ladder.claim, who, worker, hosts_remote)
         if job is None:
             return Response(status_code=204)
         return JSONResponse(job.to_dict())

@@ -86,9 +86,17 @@ class LadderClient:
     def version(self, version_id: str) -> dict[str, Any]:
         return self.request("GET", f"/api/submissions/{version_id}").json()  # type: ignore[no-any-return]
 
-    def claim(self, worker: str) -> dict[str, Any] | None:
-        answer = self.post_json("/api/jobs/claim", {"worker": worker})
+    def claim(self, worker: str, hosts_remote: bool = False) -> dict[str, Any] | None:
+        answer = self.post_json("/api/jobs/claim", {"worker": worker, "hosts_remote": hosts_remote})
         return None if answer.status == 204 else answer.json()
+
+    def register_key(self, public_key: str) -> dict[str, Any]:
+        """Register (or replace) the asker's CURVE public key; their remote seat as the server answers it."""
+        body = json.dumps({"public_key": public_key}).encode()
+        return self.request("PUT", "/api/key", body, "application/json").json()  # type: ignore[no-any-return]
+
+    def remote_seat(self) -> dict[str, Any]:
+        return self.request("GET", "/api/key").json()  # type: ignore[no-any-return]
 
     def report(self, job_id: str, result: Mapping[str, Any]) -> None:
         self.post_json(f"/api/jobs/{job_id}/result", result)

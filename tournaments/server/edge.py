@@ -21,6 +21,7 @@ from tournaments.ladder import (
     LadderFrozen,
     Principal,
     QuotaExceeded,
+    RemoteSeat,
     Unauthorised,
     UnknownItem,
     Version,
@@ -87,6 +88,12 @@ class Edge:
                 given = str((await request.form()).get(CSRF_FIELD) or "")
             self.csrf.check(found.token, given)
         return who
+
+    def register_key(self, who: Principal, public_key: str) -> RemoteSeat:
+        """Register `who`'s public key (counted as an upload against a loop gone wrong); their remote seat then."""
+        self.uploads.hit(f"token:{who.role.value}:{who.name}")
+        self.ladder.register_key(who, public_key)
+        return self.ladder.remote_seat(who, who.name)
 
     def submit(self, who: Principal, parts: Sequence[Part]) -> Version:
         """Unpack, check and hand an upload to the ladder: its Version, or UploadRefused / the ladder's refusal."""

@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
 
-from tournaments.ladder import Principal, Role, UnknownItem
+from tournaments.ladder import Division, Principal, Role, UnknownItem
 from tournaments.pages.replay_page import render_replay_page
 
 from .access import Action, decide, decide_item
@@ -57,7 +57,14 @@ def web_routes(edge: Edge) -> APIRouter:
     async def leaderboard(request: Request) -> HTMLResponse:
         who = await edge.allow(request, Action.VIEW_TABLE)
         table = await run_in_threadpool(ladder.table, who)
-        return page(edge, request, "table.html", "Leaderboard", who, table=table)
+        return page(edge, request, "table.html", "Leaderboard", who, table=table, live="/api/events")
+
+    @router.get("/open", response_class=HTMLResponse)
+    async def open_table(request: Request) -> HTMLResponse:
+        who = await edge.allow(request, Action.VIEW_TABLE)
+        table = await run_in_threadpool(ladder.table, who, Division.OPEN)
+        live = "/api/events?division=open"
+        return page(edge, request, "table.html", "Open division (remote bots, not marked)", who, table=table, live=live)
 
     @router.get("/login", response_class=HTMLResponse)
     async def login_form(request: Request) -> HTMLResponse:
@@ -99,7 +106,17 @@ def web_routes(edge: Edge) -> APIRouter:
         assert who is not None
         versions = await run_in_threadpool(ladder.versions, who, student)
         games = await run_in_threadpool(ladder.student_games, who, student)
-        return page(edge, request, "student.html", student, who, student=student, versions=versions, games=games)
+        seat = await run_in_threadpool(ladder.remote_seat, who, student)
+        return page(
+            edge, request, "student.html", student, who, student=student, versions=versions, games=games, seat=seat
+        )
+
+    @router.post("/students/{student}/key")
+    async def web_register_key(request: Request, student: str, public_key: str = Form(..., max_length=200)) -> Response:
+        who = await edge.allow(request, Action.REGISTER_KEY, student)
+        assert who is not None
+        await run_in_threadpool(edge.register_key, who, public_key)
+        return RedirectResponse(f"/students/{quote(student, safe='')}", status_code=SEE_OTHER)
 
     @router.post("/students/{student}/versions")
     async def web_submit(request: Request, student: str, files: list[UploadFile] = File(...)) -> Response:  # noqa: B008

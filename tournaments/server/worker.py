@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from protocol.errors import BadInput, RefereeError
-from tournaments.ladder import Job, JobResult, Ladder, Principal, Role, do_job
+from tournaments.ladder import Job, JobResult, Ladder, Principal, RemoteHost, Role, do_job
 
 from .client import LadderClient, ServerRefused, ServerUnreachable
 from .uploads import Limits, Part, unpack_upload
@@ -66,8 +66,10 @@ def work(
     idle: float = 1.0,
     backoff: Backoff = Backoff(),  # noqa: B008
     jobs: int | None = None,
+    host: RemoteHost | None = None,
 ) -> int:
-    """Claim, do and report jobs until `stop` is set (or `jobs` are done); the number done."""
+    """Claim, do and report jobs until `stop` is set (or `jobs` are done); the number done. `host`: this worker
+    hosts remote seats (its source claims the open division's matches too)."""
     done = 0
     while not stop.is_set() and (jobs is None or done < jobs):
         job = _patiently(source.claim, stop, backoff)
@@ -76,7 +78,7 @@ def work(
             continue
         LOG.info("%s: %s job %s", source.name, job.kind.value, job.id)
         try:
-            result = do_job(job, source.fetch)
+            result = do_job(job, source.fetch, host=host)
         except RefereeError as error:
             LOG.error(
                 "%s: %s job %s failed (%s); the server will reissue it", source.name, job.kind.value, job.id, error
@@ -123,13 +125,14 @@ class LocalJobs:
 class RemoteJobs:
     """Jobs over the server's API (`referee worker`), versions cached in `cache` by content hash."""
 
-    def __init__(self, client: LadderClient, name: str, cache: Path) -> None:
+    def __init__(self, client: LadderClient, name: str, cache: Path, hosts_remote: bool = False) -> None:
         self.client = client
         self.name = name
         self.cache = cache
+        self.hosts_remote = hosts_remote
 
     def claim(self) -> Job | None:
-        data = self.client.claim(self.name)
+        data = self.client.claim(self.name, self.hosts_remote)
         return None if data is None else Job.from_dict(data)
 
     def report(self, job: Job, result: JobResult) -> None:

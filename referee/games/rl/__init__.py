@@ -8,6 +8,7 @@ needs none of them.
 - `pettingzoo_env(game, players=N, **options)`: a PettingZoo AECEnv (aec.py); `scout_v0.env()` and
   `scauver_v0.env()` the same in PettingZoo's standard wrappers, as its classic games.
 - `import referee.games.rl.openspiel`: registers `python_scout` and `python_scauver` with pyspiel.
+- batched.py: `BatchedEnv`, N games stepped together with numpy arrays out (auto-reset).
 - codec.py: the fixed integer encoding of every action; features.py: observations as float32 vectors;
   lengths.py: how many decisions a game can take (OpenSpiel's max_game_length).
 - policy_file.py: a trained network and its encoder's settings in one .npz (`save_policy`, `load_policy`),

@@ -208,3 +208,122 @@ def action_features(
     else:
         rows = [_scauver_row(action, observation, config) for action in legal]
     return np.array(rows, np.float32).reshape(len(rows), action_feature_width(game))
+
+
+# The same SCOUT rows from the legal actions' indices (codec.py) alone, each row one tuple: what the
+# environments use. `action_features` above is the reference, row by row from the actions;
+# tests/games/test_rl_incremental.py checks that both give the same matrix at every decision of many games.
+
+_GAP = -100
+"""A number no card carries, padding the hand at both ends so that a missing neighbour never chains."""
+
+
+def _chains(tops: list[int]) -> tuple[list[list[int]], list[list[int]], list[int], list[int]]:
+    """Per step of STEPS, the chain of that step ending at each position and the one starting there (position
+    i at i + 1, a zero at each end); the longest set wholly before each gap and from it on."""
+    size = len(tops)
+    down, level, up = [0] * (size + 2), [0] * (size + 2), [0] * (size + 2)
+    before = [0] * (size + 1)
+    previous = _GAP
+    for index, top in enumerate(tops, 1):
+        step = top - previous
+        previous = top
+        down[index] = down[index - 1] + 1 if step == -1 else 1
+        level[index] = level[index - 1] + 1 if step == 0 else 1
+        up[index] = up[index - 1] + 1 if step == 1 else 1
+        before[index] = max(before[index - 1], down[index], level[index], up[index])
+    ending = [down, level, up]
+    down, level, up = [0] * (size + 2), [0] * (size + 2), [0] * (size + 2)
+    after = [0] * (size + 1)
+    following = _GAP
+    for index in range(size, 0, -1):
+        top = tops[index - 1]
+        step = following - top
+        following = top
+        down[index] = down[index + 1] + 1 if step == -1 else 1
+        level[index] = level[index + 1] + 1 if step == 0 else 1
+        up[index] = up[index + 1] + 1 if step == 1 else 1
+        after[index - 1] = max(after[index], down[index], level[index], up[index])
+    return ending, [down, level, up], before, after
+
+
+_ORIENT_ROWS = tuple(
+    tuple(float(column in ("orient", "flip") if flip else column == "orient") for column in SCOUT_COLUMNS)
+    for flip in (False, True)
+)
+
+
+def _scout_matrix(observation: Observation, indices: Sequence[int]) -> np.ndarray:
+    hand = observation["hand"]
+    active = observation["active_set"]
+    cap = hand_cap(observation["players"])
+    tops = [card[0] for card in hand]
+    size = len(tops)
+    padded = [_GAP, *tops, _GAP]
+    ending, starting, before, after = _chains(tops)
+    shows_end = 2 + cap * LONGEST_SET
+    shown_before = len(active) / LONGEST_SET
+    active_after = (len(active) - 1) / LONGEST_SET
+    scouted_hand = (size + 1) / cap
+    values: list[float] = []
+    add = values.extend
+    for index in indices:
+        if index < 2:
+            add(_ORIENT_ROWS[index])
+        elif index < shows_end:
+            start, length = divmod(index - 2, LONGEST_SET)
+            length += 1
+            end = start + length
+            first, last = padded[start + 1], padded[end]
+            match = length > 1 and first == padded[start + 2]
+            best, later = before[start], after[end]
+            if later > best:
+                best = later
+            step = padded[end + 1] - padded[start]
+            if -1 <= step <= 1 and ending[step + 1][start] + starting[step + 1][end + 1] > best:
+                best = ending[step + 1][start] + starting[step + 1][end + 1]
+            add(
+                (
+                    0.0, 1.0, 0.0, 0.0, 0.0, length / LONGEST_SET, float(match), float(length > 1 and not match),
+                    min(first, last) / MOST_VALUE, shown_before, (size - length) / cap, float(length == size),
+                    0.0, 0.0, 0.0, 0.0, 0.0, length / LONGEST_SET, best / LONGEST_SET,
+                )
+            )  # fmt: skip
+        else:
+            slot, at = divmod(index - shows_end, cap + 1)
+            and_show, flip, right = slot & 1, (slot >> 1) & 1, slot >> 2
+            top = (active[-1] if right else active[0])[flip]
+            left_number, right_number = padded[at], padded[at + 1]
+            joins, follows = top - left_number, right_number - top
+            left = ending[joins + 1][at] if -1 <= joins <= 1 else 0
+            following = starting[follows + 1][at + 1] if -1 <= follows <= 1 else 0
+            longest = 1 + (left + following if joins == follows else left if left > following else following)
+            best, later = before[at], after[at]
+            if later > best:
+                best = later
+            if longest > best:
+                best = longest
+            add(
+                (
+                    0.0, 0.0, float(not and_show), float(and_show), float(flip), 0.0, 0.0, 0.0, 0.0, 0.0,
+                    scouted_hand, 0.0, top / MOST_VALUE, at / size if size else 0.0, float(right),
+                    float(top in (left_number, right_number)),
+                    float(abs(top - left_number) == 1 or abs(top - right_number) == 1), active_after,
+                    best / LONGEST_SET,
+                )
+            )  # fmt: skip
+    return np.array(values, np.float32).reshape(len(indices), len(SCOUT_COLUMNS))
+
+
+def indexed_action_features(
+    game: str,
+    observation: Observation,
+    indices: Sequence[int],
+    legal: Sequence[Action],
+    config: Mapping[str, Any],
+) -> np.ndarray:
+    """`action_features` of the legal actions `legal`, whose codec indices are `indices` (same order): SCOUT's
+    rows from the indices alone (no action map read), Scauver's as `action_features` does."""
+    if game == "scout":
+        return _scout_matrix(observation, indices)
+    return action_features(game, observation, legal, config)

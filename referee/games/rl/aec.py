@@ -36,8 +36,8 @@ from pettingzoo import AECEnv
 
 from .. import Game, GameState, load_game
 from ..base import MAX_SEED, ConfigError
-from .action_features import action_features
-from .codec import codec_for, legal_index
+from .action_features import indexed_action_features
+from .codec import codec_for, indexed_legal
 from .features import OBSERVATIONS, feature_size, features
 from .rewards import RETURNS, rank_rewards, score_rewards
 
@@ -95,6 +95,8 @@ class CardGameEnv(AECEnv):
         self._rng = random.Random(secrets.randbits(64))
         self.state_: GameState | None = None
         self._legal: dict[int, dict[str, Any]] = {}
+        self._mask = np.zeros(self.codec.size, np.int8)
+        self._vectors: dict[str, np.ndarray] = {}
 
     def __str__(self) -> str:
         return str(self.metadata["name"])
@@ -122,22 +124,26 @@ class CardGameEnv(AECEnv):
 
     def _select(self) -> None:
         """Point agent_selection at the seat to act (the lowest one at a simultaneous decision) and fill its
-        info and the index of its legal actions."""
+        info, its action mask and the index of its legal actions: all from this decision alone (the seat's
+        observation and the engine's read-only legal actions), nothing rebuilt from the game's history."""
         state = self._engine()
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self._vectors = {}
         if state.is_over():
             return
         seat = state.to_move()[0]
         self.agent_selection = self.possible_agents[seat]
         observation = state.observation(seat)
-        legal = state.legal_actions(seat)
-        self._legal = legal_index(self.codec, legal, observation)
-        info = {"observation": observation, "legal_actions": legal}
+        view = state.legal_actions_view(seat)
+        self._legal = indexed_legal(self.codec, view, observation)
+        indices = sorted(self._legal)
+        self._mask = np.zeros(self.codec.size, np.int8)
+        self._mask[indices] = 1
+        info = {"observation": observation, "legal_actions": list(map(dict.copy, view))}
         if self.with_action_features:
-            indices = sorted(self._legal)
             rows = [self._legal[index] for index in indices]
             info["action_indices"] = np.array(indices, np.int64)
-            info["action_features"] = action_features(self.game.name, observation, rows, self.config)
+            info["action_features"] = indexed_action_features(self.game.name, observation, indices, rows, self.config)
         self.infos[self.agent_selection] = info
 
     def _engine(self) -> GameState:
@@ -154,7 +160,7 @@ class CardGameEnv(AECEnv):
         if index not in self._legal:
             raise ValueError(f"action {index} is not legal for {agent} now (see the action mask)")
         state = self._engine()
-        state.apply(self.possible_agents.index(agent), self._legal[index])
+        state.apply(self.possible_agents.index(agent), dict(self._legal[index]))
         self._cumulative_rewards[agent] = 0.0
         if state.is_over():
             self._finish(state)
@@ -169,6 +175,7 @@ class CardGameEnv(AECEnv):
         self.terminations = {agent: True for agent in self.agents}
         self.infos = {agent: {"result": result} for agent in self.agents}
         self._legal = {}
+        self._vectors = {}
 
     def action_index(self, action: dict[str, Any]) -> int:
         """The index `step` takes for `action`, one of `infos[agent_selection]["legal_actions"]`: for a learner
@@ -183,15 +190,19 @@ class CardGameEnv(AECEnv):
         return self._engine().redeal(self.possible_agents.index(agent), rng)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The agent's vector and mask, built once per decision (and copied out, so a caller may change its
+        arrays); the agent to act reads the observation its info holds."""
+        vector = self._vectors.get(agent)
         state = self._engine()
-        mask = np.zeros(self.codec.size, np.int8)
-        if not state.is_over() and agent == self.agent_selection:
-            observation = self.infos[agent]["observation"]
-            mask[list(self._legal)] = 1
-        else:
-            observation = state.observation(self.possible_agents.index(agent))
-        vector = features(self.game.name, observation, self.config, self.compact)
-        return {"observation": vector, "action_mask": mask}
+        acting = not state.is_over() and agent == self.agent_selection
+        if vector is None:
+            if acting:
+                observation = self.infos[agent]["observation"]
+            else:
+                observation = state.observation(self.possible_agents.index(agent))
+            vector = self._vectors[agent] = features(self.game.name, observation, self.config, self.compact)
+        mask = self._mask.copy() if acting else np.zeros(self.codec.size, np.int8)
+        return {"observation": vector.copy(), "action_mask": mask}
 
     # Output.
 

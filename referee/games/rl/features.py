@@ -51,16 +51,20 @@ def scout_size(players: int, compact: bool = False) -> int:
 
 
 def _cards(out: np.ndarray, offset: int, cards: list[list[int]]) -> None:
-    for slot, (top, bottom) in enumerate(cards):
-        base = offset + slot * 20
-        out[base + top - 1] = 1.0
-        out[base + 10 + bottom - 1] = 1.0
+    if cards:
+        base = offset - 1
+        out[
+            [
+                base + slot * 20 + half * 10 + number
+                for slot, card in enumerate(cards)
+                for half, number in enumerate(card)
+            ]
+        ] = 1.0
 
 
 def _numbers(out: np.ndarray, offset: int, cards: list[list[int]]) -> None:
-    for slot, (top, bottom) in enumerate(cards):
-        out[offset + 2 * slot] = top / 10
-        out[offset + 2 * slot + 1] = bottom / 10
+    if cards:
+        out[offset : offset + 2 * len(cards)] = [number / 10 for card in cards for number in card]
 
 
 def scout_features(observation: Observation, compact: bool = False) -> np.ndarray:
@@ -76,9 +80,11 @@ def scout_features(observation: Observation, compact: bool = False) -> np.ndarra
     owner, to_move = observation["active_owner"], observation["to_move"]
     hand_sizes, captured, chips = observation["hand_sizes"], observation["captured"], observation["chips"]
     used, scores = observation["scout_show_used"], observation["scores"]
-    for relative in range(players):
-        other = (seat + relative) % players
-        out[offset : offset + SCOUT_PER_SEAT] = (
+    seats = [(seat + relative) % players for relative in range(players)]
+    out[offset : offset + SCOUT_PER_SEAT * players] = [
+        value
+        for other in seats
+        for value in (
             hand_sizes[other] / cap,
             captured[other] / 45,
             min(chips[other] / 10, 1.0),
@@ -87,7 +93,8 @@ def scout_features(observation: Observation, compact: bool = False) -> np.ndarra
             other == owner,
             other in to_move,
         )
-        offset += SCOUT_PER_SEAT
+    ]
+    offset += SCOUT_PER_SEAT * players
     out[offset + ("orient", "play", "over").index(observation["phase"])] = 1.0
     out[offset + 3] = observation["must_show"]
     out[offset + 4] = observation["round"] / observation["rounds"]

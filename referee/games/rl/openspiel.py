@@ -55,8 +55,8 @@ import pyspiel
 from .. import Game, GameState, load_game, shared_ranks
 from ..scauver import FACE_DECK, NUMERIC_DECK
 from ..scout import TABLES
-from .action_features import action_feature_width, action_features
-from .codec import ActionCodec, codec_for, hand_cap
+from .action_features import action_feature_width, indexed_action_features
+from .codec import ActionCodec, codec_for, hand_cap, indexed_legal
 from .features import OBSERVATIONS, feature_size, features, hand_size
 from .lengths import truncation
 from .rewards import RETURNS, rank_rewards, score_rewards
@@ -270,13 +270,20 @@ class Progress:
     active: list[int] = field(default_factory=list)
     moves: int = 0
     truncated: bool = False
-    seen: list[list[str]] = field(default_factory=list)
+    seen: list[list[tuple[dict[str, Any], Any]]] = field(default_factory=list)
+    """Per seat, what it was shown at each of its decisions and what it did (made a string when asked)."""
     round_log_seen: list[int] = field(default_factory=list)
     round_starts: list[int] = field(default_factory=lambda: [0])
     """Where each round's moves begin in the engine's history."""
     legal: dict[int, Any] | None = None
     observed: dict[str, Any] | None = None
     """The observation of the seat to move that `legal` was encoded from."""
+    views: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """The engine's observations of this state, by seat, as they are asked for (read-only)."""
+    vectors: dict[int, np.ndarray] = field(default_factory=dict)
+    """Their features (features.py), likewise."""
+    player: int | None = None
+    """current_player() once asked (pyspiel asks it and is_terminal() many times a move); None after a move."""
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Progress:
         return Progress(
@@ -292,6 +299,9 @@ class Progress:
             round_starts=list(self.round_starts),
             legal=self.legal,
             observed=self.observed,
+            views=dict(self.views),
+            vectors=dict(self.vectors),
+            player=self.player,
         )
 
 
@@ -311,6 +321,12 @@ class CardState(pyspiel.State):
     # Whose turn.
 
     def current_player(self) -> int:
+        player = self._p.player
+        if player is None:
+            player = self._p.player = self._current_player()
+        return player
+
+    def _current_player(self) -> int:
         if self.is_terminal():
             return pyspiel.PlayerId.TERMINAL
         if self._is_dealing():
@@ -322,6 +338,9 @@ class CardState(pyspiel.State):
         return self._p.engine is None or self._p.engine.round > len(self._p.rounds)
 
     def is_terminal(self) -> bool:
+        player = self._p.player
+        if player is not None:
+            return player == pyspiel.PlayerId.TERMINAL
         engine = self._p.engine
         if self._p.truncated or engine is None:
             return self._p.truncated
@@ -421,6 +440,7 @@ class CardState(pyspiel.State):
         if game.name == "scauver":
             config["first_dealer"] = self._p.first_dealer
         history = self._p.engine.history if self._p.engine is not None else []
+        self._p.views, self._p.vectors = {}, {}
         self._p.engine = game.rules.replay(game.players, 0, history, config, self._explicit_deal())
 
     # Decisions.
@@ -429,9 +449,8 @@ class CardState(pyspiel.State):
         if self._p.legal is None:
             assert self._p.engine is not None
             seat = self._p.engine.to_move()[0]
-            observation = self._p.engine.observation(seat)
-            legal = self._p.engine.legal_actions_view(seat)
-            self._p.legal = {self._game.codec.encode(action, observation): action for action in legal}
+            observation = self._view(seat)
+            self._p.legal = indexed_legal(self._game.codec, self._p.engine.legal_actions_view(seat), observation)
             self._p.observed = observation
         return self._p.legal
 
@@ -441,6 +460,7 @@ class CardState(pyspiel.State):
         return sorted(self._legal_table())
 
     def _apply_action(self, action: int) -> None:
+        self._p.player = None
         if self._is_dealing():
             self._deal(int(action))
             return
@@ -452,6 +472,7 @@ class CardState(pyspiel.State):
         round_before = engine.round
         engine.apply(seat, dict(chosen))
         self._p.legal = None
+        self._p.views, self._p.vectors = {}, {}
         self._p.moves += 1
         if engine.round != round_before:
             self._p.round_starts.append(len(engine.history))
@@ -469,16 +490,17 @@ class CardState(pyspiel.State):
         if self.is_terminal() or self._is_dealing():
             return np.zeros((0, width), np.float32)
         table = self._legal_table()
-        rows = [table[index] for index in sorted(table)]
+        indices = sorted(table)
         assert self._p.observed is not None
-        return action_features(self._game.name, self._p.observed, rows, self._game.config)
+        rows = [table[index] for index in indices]
+        return indexed_action_features(self._game.name, self._p.observed, indices, rows, self._game.config)
 
     def apply_engine_action(self, action: Any) -> None:
         """Apply the engine's `action` for the seat to move, through `apply_action` (so pyspiel's history has it)
         but without encoding every legal action: the table holds only this one."""
         engine = self._p.engine
         assert engine is not None
-        observation = engine.observation(engine.to_move()[0])
+        observation = self._view(engine.to_move()[0])
         index = self._game.codec.encode(action, observation)
         self._p.legal, self._p.observed = {index: action}, observation
         self.apply_action(index)
@@ -540,7 +562,7 @@ class CardState(pyspiel.State):
         log = observation[key]
         observation[key] = log[self._p.round_log_seen[seat] :]
         self._p.round_log_seen[seat] = len(log)
-        self._p.seen[seat].append(f"{_compact(observation)} -> {_compact(action)}")
+        self._p.seen[seat].append((observation, action))
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -567,15 +589,34 @@ class CardState(pyspiel.State):
     # What a seat sees.
 
     def observation_of(self, player: int) -> dict[str, Any] | None:
-        """`state.observation(player)` of the engine, or None while a round is being dealt."""
+        """`state.observation(player)` of the engine (read-only: it is kept until the next action), or None
+        while a round is being dealt."""
         if self._p.engine is None or (self._is_dealing() and not self.is_terminal()):
             return None
-        return self._p.engine.observation(player)
+        return self._view(player)
+
+    def features_of(self, player: int) -> np.ndarray | None:
+        """The features of `observation_of(player)` (read-only: kept until the next action), or None."""
+        vector = self._p.vectors.get(player)
+        if vector is None:
+            observation = self.observation_of(player)
+            if observation is None:
+                return None
+            vector = self._p.vectors[player] = self._game.features(observation)
+        return vector
+
+    def _view(self, player: int) -> dict[str, Any]:
+        view = self._p.views.get(player)
+        if view is None:
+            assert self._p.engine is not None
+            view = self._p.views[player] = self._p.engine.observation(player)
+        return view
 
     def information_of(self, player: int) -> str:
         current = self.observation_of(player)
         now = "dealing" if current is None else _compact(current)
-        return "\n".join([f"seat {player}", *self._p.seen[player], f"now {now}"])
+        shown = [f"{_compact(observation)} -> {_compact(action)}" for observation, action in self._p.seen[player]]
+        return "\n".join([f"seat {player}", *shown, f"now {now}"])
 
 
 class Observer:
@@ -588,11 +629,11 @@ class Observer:
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: CardState, player: int) -> None:
-        observation = state.observation_of(player)
-        if observation is None:
+        vector = state.features_of(player)
+        if vector is None:
             self.tensor.fill(0.0)
         else:
-            self.tensor[:] = self._game.features(observation)
+            self.tensor[:] = vector
 
     def string_from(self, state: CardState, player: int) -> str:
         if self._perfect_recall:
