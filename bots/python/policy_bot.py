@@ -2,6 +2,7 @@
 
     python -m bots.python.policy_bot --policy scout-policy.npz        # a linear policy (train_policy.py)
     python -m bots.python.policy_bot --policy my-network.npz          # a network (referee.games.rl.policy_file)
+    python -m bots.python.policy_bot --policy my-network.onnx         # the same as ONNX (onnx_policy.py)
     python -m bots.python.policy_bot --choose my_agent.py             # its function `choose`
     python -m bots.python.policy_bot --choose my_agent.py --function act
 
@@ -17,15 +18,28 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import sys
+import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from protocol.errors import RefereeError
 from protocol.sdk import run_bot
 
 MODULE = "bots.python.policy_bot"
+ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+"""Set to 1 (unless set) before numpy loads: its BLAS would start a thread per core for every product, and a bot
+shares the machine with the referee and the other seats. A 4-seat SCOUT MLP (1,170-256-256-1) took 150 ms a
+decision so on a loaded 2-core machine, 1.8 ms with one thread (onnxruntime runs with one too)."""
 Choose = Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]
+
+
+def one_thread() -> None:
+    """Numerical libraries on one thread each (ONE_THREAD), unless the environment says otherwise."""
+    for name in ONE_THREAD:
+        os.environ.setdefault(name, "1")
 
 
 def load_choose(path: Path, function: str) -> Choose:
@@ -43,12 +57,12 @@ def load_choose(path: Path, function: str) -> Choose:
 
 
 def network_choose(path: Path) -> Choose:
-    """The network in `path` as a choose function that refuses a table it was not trained for."""
-    from referee.games.rl.policy_file import PolicyFileError, load_policy
+    """The network in `path` (.npz or .onnx) as a choose function that refuses a table it was not trained for."""
+    from referee.games.rl.policy_file import load_network
 
     try:
-        policy = load_policy(path)
-    except PolicyFileError as error:
+        policy = load_network(path)
+    except RefereeError as error:
         raise SystemExit(f"policy_bot: {error}") from None
     players = policy.encoder.settings.players
 
@@ -68,30 +82,82 @@ def policy_paths(command: Sequence[str]) -> list[Path]:
     return [Path(words[words.index("--policy") + 1])]
 
 
+def _is_network(path: Path) -> bool:
+    from referee.games.rl.policy_file import is_policy_file
+
+    return path.suffix.lower() == ".onnx" or is_policy_file(path)
+
+
+def check_policy_file(path: Path, game: str, players: int, options: dict[str, Any] | None = None) -> None:
+    """Refuse (PolicyFileError, a BadInput, its `problem` saying what is wrong) a policy file this bot could not
+    play at the table: missing; unreadable or no policy; a network (.npz or .onnx) whose layers do not fit its
+    encoder, or trained for another game, player count or (when `options` are given) game options; a linear
+    policy of the other game. NoOnnxRuntime (an EnvironmentProblem) for an .onnx without the onnx extra."""
+    from referee.games.rl.policy_file import PolicyFileError, PolicyProblem, load_network
+
+    if not path.is_file():
+        raise PolicyFileError(f"{path}: no such file", PolicyProblem.MISSING)
+    if _is_network(path):
+        network = load_network(path)
+        try:
+            network.check_table(game, players, options)
+        except PolicyFileError as error:
+            raise PolicyFileError(f"{path}: {error}", error.problem) from None
+        return
+    from bots.python.linear_policy import LinearPolicy
+
+    try:
+        linear = LinearPolicy.load(path)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+        reason = str(error).removeprefix(f"{path}: ")
+        message = f"{path}: neither a network (save_policy, export_onnx) nor a linear policy: {reason}"
+        raise PolicyFileError(message, PolicyProblem.NOT_A_POLICY) from None
+    if linear.game != game:
+        raise PolicyFileError(f"{path}: this linear policy plays {linear.game}, not {game}", PolicyProblem.TABLE)
+
+
 def check_policy_seats(
     commands: Sequence[Sequence[str]], game: str, players: int, options: dict[str, Any] | None = None
 ) -> None:
-    """Refuse (PolicyFileError, a BadInput) before a match any network policy among the bots' `commands` that
-    was trained for another game, table or (when `options` are given) game options; linear policies and
-    functions are left to play."""
-    from referee.games.rl.policy_file import PolicyFileError, is_policy_file, load_policy
-
+    """Refuse before a match, with check_policy_file, every policy file among the bots' `commands` that its bot
+    could not play at this table."""
     for command in commands:
         for path in policy_paths(command):
-            if not is_policy_file(path):
-                continue
-            policy = load_policy(path)
-            try:
-                policy.check_table(game, players, options)
-            except PolicyFileError as error:
-                raise PolicyFileError(f"{path}: {error}") from None
+            check_policy_file(path, game, players, options)
+
+
+def check_policy_bots(
+    bots: Sequence[tuple[str, Sequence[str]]], game: str, players: int, options: dict[str, Any] | None = None
+) -> None:
+    """check_policy_seats for a league's (name, command) bots, before any game: the error names the bot and
+    says what to do, instead of a fault in each of its games."""
+    from referee.games.rl.policy_file import PolicyFileError
+
+    for name, command in bots:
+        try:
+            check_policy_seats([command], game, players, options)
+        except PolicyFileError as error:
+            raise PolicyFileError(f"bot {name!r}: {error}; {error.problem.remedy}", error.problem) from None
+
+
+def check_policy_counts(name: str, command: Sequence[str], game: str, counts: Sequence[int], option: str) -> None:
+    """check_policy_bots for one bot at each of the player `counts` (a check of a bot at several tables); a
+    file made for another count is refused saying to pick its own with `option`."""
+    from referee.games.rl.policy_file import PolicyFileError, PolicyProblem
+
+    for count in counts:
+        try:
+            check_policy_bots([(name, command)], game, count)
+        except PolicyFileError as error:
+            if error.problem is not PolicyProblem.TABLE:
+                raise
+            raise PolicyFileError(f"{error} (give {option} with the count it learned)", error.problem) from None
 
 
 def load_policy(path: Path) -> Choose:
     from bots.python.linear_policy import LinearPolicy
-    from referee.games.rl.policy_file import is_policy_file
 
-    if is_policy_file(path):
+    if _is_network(path):
         return network_choose(path)
     try:
         return LinearPolicy.load(path).greedy
@@ -102,12 +168,16 @@ def load_policy(path: Path) -> Choose:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--policy", type=Path, help="a policy file (.npz) of train_policy or save_policy")
+    source.add_argument(
+        "--policy", type=Path, help="a policy file: .npz of train_policy or save_policy, .onnx of export_onnx"
+    )
     source.add_argument("--choose", type=Path, help="a Python file with a choose(observation, legal_actions)")
     parser.add_argument("--function", default="choose", help="the function's name in --choose (default choose)")
     parser.add_argument("--name", help="the name to play under (default: the file's name)")
     options = parser.parse_args(argv)
     path = options.policy or options.choose
+    if options.policy:
+        one_thread()
     choose = load_policy(path) if options.policy else load_choose(path, options.function)
     return int(run_bot(choose, name=options.name or path.stem, version="1"))
 

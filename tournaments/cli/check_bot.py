@@ -25,6 +25,7 @@ from ..classroom.checkbot_strength import (
 )
 from .options import UNSANDBOXED_WARNING, isolation_warning, limits_options, transport_option
 from .output import echo
+from .policy_check import check_bot_policy
 
 
 class ReportFormat(enum.StrEnum):
@@ -203,7 +204,9 @@ def check_bot_command(
         build=build,
         run_dir=run_dir,
     )
-    outcome = check_submission(request, _checked_options(request), on_cleared=lambda: _warn(no_sandbox))
+    checked = _checked_options(request)
+    check_bot_policy(game, bot, checked.players)
+    outcome = check_submission(request, checked, on_cleared=lambda: _warn(no_sandbox))
     _write_report(outcome, ReportFormat.JSON if as_json else ReportFormat(report_format), output)
     if (failure := _failure(outcome)) is not None:
         raise click.ClickException(failure)

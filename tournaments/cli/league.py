@@ -45,6 +45,7 @@ from .options import (
     tablefmt_option,
 )
 from .output import echo
+from .policy_check import check_league_policies
 from .progress import Leaderboard, ProgressLine, format_duration
 
 crosstable_option = click.option(
@@ -181,6 +182,8 @@ def run_command(
     )
     loaded = [(path, load_league(path)) for path in leagues]
     _check_league_usage(loaded, replay_format, until_settled, bootstrap, max_games)
+    for _path, league in loaded:
+        check_league_policies(league)
     documents = []
     for path, league in loaded:
         options = RunOptions(
@@ -453,6 +456,7 @@ def _executor(concurrency: int | None, pinned: bool, runner: MatchRunner) -> Exe
 def _dry_runs(leagues: tuple[str, ...], db: str | None, concurrency: int, replay_changed: bool) -> None:
     for path in leagues:
         league = load_league(path)
+        check_league_policies(league)
         _dry_run(league, Path(db) if db else league.default_db, concurrency, replay_changed)
 
 

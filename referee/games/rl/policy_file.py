@@ -13,9 +13,10 @@ The network reads what the environment gave (aec.py): without action features, t
 (features.py) in and one score per index of the action space (codec.py) out, illegal indices masked; with
 action features, one forward pass per legal action of the vector followed by that action's feature row
 (action_features.py), one score out. Either way the legal action with the highest score is played (the
-lowest index on a tie). `PolicyEncoder` rebuilds vector, mask and feature rows from the observation map the
-referee sends, with the environment's own functions and the options from the file, which the observation does
-not carry (Scauver scales chips by them).
+lowest index on a tie, scores equal to rounding counted as tied: best_position). `PolicyEncoder` rebuilds
+vector, mask and feature rows from the observation map the referee sends, with the environment's own functions
+and the options from the file, which the observation does not carry (Scauver scales chips by them). The same
+network exported as ONNX (onnx_policy.py) plays through the same encoder; `load_network` loads either.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import json
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -58,8 +60,44 @@ UNREADABLE = (OSError, ValueError, EOFError, zipfile.BadZipFile)
 Layers = Sequence[tuple[np.ndarray, np.ndarray]]
 
 
+class PolicyProblem(Enum):
+    """What is wrong with a policy file, and what its owner can do about it."""
+
+    MISSING = "missing"
+    UNREADABLE = "unreadable"
+    NOT_A_POLICY = "not a policy"
+    ENCODER = "encoder settings"
+    SHAPE = "shape"
+    TABLE = "table"
+    OPTIONS = "options"
+
+    @property
+    def remedy(self) -> str:
+        return _REMEDIES[self]
+
+
+_SAVE = "save the trained network with save_policy (.npz) or export_onnx / stamp_onnx (.onnx)"
+_REMEDIES = {
+    PolicyProblem.MISSING: "put the file where the bot's command says, or correct the path",
+    PolicyProblem.UNREADABLE: f"the file is damaged or of another kind: {_SAVE}",
+    PolicyProblem.NOT_A_POLICY: f"{_SAVE}, with the settings of the environment it learned in",
+    PolicyProblem.ENCODER: f"{_SAVE}, with EncoderSettings.of_env(env) of the environment it learned in",
+    PolicyProblem.SHAPE: f"the network does not fit the environment its settings name: {_SAVE} from that one",
+    PolicyProblem.TABLE: "play it at the game and player count it learned, or train one for this table",
+    PolicyProblem.OPTIONS: "play it with the game options it learned with, or train one with these",
+}
+
+
 class PolicyFileError(BadInput, ValueError):
-    """A file that is no policy of this format, or one trained for another game, table or shape."""
+    """A file that is no policy of this format, or one trained for another game, table or shape: `problem`
+    says which (PolicyProblem, with its remedy)."""
+
+    def __init__(self, message: str, problem: PolicyProblem) -> None:
+        super().__init__(message)
+        self.problem = problem
+
+    def __reduce__(self) -> tuple[type[PolicyFileError], tuple[str, PolicyProblem]]:
+        return type(self), (str(self), self.problem)
 
 
 @dataclass(frozen=True)
@@ -107,11 +145,15 @@ class EncoderSettings:
                 dict(data["options"]),
             )
         except (ValueError, KeyError, TypeError) as error:
-            raise PolicyFileError(f"its encoder settings are not readable: {error}") from None
+            raise PolicyFileError(f"its encoder settings are not readable: {error}", PolicyProblem.ENCODER) from None
         if type(settings.players) is not int or type(settings.action_features) is not bool:
-            raise PolicyFileError("its encoder settings need players (an integer) and action_features (true/false)")
+            raise PolicyFileError(
+                "its encoder settings need players (an integer) and action_features (true/false)", PolicyProblem.ENCODER
+            )
         if settings.observation not in OBSERVATIONS:
-            raise PolicyFileError(f"its observation is one of {OBSERVATIONS}, not {settings.observation!r}")
+            raise PolicyFileError(
+                f"its observation is one of {OBSERVATIONS}, not {settings.observation!r}", PolicyProblem.ENCODER
+            )
         return settings
 
 
@@ -136,10 +178,12 @@ class PolicyEncoder:
             game = load_game(settings.game)
             info = game.info
             if not info.min_players <= settings.players <= info.max_players:
-                raise PolicyFileError(f"{settings.game} has no table of {settings.players} players")
+                raise PolicyFileError(
+                    f"{settings.game} has no table of {settings.players} players", PolicyProblem.ENCODER
+                )
             self.config = game.resolve_config(settings.options)
         except GameError as error:
-            raise PolicyFileError(str(error)) from None
+            raise PolicyFileError(str(error), PolicyProblem.ENCODER) from None
         self.settings = settings
         self.compact = settings.observation == "compact"
         self.codec = codec_for(settings.game, settings.players, self.config)
@@ -179,26 +223,41 @@ def forward(layers: Layers, activation: str, inputs: np.ndarray) -> np.ndarray:
     return out
 
 
-@dataclass(frozen=True)
-class NetworkPolicy:
-    """A loaded policy file: its encoder and its network."""
+TIE_ULPS = 1024
+"""Scores this many units in the last place of the best (of its float type, relative to it when above 1) count
+as tied with it: two runtimes (numpy, onnxruntime) sum in different orders, and two legal actions with the same
+feature row score alike only to rounding."""
+
+
+def best_position(scores: np.ndarray) -> int:
+    """The position of the highest score, the first of those tied with it to rounding (TIE_ULPS)."""
+    top = float(scores.max())
+    tolerance = TIE_ULPS * float(np.finfo(scores.dtype).eps) * max(1.0, abs(top))
+    return int(np.flatnonzero(scores >= top - tolerance)[0])
+
+
+class EncodedPolicy:
+    """A network behind the environment's encoder: `network` maps a batch of input rows to output rows; the
+    rest (scoring the legal actions, choosing, refusing a table it did not learn) is the same for every file
+    format (.npz here, .onnx in onnx_policy.py)."""
 
     encoder: PolicyEncoder
-    layers: tuple[tuple[np.ndarray, np.ndarray], ...]
-    activation: str
+
+    def network(self, inputs: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
 
     def scores(self, encoded: Encoded) -> np.ndarray:
         """The score of each legal index, in `encoded.indices` order."""
         if encoded.features is not None:
             vectors = np.broadcast_to(encoded.vector, (len(encoded.indices), len(encoded.vector)))
             inputs = np.concatenate([vectors, encoded.features], axis=1)
-            return forward(self.layers, self.activation, inputs)[:, 0]
-        return forward(self.layers, self.activation, encoded.vector[None, :])[0, encoded.indices]
+            return self.network(inputs)[:, 0]
+        return self.network(encoded.vector[None, :])[0, encoded.indices]
 
     def choose(self, observation: Observation, legal: Sequence[Action]) -> Action:
         """The legal action the network scores highest: how a trained policy plays in a league."""
         encoded = self.encoder.encode(observation, legal)
-        best = int(encoded.indices[int(np.argmax(self.scores(encoded)))])
+        best = int(encoded.indices[best_position(self.scores(encoded))])
         return encoded.actions[best]
 
     def check_table(self, game: str, players: int, options: Mapping[str, Any] | None = None) -> None:
@@ -207,28 +266,43 @@ class NetworkPolicy:
         settings = self.encoder.settings
         if (settings.game, settings.players) != (game, players):
             raise PolicyFileError(
-                f"this policy was trained for {settings.game} at {settings.players} players, not {game} at {players}"
+                f"this policy was trained for {settings.game} at {settings.players} players, not {game} at {players}",
+                PolicyProblem.TABLE,
             )
         if options is None:
             return
         try:
             config = load_game(game).resolve_config(options)
         except GameError as error:
-            raise PolicyFileError(str(error)) from None
+            raise PolicyFileError(str(error), PolicyProblem.OPTIONS) from None
         differ = sorted(key for key in config if config[key] != self.encoder.config.get(key))
         if differ:
             trained = ", ".join(f"{key}={self.encoder.config.get(key)!r}" for key in differ)
             asked = ", ".join(f"{key}={config[key]!r}" for key in differ)
-            raise PolicyFileError(f"this policy was trained with {trained}, not {asked}")
+            raise PolicyFileError(f"this policy was trained with {trained}, not {asked}", PolicyProblem.OPTIONS)
 
 
-def _check_layers(layers: Layers, activation: str, shape: tuple[int, int]) -> None:
+@dataclass(frozen=True)
+class NetworkPolicy(EncodedPolicy):
+    """A loaded .npz policy file: its encoder and its MLP."""
+
+    encoder: PolicyEncoder
+    layers: tuple[tuple[np.ndarray, np.ndarray], ...]
+    activation: str
+
+    def network(self, inputs: np.ndarray) -> np.ndarray:
+        return forward(self.layers, self.activation, inputs)
+
+
+def check_layers(layers: Layers, activation: str, shape: tuple[int, int]) -> None:
     if activation not in ACTIVATIONS:
-        raise PolicyFileError(f"its activation is one of {sorted(ACTIVATIONS)}, not {activation!r}")
+        raise PolicyFileError(
+            f"its activation is one of {sorted(ACTIVATIONS)}, not {activation!r}", PolicyProblem.SHAPE
+        )
     if not layers:
-        raise PolicyFileError("it has no layers")
+        raise PolicyFileError("it has no layers", PolicyProblem.SHAPE)
     if not all(np.issubdtype(array.dtype, np.floating) for pair in layers for array in pair):
-        raise PolicyFileError("its weights are not floating-point arrays")
+        raise PolicyFileError("its weights are not floating-point arrays", PolicyProblem.SHAPE)
     inputs, outputs = shape
     width = inputs
     for number, (weights, bias) in enumerate(layers):
@@ -236,17 +310,18 @@ def _check_layers(layers: Layers, activation: str, shape: tuple[int, int]) -> No
             source = "the encoder's" if number == 0 else "the previous layer's"
             raise PolicyFileError(
                 f"layer {number} has weights {weights.shape} and bias {bias.shape}; "
-                f"it should take {source} {width} inputs, with one bias per output"
+                f"it should take {source} {width} inputs, with one bias per output",
+                PolicyProblem.SHAPE,
             )
         width = weights.shape[1]
     if width != outputs:
-        raise PolicyFileError(f"its last layer gives {width} outputs, the encoder needs {outputs}")
+        raise PolicyFileError(f"its last layer gives {width} outputs, the encoder needs {outputs}", PolicyProblem.SHAPE)
 
 
 def save_policy(path: str | Path, layers: Layers, settings: EncoderSettings, activation: str = "relu") -> None:
     """Write the MLP `layers` ((W, b) pairs) and the encoder `settings` to `path` (.npz); checked first."""
     arrays = [(np.asarray(w), np.asarray(b)) for w, b in layers]
-    _check_layers(arrays, activation, PolicyEncoder(settings).network_shape)
+    check_layers(arrays, activation, PolicyEncoder(settings).network_shape)
     named: dict[str, np.ndarray] = {"format": np.array(FORMAT), "encoder": np.array(settings.to_json())}
     named["activation"] = np.array(activation)
     named |= {f"W{number}": weights for number, (weights, _bias) in enumerate(arrays)}
@@ -266,19 +341,20 @@ def is_policy_file(path: str | Path) -> bool:
 
 def _read(data: Any) -> NetworkPolicy:
     if "format" not in data.files or str(data["format"]) != FORMAT:
-        raise PolicyFileError(f"it is not a policy file ({FORMAT})")
+        raise PolicyFileError(f"it is not a policy file ({FORMAT})", PolicyProblem.NOT_A_POLICY)
     settings = EncoderSettings.from_json(str(data["encoder"]))
     activation = str(data["activation"])
     count = sum(1 for name in data.files if name.startswith("W"))
     layers = tuple((data[f"W{i}"], data[f"b{i}"]) for i in range(count))
     encoder = PolicyEncoder(settings)
     try:
-        _check_layers(layers, activation, encoder.network_shape)
+        check_layers(layers, activation, encoder.network_shape)
     except PolicyFileError as error:
         raise PolicyFileError(
             f"its network does not fit its encoder ({settings.game}, {settings.players} players, "
             f"{settings.observation} observation, action features {'on' if settings.action_features else 'off'}): "
-            f"{error}"
+            f"{error}",
+            PolicyProblem.SHAPE,
         ) from None
     return NetworkPolicy(encoder, layers, activation)
 
@@ -289,6 +365,16 @@ def load_policy(path: str | Path) -> NetworkPolicy:
         with np.load(path, allow_pickle=False) as data:
             return _read(data)
     except PolicyFileError as error:
-        raise PolicyFileError(f"{path}: {error}") from None
+        raise PolicyFileError(f"{path}: {error}", error.problem) from None
     except (*UNREADABLE, KeyError, AttributeError) as error:
-        raise PolicyFileError(f"{path}: not a readable policy file: {error}") from None
+        raise PolicyFileError(f"{path}: not a readable policy file: {error}", PolicyProblem.UNREADABLE) from None
+
+
+def load_network(path: str | Path) -> EncodedPolicy:
+    """The network policy in `path`: an ONNX model (.onnx, onnx_policy.py: needs the `onnx` extra) or else a
+    policy .npz; PolicyFileError if it is none, or does not fit its encoder."""
+    if Path(path).suffix.lower() == ".onnx":
+        from .onnx_policy import load_onnx_policy
+
+        return load_onnx_policy(path)
+    return load_policy(path)
