@@ -7,7 +7,7 @@ heuristic, search                           -> the heuristic (search) bot of the
 path/to/bot.py                              -> sys.executable path/to/bot.py
 path/to/bot (executable)                    -> path/to/bot
 "node bots/js/random.js --fast"             -> the shell words, whose program must exist
-policy:FILE.npz                             -> sys.executable -m bots.python.policy_bot --policy FILE.npz: a
+policy:FILE.npz, policy:FILE.onnx           -> sys.executable -m bots.python.policy_bot --policy FILE: a
                                                trained policy (docs/tutorials/train-a-policy.md)
 policy:FILE.py[:FUNCTION]                   -> the same with --choose FILE.py [--function FUNCTION]: any
                                                choose(observation, legal_actions) function as a bot
@@ -194,11 +194,15 @@ def policy_target(target: str) -> tuple[str, str | None]:
 
 
 def _policy(target: str) -> BotSpec:
-    """`policy:FILE.npz`, `policy:FILE.py` or `policy:FILE.py:FUNCTION` as a run of bots/python/policy_bot."""
+    """`policy:FILE.npz`, `policy:FILE.onnx`, `policy:FILE.py` or `policy:FILE.py:FUNCTION` as a run of
+    bots/python/policy_bot."""
     path_text, function = policy_target(target)
     path = Path(path_text)
     if not path.is_file():
-        raise UnknownBot(f"no policy file {path_text!r} (policy:FILE.npz, policy:FILE.py or policy:FILE.py:FUNCTION)")
+        raise UnknownBot(
+            f"no policy file {path_text!r}"
+            " (policy:FILE.npz, policy:FILE.onnx, policy:FILE.py or policy:FILE.py:FUNCTION)"
+        )
     if function is not None and not function.isidentifier():
         raise UnknownBot(f"{function!r} is not a Python function name")
     extra = () if function is None else ("--function", function)
