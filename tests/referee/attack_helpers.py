@@ -163,7 +163,36 @@ def processes_of(uid: int, started_before: int) -> list[int]:
     leased again once it is gone, so a later process of the same uid is another bot's)."""
     pids = [int(entry.name) for entry in os.scandir("/proc") if entry.name.isdigit()]
     owned = [pid for pid in pids if (owner := _uid_and_start(pid)) and owner[0] == uid and owner[1] < started_before]
-    return [pid for pid in owned if alive(pid)]
+    return [pid for pid in owned if alive(pid) and not _another_referees(pid, uid)]
+
+
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _another_referees(pid: int, uid: int) -> bool:
+    """Whether `pid` is a bot of another referee on the machine that leased `uid` after this match's bot let it
+    go (the tests of another checkout, run at the same time): its first ancestor of another uid is a live process
+    outside this test's line. A process that outlived its match is an orphan (its first such ancestor is init, or
+    a subreaper above this test) or still under this test. Where in doubt, it is this match's."""
+    ancestor = _parent(pid)
+    while ancestor > 1 and (owner := _uid_and_start(ancestor)) is not None and owner[0] == uid:
+        ancestor = _parent(ancestor)
+    if ancestor <= 1 or ancestor in _line(os.getpid()) or _uid_and_start(ancestor) is None:
+        return False
+    return os.getpid() not in _line(ancestor)
+
+
+def _line(pid: int) -> set[int]:
+    """`pid` and its ancestors."""
+    found = set()
+    while pid > 1 and pid not in found and len(found) < 64:
+        found.add(pid)
+        pid = _parent(pid)
+    return found
 
 
 def kill_all(pids: list[int]) -> None:
