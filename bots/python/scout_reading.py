@@ -1,0 +1,227 @@
+"""Reading the opponents: determinizations weighted by how likely each opponent's moves this round were.
+
+The engine's redeal (`ScoutState.redeal`) draws the cards a seat has not seen uniformly: every hard constraint
+already holds in it (the seat's own hand, every card a Show put on the table, a scouted card where it was
+inserted until it is shown again, and the moves replay legally). What it ignores is what the moves say: a seat
+that scouted instead of beating the Active Set, or turned its hand, or put a scouted 7 between two cards, did
+so with some hands far more often than with others.
+
+`ReadingDeterminizer` draws candidate deals by the redeal (the prior), weighs each by the likelihood of every
+opponent's recorded decisions of this round under a model of play evaluated on that candidate's hands, and
+hands the search candidates drawn by weight (importance resampling). The model of a seat's decision is
+
+    p(action) = r / |legal| + (1 - r) * softmax(value / TEMPERATURE)[action]
+
+with `value` the heuristic's own ranking values (scout_search.heuristic_values) and `r` the share of the seat's
+moves the opponent model plays at random (scout_search.OpponentModel, floored at MIN_RANDOMNESS), so a seat
+that plays like a random bot says little about its hand. The log-likelihood is scaled by TEMPERING before it
+becomes a weight, so that a long round does not leave one candidate with all the mass.
+
+The candidates are drawn when the search asks for its first sample: `particles` of them, or as many as fit in
+`seconds` (at least MIN_PARTICLES), whichever the bot gives (a fixed count keeps a seeded search reproducible).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from bots.python import scout_heuristic
+from bots.python.scout_heuristic import SCOUT_COST, SCOUT_SHOW_BONUS, SHED_WEIGHT, SPLIT_WEIGHT, STRENGTH_WEIGHT
+from referee.games import GameState, load_game
+from referee.games.scout import LENGTH_WEIGHT, MATCH_BONUS, NOTHING, SINGLE_BASE
+
+Action = dict[str, Any]
+GAME = load_game("scout")
+
+
+class Redealer(Protocol):
+    """What reading needs of the search's determinizer (scout_search.ScoutDeterminizer): the round it rebuilt
+    (its config starts a game at the round's starter) and its uniform draw of the unseen cards."""
+
+    players: int
+    config: dict[str, Any]
+    seat: int
+    actions: list[tuple[int, Action]]
+
+    def sample(self, rng: random.Random) -> GameState: ...
+
+
+TEMPERATURE = 1.0
+"""Heuristic points per unit of log-odds: two moves a point apart are e (2.7) times as likely, one apart by
+the cost of a Scout (SCOUT_COST + SHED_WEIGHT = 2 points) 7.4 times."""
+
+MIN_RANDOMNESS = 0.1
+"""The least share of a seat's moves modelled as random: no seat plays the heuristic exactly, and one move
+the heuristic would never make must not rule a hand out."""
+
+TEMPERING = 0.5
+"""The power of the likelihood in a weight (1: the plain posterior)."""
+
+EMPTIES_HAND = 50.0
+"""The value of a Show that empties the hand (the heuristic's infinity): a seat that could have ended the
+round so and did not is all but ruled out, but for its share of random moves."""
+
+SCOUT_PRICE = SCOUT_COST + SHED_WEIGHT
+"""What scout_heuristic.scout_value takes off a Scout's change of hand value."""
+
+MIN_PARTICLES = 8
+DEFAULT_PARTICLES = 32
+
+
+def decision_log_likelihood(values: Sequence[float], chosen: int, randomness: float) -> float:
+    """log p(chosen) under the mixture of the softmax over `values` and a uniform choice at `randomness`."""
+    top = max(values)
+    exps = [math.exp((value - top) / TEMPERATURE) for value in values]
+    softmax = exps[chosen] / sum(exps)
+    return math.log(randomness / len(values) + (1.0 - randomness) * softmax)
+
+
+def _index_of(legal: Sequence[Action], action: Action) -> int:
+    return next(index for index, candidate in enumerate(legal) if candidate == action)
+
+
+def round_log_likelihoods(
+    state: GameState, moves: Sequence[tuple[int, Action]], searcher: int, randomness: Sequence[float]
+) -> list[float]:
+    """Each seat's log-likelihood of its `moves` (this round's, from `state`, the round as dealt) under the model,
+    `state` played on through them; the searching seat's own entry stays 0 (its hand is its own)."""
+    totals = [0.0] * len(randomness)
+    for who, action in moves:
+        if who != searcher:
+            observation = state.observation(who)
+            legal = list(state.legal_actions_view(who))
+            if len(legal) > 1:
+                values = _values(observation, legal)
+                chance = max(MIN_RANDOMNESS, randomness[who])
+                totals[who] += decision_log_likelihood(values, _index_of(legal, action), chance)
+        state.apply(who, action)
+    return totals
+
+
+def _values(observation: dict[str, Any], legal: Sequence[Action]) -> list[float]:
+    """The heuristic's values of `legal` (scout_search.heuristic_values; for an orientation, of the hand it
+    keeps), each hand valued once, a Show that empties the hand at EMPTIES_HAND."""
+    hand = observation["hand"]
+    if observation["phase"] == "orient":
+        keep = fast_hand_value([top for top, _ in hand])
+        turn = fast_hand_value(scout_heuristic.flipped(hand))
+        return [turn if action["flip"] else keep for action in legal]
+    tops = [top for top, _ in hand]
+    active = observation["active_set"]
+    base = fast_hand_value(tops)
+    grown: dict[tuple[int, int], float] = {}
+    values = []
+    for action in legal:
+        if action["kind"] == "show":
+            start, length = action["start"], action["length"]
+            rest = tops[:start] + tops[start + length :]
+            values.append(
+                len(active) + SHED_WEIGHT * length + fast_hand_value(rest) - base if rest else EMPTIES_HAND
+            )
+            continue
+        top, bottom = active[0] if action["end"] == "left" else active[-1]
+        number, gap = (bottom if action["flip"] else top), action["insert"]
+        value = grown.get((number, gap))
+        if value is None:
+            value = grown[number, gap] = fast_hand_value([*tops[:gap], number, *tops[gap:]]) - base - SCOUT_PRICE
+        values.append(value + (SCOUT_SHOW_BONUS if action["and_show"] else 0.0))
+    return values
+
+
+def fast_hand_value(tops: Sequence[int]) -> float:
+    """scout_heuristic.hand_value in one pass from the right: the longest valid set starting at each card gives
+    both the greedy split (jump from the first card by those lengths) and the strongest set."""
+    size = len(tops)
+    longest = [1] * size
+    best = NOTHING
+    previous_step = 2
+    for index in range(size - 1, -1, -1):
+        first = tops[index]
+        if index + 1 < size:
+            step = tops[index + 1] - first
+            if -1 <= step <= 1:
+                longest[index] = longest[index + 1] + 1 if step == previous_step else 2
+                previous_step = step
+            else:
+                previous_step = 2
+        length = longest[index]
+        if length == 1:
+            strength = SINGLE_BASE + first
+        elif previous_step == 0:
+            strength = length * LENGTH_WEIGHT + MATCH_BONUS + first
+        else:
+            strength = length * LENGTH_WEIGHT + (first if previous_step == 1 else first - length + 1)
+        if strength > best:
+            best = strength
+    shows, index = 0, 0
+    while index < size:
+        index += longest[index]
+        shows += 1
+    return -SPLIT_WEIGHT * shows + STRENGTH_WEIGHT * best / LENGTH_WEIGHT
+
+
+class ReadingDeterminizer:
+    """Samples states at the decision of `determinizer`'s seat, hands drawn by how well they explain the moves."""
+
+    def __init__(
+        self,
+        determinizer: Redealer,
+        randomness: Sequence[float],
+        particles: int | None = DEFAULT_PARTICLES,
+        seconds: float | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        if (particles is None) == (seconds is None):
+            raise ValueError("reading draws a number of particles or for a time, not both or neither")
+        self.determinizer = determinizer
+        self.randomness = tuple(randomness)
+        self.particles = particles
+        self.seconds = seconds
+        self.clock = clock
+        self.candidates: list[GameState] = []
+        self.weights: list[float] = []
+        self.evidence = any(who != determinizer.seat for who, _ in determinizer.actions)
+
+    def sample(self, rng: random.Random) -> GameState:
+        """A candidate drawn by weight (the candidates are drawn and weighed at the first call); with no move of
+        another seat this round to read, the redeal's own draw."""
+        if not self.evidence:
+            return self.determinizer.sample(rng)
+        if not self.candidates:
+            self._draw(rng)
+        return rng.choices(self.candidates, weights=self.weights)[0]
+
+    def _draw(self, rng: random.Random) -> None:
+        started = self.clock()
+        log_weights: list[float] = []
+        while self._wants_more(started):
+            candidate = self.determinizer.sample(rng)
+            self.candidates.append(candidate)
+            log_weights.append(TEMPERING * sum(self.log_likelihoods(candidate)))
+        top = max(log_weights)
+        self.weights = [math.exp(weight - top) for weight in log_weights]
+
+    def _wants_more(self, started: float) -> bool:
+        drawn = len(self.candidates)
+        if self.particles is not None:
+            return drawn < self.particles
+        assert self.seconds is not None
+        return drawn < MIN_PARTICLES or self.clock() - started < self.seconds
+
+    def log_likelihoods(self, candidate: GameState) -> list[float]:
+        """Each seat's log-likelihood of its moves this round, were `candidate`'s hands the true ones."""
+        determinizer = self.determinizer
+        start = GAME.new_game(
+            determinizer.players, seed=0, config=determinizer.config, deal=candidate.dealt
+        )
+        return round_log_likelihoods(start, determinizer.actions, determinizer.seat, self.randomness)
+
+    def effective_particles(self) -> float:
+        """Kish's effective sample size of the weighed candidates (their count if the weights are equal)."""
+        total = sum(self.weights)
+        return total * total / sum(weight * weight for weight in self.weights) if total else 0.0
+
