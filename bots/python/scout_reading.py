@@ -68,7 +68,7 @@ round so and did not is all but ruled out, but for its share of random moves."""
 SCOUT_PRICE = SCOUT_COST + SHED_WEIGHT
 """What scout_heuristic.scout_value takes off a Scout's change of hand value."""
 
-MIN_PARTICLES = 8
+MIN_PARTICLES = 2
 DEFAULT_PARTICLES = 32
 
 
