@@ -95,14 +95,14 @@ def round_log_likelihoods(
             observation = state.observation(who)
             legal = list(state.legal_actions_view(who))
             if len(legal) > 1:
-                values = _values(observation, legal)
+                values = decision_values(observation, legal)
                 chance = max(MIN_RANDOMNESS, randomness[who])
                 totals[who] += decision_log_likelihood(values, _index_of(legal, action), chance)
         state.apply(who, action)
     return totals
 
 
-def _values(observation: dict[str, Any], legal: Sequence[Action]) -> list[float]:
+def decision_values(observation: dict[str, Any], legal: Sequence[Action]) -> list[float]:
     """The heuristic's values of `legal` (scout_search.heuristic_values; for an orientation, of the hand it
     keeps), each hand valued once, a Show that empties the hand at EMPTIES_HAND."""
     hand = observation["hand"]
@@ -119,9 +119,7 @@ def _values(observation: dict[str, Any], legal: Sequence[Action]) -> list[float]
         if action["kind"] == "show":
             start, length = action["start"], action["length"]
             rest = tops[:start] + tops[start + length :]
-            values.append(
-                len(active) + SHED_WEIGHT * length + fast_hand_value(rest) - base if rest else EMPTIES_HAND
-            )
+            values.append(len(active) + SHED_WEIGHT * length + fast_hand_value(rest) - base if rest else EMPTIES_HAND)
             continue
         top, bottom = active[0] if action["end"] == "left" else active[-1]
         number, gap = (bottom if action["flip"] else top), action["insert"]
@@ -215,13 +213,10 @@ class ReadingDeterminizer:
     def log_likelihoods(self, candidate: GameState) -> list[float]:
         """Each seat's log-likelihood of its moves this round, were `candidate`'s hands the true ones."""
         determinizer = self.determinizer
-        start = GAME.new_game(
-            determinizer.players, seed=0, config=determinizer.config, deal=candidate.dealt
-        )
+        start = GAME.new_game(determinizer.players, seed=0, config=determinizer.config, deal=candidate.dealt)
         return round_log_likelihoods(start, determinizer.actions, determinizer.seat, self.randomness)
 
     def effective_particles(self) -> float:
         """Kish's effective sample size of the weighed candidates (their count if the weights are equal)."""
         total = sum(self.weights)
         return total * total / sum(weight * weight for weight in self.weights) if total else 0.0
-
