@@ -19,6 +19,7 @@ becomes a weight, so that a long round does not leave one candidate with all the
 
 The candidates are drawn when the search asks for its first sample: `particles` of them, or as many as fit in
 `seconds` (at least MIN_PARTICLES), whichever the bot gives (a fixed count keeps a seeded search reproducible).
+`python -m bots.python.scout_reading` prints how many candidates a second it weighs, against the redeal alone.
 """
 
 from __future__ import annotations
@@ -220,3 +221,39 @@ class ReadingDeterminizer:
         """Kish's effective sample size of the weighed candidates (their count if the weights are equal)."""
         total = sum(self.weights)
         return total * total / sum(weight * weight for weight in self.weights) if total else 0.0
+
+
+def candidates_per_second(
+    players: int, determinizer: Callable[[dict[str, Any], dict[str, Any]], Redealer], games: int = 3, seed: int = 0
+) -> tuple[float, float]:
+    """Candidates a second, weighed by reading and drawn by the redeal alone (`determinizer`, the search's), over
+    the play-phase decisions of `games` games of heuristic seats (CPU time of this process)."""
+    weighed = drawn = 0
+    reading_s = redeal_s = 0.0
+    rng = random.Random(seed)
+    for game in range(games):
+        state = GAME.new_game(players, seed=seed + game)
+        while not state.is_over():
+            seat = state.to_move()[0]
+            observation, legal = state.observation(seat), state.legal_actions(seat)
+            if observation["phase"] == "play":
+                plain = determinizer(observation, state.config)
+                started = time.process_time()
+                ReadingDeterminizer(plain, [0.0] * players, particles=8).sample(rng)
+                reading_s += time.process_time() - started
+                weighed += 8
+                started = time.process_time()
+                for _ in range(8):
+                    plain.sample(rng)
+                redeal_s += time.process_time() - started
+                drawn += 8
+            state.apply(seat, scout_heuristic.choose(observation, legal))
+    return weighed / reading_s, drawn / redeal_s
+
+
+if __name__ == "__main__":
+    from bots.python.scout_search import ScoutDeterminizer  # which imports this module: not at its top
+
+    for table in (3, 4, 5):
+        reading, redeal = candidates_per_second(table, ScoutDeterminizer)
+        print(f"{table} seats: {reading:,.0f} weighed candidates/s, {redeal:,.0f} redeals/s (CPU time)")

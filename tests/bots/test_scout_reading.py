@@ -176,3 +176,9 @@ def test_real_matches_with_reading_at_100_ms_a_move_never_time_out() -> None:
     for timing in search_timings_at_100_ms("scout", "bots.python.scout_search", players=4, args=("--reading",)):
         assert timing.decisions > 20
         assert timing.max_ms < MOVE_TIME_MS + TIME_BANK_MS
+
+
+def test_the_speed_measure_counts_weighed_and_plain_candidates() -> None:
+    """Weighing a candidate replays its round and values the opponents' choices: dearer than drawing it alone."""
+    weighed, drawn = scout_reading.candidates_per_second(3, scout_search.ScoutDeterminizer, games=1)
+    assert 0 < weighed < drawn
