@@ -6,19 +6,19 @@ inserted until it is shown again, and the moves replay legally). What it ignores
 that scouted instead of beating the Active Set, or turned its hand, or put a scouted 7 between two cards, did
 so with some hands far more often than with others.
 
-`ReadingDeterminizer` draws candidate deals by the redeal (the prior), weighs each by the likelihood of every
-opponent's recorded decisions of this round under a model of play evaluated on that candidate's hands, and
-hands the search candidates drawn by weight (importance resampling). The model of a seat's decision is
+`ReadingDeterminizer` hands the search each determinization as one of a few fresh candidate deals drawn by the
+redeal (the prior), drawn by weight: the likelihood of every opponent's recorded decisions of this round under a
+model of play evaluated on that candidate's hands (sampling-importance-resampling, one draw from each set of
+candidates). The model of a seat's decision is
 
     p(action) = r / |legal| + (1 - r) * softmax(value / TEMPERATURE)[action]
 
 with `value` the heuristic's own ranking values (scout_search.heuristic_values) and `r` the share of the seat's
 moves the opponent model plays at random (scout_search.OpponentModel, floored at MIN_RANDOMNESS), so a seat
-that plays like a random bot says little about its hand. The log-likelihood is scaled by TEMPERING before it
-becomes a weight, so that a long round does not leave one candidate with all the mass.
+that plays like a random bot says little about its hand.
 
-The candidates are drawn when the search asks for its first sample: `particles` of them, or as many as fit in
-`seconds` (at least MIN_PARTICLES), whichever the bot gives (a fixed count keeps a seeded search reproducible).
+A sample is drawn from `candidates` redeals, or from as many as fit in `seconds` (at least one: the uniform
+redeal), whichever the bot gives (a fixed count keeps a seeded search reproducible).
 `python -m bots.python.scout_reading` prints how many candidates a second it weighs, against the redeal alone.
 """
 
@@ -59,9 +59,6 @@ MIN_RANDOMNESS = 0.1
 """The least share of a seat's moves modelled as random: no seat plays the heuristic exactly, and one move
 the heuristic would never make must not rule a hand out."""
 
-TEMPERING = 0.5
-"""The power of the likelihood in a weight (1: the plain posterior)."""
-
 EMPTIES_HAND = 50.0
 """The value of a Show that empties the hand (the heuristic's infinity): a seat that could have ended the
 round so and did not is all but ruled out, but for its share of random moves."""
@@ -69,8 +66,9 @@ round so and did not is all but ruled out, but for its share of random moves."""
 SCOUT_PRICE = SCOUT_COST + SHED_WEIGHT
 """What scout_heuristic.scout_value takes off a Scout's change of hand value."""
 
-MIN_PARTICLES = 2
-DEFAULT_PARTICLES = 32
+CANDIDATES = 3
+"""Fresh redeals a sample is drawn from when the work is fixed (--iterations): 1 would be the uniform redeal,
+many the posterior itself."""
 
 
 def decision_log_likelihood(values: Sequence[float], chosen: int, randomness: float) -> float:
@@ -164,63 +162,55 @@ def fast_hand_value(tops: Sequence[int]) -> float:
 
 
 class ReadingDeterminizer:
-    """Samples states at the decision of `determinizer`'s seat, hands drawn by how well they explain the moves."""
+    """Samples states at the decision of `determinizer`'s seat, hands drawn by how well they explain the moves:
+    each sample is one of a few fresh candidates, drawn by weight, so the search's determinizations stay as many
+    distinct deals as without reading (a pool resampled from a few weighed candidates repeats them)."""
 
     def __init__(
         self,
         determinizer: Redealer,
         randomness: Sequence[float],
-        particles: int | None = DEFAULT_PARTICLES,
+        candidates: int | None = CANDIDATES,
         seconds: float | None = None,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
-        if (particles is None) == (seconds is None):
-            raise ValueError("reading draws a number of particles or for a time, not both or neither")
+        if (candidates is None) == (seconds is None):
+            raise ValueError("reading draws a number of candidates or for a time, not both or neither")
         self.determinizer = determinizer
         self.randomness = tuple(randomness)
-        self.particles = particles
+        self.candidates = candidates
         self.seconds = seconds
         self.clock = clock
-        self.candidates: list[GameState] = []
-        self.weights: list[float] = []
+        self.drawn = 0
         self.evidence = any(who != determinizer.seat for who, _ in determinizer.actions)
 
     def sample(self, rng: random.Random) -> GameState:
-        """A candidate drawn by weight (the candidates are drawn and weighed at the first call); with no move of
-        another seat this round to read, the redeal's own draw."""
+        """One of `candidates` fresh redeals (or of those drawn in `seconds`, at least one), drawn by weight;
+        with no move of another seat this round to read, the redeal's own draw."""
         if not self.evidence:
             return self.determinizer.sample(rng)
-        if not self.candidates:
-            self._draw(rng)
-        return rng.choices(self.candidates, weights=self.weights)[0]
-
-    def _draw(self, rng: random.Random) -> None:
         started = self.clock()
+        drawn: list[GameState] = []
         log_weights: list[float] = []
-        while self._wants_more(started):
+        while self._wants_more(len(drawn), started):
             candidate = self.determinizer.sample(rng)
-            self.candidates.append(candidate)
-            log_weights.append(TEMPERING * sum(self.log_likelihoods(candidate)))
+            drawn.append(candidate)
+            log_weights.append(sum(self.log_likelihoods(candidate)))
+        self.drawn += len(drawn)
         top = max(log_weights)
-        self.weights = [math.exp(weight - top) for weight in log_weights]
+        return rng.choices(drawn, weights=[math.exp(weight - top) for weight in log_weights])[0]
 
-    def _wants_more(self, started: float) -> bool:
-        drawn = len(self.candidates)
-        if self.particles is not None:
-            return drawn < self.particles
+    def _wants_more(self, drawn: int, started: float) -> bool:
+        if self.candidates is not None:
+            return drawn < self.candidates
         assert self.seconds is not None
-        return drawn < MIN_PARTICLES or self.clock() - started < self.seconds
+        return drawn < 1 or self.clock() - started < self.seconds
 
     def log_likelihoods(self, candidate: GameState) -> list[float]:
         """Each seat's log-likelihood of its moves this round, were `candidate`'s hands the true ones."""
         determinizer = self.determinizer
         start = GAME.new_game(determinizer.players, seed=0, config=determinizer.config, deal=candidate.dealt)
         return round_log_likelihoods(start, determinizer.actions, determinizer.seat, self.randomness)
-
-    def effective_particles(self) -> float:
-        """Kish's effective sample size of the weighed candidates (their count if the weights are equal)."""
-        total = sum(self.weights)
-        return total * total / sum(weight * weight for weight in self.weights) if total else 0.0
 
 
 def candidates_per_second(
@@ -239,7 +229,7 @@ def candidates_per_second(
             if observation["phase"] == "play":
                 plain = determinizer(observation, state.config)
                 started = time.process_time()
-                ReadingDeterminizer(plain, [0.0] * players, particles=8).sample(rng)
+                ReadingDeterminizer(plain, [0.0] * players, candidates=8).sample(rng)
                 reading_s += time.process_time() - started
                 weighed += 8
                 started = time.process_time()

@@ -13,9 +13,10 @@ A playout stops at the end of the round or after its rollout depth in moves (def
 ROLLOUT_DEPTH at the others; --rollout-depth N at every table); a seat's reward is its round score then (captured
 cards + chips - cards in hand, as if the round ended) less the mean of the others', over SCORE_SCALE.
 
-    python -m bots.python.scout_search [--seed N] [--iterations N] [--rollout-depth N]
+    python -m bots.python.scout_search [--seed N] [--iterations N] [--rollout-depth N] [--reading]
 
-Without --iterations each decision spends a share of its request's time (ismcts.budget_from_clock).
+Without --iterations each decision spends a share of its request's time (ismcts.budget_from_clock). --reading
+weighs the determinizations by the opponents' moves (bots/python/scout_reading.py).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ SCORE_SCALE = 8.0
 
 READING_SHARE = 0.25
 """With reading on (--reading), the share of a timed decision's thinking spent drawing and weighing deals
-(bots/python/scout_reading.py); the search has the rest."""
+(bots/python/scout_reading.py), split among its determinizations; the search has the rest."""
 
 TREE_DEPTH = 1
 """The tree holds the seat's own choices at the root; every later move is the rollout policy's. Against a
@@ -321,16 +322,17 @@ class ScoutSearchBot:
         return self.last.action
 
     def determinizer(self, observation: dict[str, Any], randomness: Sequence[float]) -> ismcts.Determinizer:
-        """The uniform redeal, or with reading on, one weighed by the opponents' moves (scout_reading): a fixed
-        number of candidates when the work is fixed, else READING_SHARE of the decision's time."""
+        """The uniform redeal, or with reading on, one weighed by the opponents' moves (scout_reading): each
+        determinization the best-explaining by weight of CANDIDATES redeals when the work is fixed, else of those
+        drawn in its part of READING_SHARE of the decision's time."""
         plain = ScoutDeterminizer(observation, self.config)
         if not self.reading:
             return plain
         budget = self.clock.budget
         if budget.seconds is None:
             return scout_reading.ReadingDeterminizer(plain, randomness)
-        seconds = READING_SHARE * budget.seconds
-        return scout_reading.ReadingDeterminizer(plain, randomness, particles=None, seconds=seconds)
+        seconds = READING_SHARE * budget.seconds / ismcts.MAX_DETERMINIZATIONS
+        return scout_reading.ReadingDeterminizer(plain, randomness, candidates=None, seconds=seconds)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
