@@ -17,8 +17,9 @@ with `value` the heuristic's own ranking values (scout_search.heuristic_values) 
 moves the opponent model plays at random (scout_search.OpponentModel, floored at MIN_RANDOMNESS), so a seat
 that plays like a random bot says little about its hand.
 
-A sample is drawn from `candidates` redeals, or from as many as fit in `seconds` (at least one: the uniform
-redeal), whichever the bot gives (a fixed count keeps a seeded search reproducible).
+A sample is drawn from `candidates` redeals (CANDIDATES); a timed search gives reading a share of its time
+(scout_search.READING_SHARE), after which its samples are the plain redeal; with a fixed number of iterations
+reading has no time limit, so a seeded search is reproducible.
 `python -m bots.python.scout_reading` prints how many candidates a second it weighs, against the redeal alone.
 """
 
@@ -67,8 +68,7 @@ SCOUT_PRICE = SCOUT_COST + SHED_WEIGHT
 """What scout_heuristic.scout_value takes off a Scout's change of hand value."""
 
 CANDIDATES = 3
-"""Fresh redeals a sample is drawn from when the work is fixed (--iterations): 1 would be the uniform redeal,
-many the posterior itself."""
+"""Fresh redeals a sample is drawn from: 1 would be the uniform redeal, many the posterior itself."""
 
 
 def decision_log_likelihood(values: Sequence[float], chosen: int, randomness: float) -> float:
@@ -163,48 +163,47 @@ def fast_hand_value(tops: Sequence[int]) -> float:
 
 class ReadingDeterminizer:
     """Samples states at the decision of `determinizer`'s seat, hands drawn by how well they explain the moves:
-    each sample is one of a few fresh candidates, drawn by weight, so the search's determinizations stay as many
-    distinct deals as without reading (a pool resampled from a few weighed candidates repeats them)."""
+    each sample is one of `candidates` fresh redeals, drawn by weight, so the search's determinizations stay as
+    many distinct deals as without reading (a pool resampled from a few weighed candidates repeats them).
+
+    `seconds` (None: no limit) bounds the time all samples spend weighing: once it is spent, a sample stops
+    weighing more candidates (keeping those it has), and the later ones are the plain redeal."""
 
     def __init__(
         self,
         determinizer: Redealer,
         randomness: Sequence[float],
-        candidates: int | None = CANDIDATES,
+        candidates: int = CANDIDATES,
         seconds: float | None = None,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
-        if (candidates is None) == (seconds is None):
-            raise ValueError("reading draws a number of candidates or for a time, not both or neither")
         self.determinizer = determinizer
         self.randomness = tuple(randomness)
         self.candidates = candidates
-        self.seconds = seconds
+        self.seconds = math.inf if seconds is None else seconds
         self.clock = clock
+        self.spent = 0.0
         self.drawn = 0
         self.evidence = any(who != determinizer.seat for who, _ in determinizer.actions)
 
     def sample(self, rng: random.Random) -> GameState:
-        """One of `candidates` fresh redeals (or of those drawn in `seconds`, at least one), drawn by weight;
-        with no move of another seat this round to read, the redeal's own draw."""
-        if not self.evidence:
+        """One of `candidates` fresh redeals drawn by weight; the redeal's own draw when there is no move of
+        another seat this round to read, or no time left to weigh."""
+        if not self.evidence or self.spent >= self.seconds:
             return self.determinizer.sample(rng)
         started = self.clock()
         drawn: list[GameState] = []
         log_weights: list[float] = []
-        while self._wants_more(len(drawn), started):
+        while len(drawn) < self.candidates and self.spent + self.clock() - started < self.seconds:
             candidate = self.determinizer.sample(rng)
             drawn.append(candidate)
             log_weights.append(sum(self.log_likelihoods(candidate)))
+        self.spent += self.clock() - started
         self.drawn += len(drawn)
+        if not drawn:
+            return self.determinizer.sample(rng)
         top = max(log_weights)
         return rng.choices(drawn, weights=[math.exp(weight - top) for weight in log_weights])[0]
-
-    def _wants_more(self, drawn: int, started: float) -> bool:
-        if self.candidates is not None:
-            return drawn < self.candidates
-        assert self.seconds is not None
-        return drawn < 1 or self.clock() - started < self.seconds
 
     def log_likelihoods(self, candidate: GameState) -> list[float]:
         """Each seat's log-likelihood of its moves this round, were `candidate`'s hands the true ones."""

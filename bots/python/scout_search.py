@@ -43,7 +43,7 @@ SCORE_SCALE = 8.0
 
 READING_SHARE = 0.25
 """With reading on (--reading), the share of a timed decision's thinking spent drawing and weighing deals
-(bots/python/scout_reading.py), split among its determinizations; the search has the rest."""
+(bots/python/scout_reading.py); then its determinizations are the plain redeal, and the search has the rest."""
 
 TREE_DEPTH = 1
 """The tree holds the seat's own choices at the root; every later move is the rollout policy's. Against a
@@ -322,17 +322,14 @@ class ScoutSearchBot:
         return self.last.action
 
     def determinizer(self, observation: dict[str, Any], randomness: Sequence[float]) -> ismcts.Determinizer:
-        """The uniform redeal, or with reading on, one weighed by the opponents' moves (scout_reading): each
-        determinization the best-explaining by weight of CANDIDATES redeals when the work is fixed, else of those
-        drawn in its part of READING_SHARE of the decision's time."""
+        """The uniform redeal, or with reading on, one weighed by the opponents' moves (scout_reading), which may
+        spend READING_SHARE of a timed decision's thinking weighing (no limit when the work is fixed)."""
         plain = ScoutDeterminizer(observation, self.config)
         if not self.reading:
             return plain
-        budget = self.clock.budget
-        if budget.seconds is None:
-            return scout_reading.ReadingDeterminizer(plain, randomness)
-        seconds = READING_SHARE * budget.seconds / ismcts.MAX_DETERMINIZATIONS
-        return scout_reading.ReadingDeterminizer(plain, randomness, candidates=None, seconds=seconds)
+        seconds = self.clock.budget.seconds
+        share = None if seconds is None else READING_SHARE * seconds
+        return scout_reading.ReadingDeterminizer(plain, randomness, seconds=share)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -141,16 +141,21 @@ def test_a_decision_likelihood_mixes_the_softmax_with_chance() -> None:
     assert mixed == pytest.approx(0.1 / 3 + 0.9 / (math.exp(3) + math.exp(1) + 1))
 
 
-def test_a_reader_draws_a_count_or_for_a_time() -> None:
+def test_a_reader_weighs_its_candidates_until_its_time_is_spent() -> None:
+    """On a clock that ticks a second a reading, a 1.5 s limit lets the first sample weigh one candidate, and the
+    next is the plain redeal; with no limit every sample weighs its candidates, each sample a fresh deal."""
     state, seat = heuristic_positions(3, seed=4, count=10)[-1]
     determinizer = scout_search.ScoutDeterminizer(state.observation(seat), state.config)
-    with pytest.raises(ValueError, match="not both"):
-        scout_reading.ReadingDeterminizer(determinizer, [0.0] * 3, candidates=4, seconds=0.1)
-    timed = scout_reading.ReadingDeterminizer(determinizer, [0.0] * 3, candidates=None, seconds=0.0)
-    timed.sample(random.Random(1))
+    ticks = iter(range(1000))
+    timed = scout_reading.ReadingDeterminizer(
+        determinizer, [0.0] * 3, candidates=5, seconds=1.5, clock=lambda: float(next(ticks))
+    )
+    rng = random.Random(1)
+    timed.sample(rng)
+    assert timed.drawn == 1 and timed.spent > 0.0
+    timed.sample(rng)
     assert timed.drawn == 1
     counted = scout_reading.ReadingDeterminizer(determinizer, [0.0] * 3, candidates=5)
-    rng = random.Random(1)
     samples = [counted.sample(rng) for _ in range(2)]
     assert counted.drawn == 10 and samples[0] is not samples[1]
 
