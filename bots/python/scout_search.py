@@ -13,9 +13,10 @@ A playout stops at the end of the round or after its rollout depth in moves (def
 ROLLOUT_DEPTH at the others; --rollout-depth N at every table); a seat's reward is its round score then (captured
 cards + chips - cards in hand, as if the round ended) less the mean of the others', over SCORE_SCALE.
 
-    python -m bots.python.scout_search [--seed N] [--iterations N] [--rollout-depth N]
+    python -m bots.python.scout_search [--seed N] [--iterations N] [--rollout-depth N] [--reading]
 
-Without --iterations each decision spends a share of its request's time (ismcts.budget_from_clock).
+Without --iterations each decision spends a share of its request's time (ismcts.budget_from_clock). --reading
+weighs the determinizations by the opponents' moves (bots/python/scout_reading.py).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import random
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
-from bots.python import ismcts, scout_heuristic
+from bots.python import ismcts, scout_heuristic, scout_reading
 from protocol.sdk import run_bot
 from referee.games import GameState, load_game
 from referee.games.scout import ROTATED, TABLES, card_code, card_pair
@@ -39,6 +40,10 @@ ROLLOUT_DEPTH_AT: Mapping[int, int] = {3: 6}
 leagues; at 4 seats it lost to it, so 4 seats keep ROLLOUT_DEPTH, as do 2 and 5, which were not measured. The
 leagues are in bots/README.md (Building on the search bot)."""
 SCORE_SCALE = 8.0
+
+READING_SHARE = 0.25
+"""With reading on (--reading), the share of a timed decision's thinking spent drawing and weighing deals
+(bots/python/scout_reading.py); then its determinizations are the plain redeal, and the search has the rest."""
 
 TREE_DEPTH = 1
 """The tree holds the seat's own choices at the root; every later move is the rollout policy's. Against a
@@ -252,6 +257,13 @@ def ranked_by_heuristic(observation: dict[str, Any], legal_actions: list[Action]
     if observation["phase"] == "orient":
         first = scout_heuristic.choose_orientation(observation["hand"], legal_actions)
         return [first, *(action for action in legal_actions if action is not first)]
+    values = heuristic_values(observation, legal_actions)
+    order = sorted(range(len(legal_actions)), key=values.__getitem__, reverse=True)
+    return [legal_actions[index] for index in order]
+
+
+def heuristic_values(observation: dict[str, Any], legal_actions: Sequence[Action]) -> list[float]:
+    """The heuristic's value of each legal action of the play phase, in points."""
     tops = [top for top, _ in observation["hand"]]
     active = observation["active_set"]
 
@@ -261,14 +273,17 @@ def ranked_by_heuristic(observation: dict[str, Any], legal_actions: list[Action]
         scouted = scout_heuristic.scout_value(tops, active, action)
         return scouted + (scout_heuristic.SCOUT_SHOW_BONUS if action["and_show"] else 0.0)
 
-    return sorted(legal_actions, key=value, reverse=True)
+    return [value(action) for action in legal_actions]
 
 
 class ScoutSearchBot:
     """The SDK bot: `on_clock` sets the next decision's budget, `act` searches."""
 
-    def __init__(self, seed: int, iterations: int | None = None, rollout_depth: int | None = None) -> None:
+    def __init__(
+        self, seed: int, iterations: int | None = None, rollout_depth: int | None = None, reading: bool = False
+    ) -> None:
         self.seed = seed
+        self.reading = reading
         self.rollout_depth = rollout_depth
         self.clock = ismcts.DecisionClock(iterations)
         self.config: dict[str, Any] = {}
@@ -297,21 +312,35 @@ class ScoutSearchBot:
         rng = ismcts.decision_rng(
             self.seed, observation["seat"], observation["round"], observation["scores"], len(observation["history"])
         )
-        determinizer = ScoutDeterminizer(observation, self.config)
         seat = observation["seat"]
-        game = ScoutSearchGame(self.opponents.rollout_randomness(seat), self.rollout_depth_at(observation["players"]))
+        randomness = self.opponents.rollout_randomness(seat)
+        determinizer = self.determinizer(observation, randomness)
+        game = ScoutSearchGame(randomness, self.rollout_depth_at(observation["players"]))
         self.last = ismcts.search(
             game, determinizer, seat, ranked, self.clock.budget, rng, started, tree_depth=TREE_DEPTH
         )
         return self.last.action
 
+    def determinizer(self, observation: dict[str, Any], randomness: Sequence[float]) -> ismcts.Determinizer:
+        """The uniform redeal, or with reading on, one weighed by the opponents' moves (scout_reading), which may
+        spend READING_SHARE of a timed decision's thinking weighing (no limit when the work is fixed)."""
+        plain = ScoutDeterminizer(observation, self.config)
+        if not self.reading:
+            return plain
+        seconds = self.clock.budget.seconds
+        share = None if seconds is None else READING_SHARE * seconds
+        return scout_reading.ReadingDeterminizer(plain, randomness, seconds=share)
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     depth = argparse.ArgumentParser(add_help=False)
     depth.add_argument("--rollout-depth", type=int, help="moves before a playout is scored (default: by seat count)")
+    depth.add_argument(
+        "--reading", action=argparse.BooleanOptionalAction, default=False, help="weigh deals by the opponents' moves"
+    )
     known, rest = depth.parse_known_args(argv)
-    options = ismcts.bot_options("SCOUT information-set MCTS bot (also --rollout-depth N)", rest)
-    bot = ScoutSearchBot(options.seed, options.iterations, known.rollout_depth)
+    options = ismcts.bot_options("SCOUT information-set MCTS bot (also --rollout-depth N, --reading)", rest)
+    bot = ScoutSearchBot(options.seed, options.iterations, known.rollout_depth, known.reading)
     return int(run_bot(bot, name="scout-search", version="1"))
 
 

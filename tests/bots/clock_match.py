@@ -14,11 +14,11 @@ TIME_BANK_MS = 2000
 
 
 def search_timings_at_100_ms(
-    game: str, module: str, players: int, config: dict[str, Any] | None = None
+    game: str, module: str, players: int, config: dict[str, Any] | None = None, args: tuple[str, ...] = ()
 ) -> list[SeatTiming]:
-    """Two games, the search bot (`python -m module --seed 7`) in a different seat in each; the search seat's
-    timings of each game, after checking that no game had a fault."""
-    search = BotSpec(module.rsplit(".", 1)[-1], (sys.executable, "-m", module, "--seed", "7"))
+    """Two games, the search bot (`python -m module --seed 7 *args`) in a different seat in each; the search
+    seat's timings of each game, after checking that no game had a fault."""
+    search = BotSpec(module.rsplit(".", 1)[-1], (sys.executable, "-m", module, "--seed", "7", *args))
     randoms = [
         BotSpec(f"random{index}", (sys.executable, "-m", "bots.python.random_bot")) for index in range(players - 1)
     ]
