@@ -7,14 +7,12 @@ floods is charged to its own seat."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +25,7 @@ import zmq.auth
 from click.testing import CliRunner
 
 from protocol.curve_keys import new_key_pair
+from tournaments.bench.latency import DelayProxy
 from tournaments.cli import main
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bots"
@@ -307,40 +306,6 @@ def test_an_address_already_taken_is_a_one_line_error(keys: Path) -> None:
             main, ["play", "scout", *arguments, "--keys", str(keys / "organiser"), "--no-sandbox", "--games", "1"]
         )
     assert result.exit_code == 1 and "cannot listen for remote seats" in result.output, result.output
-
-
-class DelayProxy:
-    """A TCP proxy on loopback that delays every chunk by `delay_s` each way (netem is not available here)."""
-
-    def __init__(self, target_port: int, delay_s: float) -> None:
-        self.delay_s = delay_s
-        self.target_port = target_port
-        self.loop = asyncio.new_event_loop()
-        listening = threading.Event()
-        self.thread = threading.Thread(target=self._serve, args=(listening,), daemon=True)
-        self.thread.start()
-        assert listening.wait(30), "the delay proxy did not start"
-
-    def _serve(self, listening: threading.Event) -> None:
-        """The proxy's own loop, in its own thread: the test's thread may already run one (Playwright's)."""
-        asyncio.set_event_loop(self.loop)
-        server = self.loop.run_until_complete(asyncio.start_server(self._client, "127.0.0.1", 0))
-        self.port = int(server.sockets[0].getsockname()[1])
-        listening.set()
-        self.loop.run_forever()
-
-    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        upstream_reader, upstream_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
-        await asyncio.gather(self._pipe(reader, upstream_writer), self._pipe(upstream_reader, writer))
-
-    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while chunk := await reader.read(65536):
-            self.loop.call_later(self.delay_s, writer.write, chunk)
-        self.loop.call_later(self.delay_s, writer.close)
-
-    def close(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(timeout=10)
 
 
 def test_round_trips_are_measured_and_a_delay_shows_in_them(keys: Path, processes: list[subprocess.Popen[str]]) -> None:
