@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -236,15 +237,15 @@ def best_position(scores: np.ndarray) -> int:
     return int(np.flatnonzero(scores >= top - tolerance)[0])
 
 
-class EncodedPolicy:
+class EncodedPolicy(ABC):
     """A network behind the environment's encoder: `network` maps a batch of input rows to output rows; the
     rest (scoring the legal actions, choosing, refusing a table it did not learn) is the same for every file
     format (.npz here, .onnx in onnx_policy.py)."""
 
     encoder: PolicyEncoder
 
-    def network(self, inputs: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
+    @abstractmethod
+    def network(self, inputs: np.ndarray) -> np.ndarray: ...
 
     def scores(self, encoded: Encoded) -> np.ndarray:
         """The score of each legal index, in `encoded.indices` order."""
