@@ -110,6 +110,8 @@ class LadderSite:
     port: int = field(default_factory=free_port)
     server: Running | None = None
     workers: list[Running] = field(default_factory=list)
+    db_url: str | None = None
+    """None: the ladder's SQLite file; else the PostgreSQL URL given to every command as `--db`."""
 
     @property
     def folder(self) -> Path:
@@ -129,11 +131,26 @@ class LadderSite:
             str(self.port),
             "-j",
             str(jobs),
+            *self._db(),
             cwd=self.root,
             log=self.root / "serve.log",
         )
         eventually(lambda: self._alive() and get_json(f"{self.url}/api/health")["status"] == "ok", "/api/health")
         return time.monotonic() - started
+
+    def fast(self) -> None:
+        """Short matches (two deals) and a short claim timeout, so the tests see many results and reissues."""
+        text = (self.folder / "ladder.toml").read_text()
+        text = text.replace("[ladder]\n", "deals_per_match = 2\n\n[ladder]\nclaim_timeout_s = 8\n", 1)
+        (self.folder / "ladder.toml").write_text(text)
+
+    def submit(self, student: str, folder: Path) -> subprocess.CompletedProcess[str]:
+        """`referee submit FOLDER` with the student's token; its exit code not checked."""
+        token = self.students[student]
+        return referee("submit", str(folder), "--server", self.url, "--token", token, cwd=self.root, check=False)
+
+    def _db(self) -> list[str]:
+        return [] if self.db_url is None else ["--db", self.db_url]
 
     def _alive(self) -> bool:
         assert self.server is not None
@@ -163,7 +180,10 @@ class LadderSite:
             running.stop()
 
 
-def make_ladder(root: Path, students: tuple[str, ...] = ("ann", "bob", "cat")) -> LadderSite:
+def make_ladder(
+    root: Path, students: tuple[str, ...] = ("ann", "bob", "cat"), db_url: str | None = None
+) -> LadderSite:
+    db = [] if db_url is None else ["--db", db_url]
     created = json.loads(
         referee(
             "ladder",
@@ -178,8 +198,9 @@ def make_ladder(root: Path, students: tuple[str, ...] = ("ann", "bob", "cat")) -
             "--baseline",
             "random",
             "--json",
+            *db,
             cwd=root,
         ).stdout
     )
-    tokens = json.loads(referee("ladder", "invite", "ladder", *students, "--json", cwd=root).stdout)
-    return LadderSite(root, created["admin_token"], created["worker_token"], tokens)
+    tokens = json.loads(referee("ladder", "invite", "ladder", *students, "--json", *db, cwd=root).stdout)
+    return LadderSite(root, created["admin_token"], created["worker_token"], tokens, db_url=db_url)
