@@ -180,9 +180,7 @@ class LadderSite:
             running.stop()
 
 
-def make_ladder(
-    root: Path, students: tuple[str, ...] = ("ann", "bob", "cat"), db_url: str | None = None
-) -> LadderSite:
+def make_ladder(root: Path, students: tuple[str, ...] = ("ann", "bob", "cat"), db_url: str | None = None) -> LadderSite:
     db = [] if db_url is None else ["--db", db_url]
     created = json.loads(
         referee(
