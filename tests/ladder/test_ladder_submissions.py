@@ -56,6 +56,22 @@ def test_the_hourly_quota_refuses_with_the_time_the_next_slot_opens(tmp_path: Pa
         assert len(ladder.versions(ann, "ann")) == 2
 
 
+def test_the_daily_quota_refuses_with_the_time_the_next_slot_opens(tmp_path: Path) -> None:
+    folder = tmp_path / "ladder"
+    init_ladder(folder, "scout", 3, ["heuristic"])
+    path = folder / "ladder.toml"
+    text = path.read_text().replace("quota_per_hour = 6", "quota_per_hour = 10")
+    path.write_text(text.replace("quota_per_day = 30", "quota_per_day = 2"))
+    with open_ladder(folder) as ladder:
+        ann = ladder.authenticate(ladder.invite(["ann"])["ann"])
+        first = ladder.submit(ann, bot_folder(tmp_path / "src", "a", 0))
+        ladder.submit(ann, bot_folder(tmp_path / "src", "b", 1))
+        with pytest.raises(QuotaExceeded, match="per day") as refused:
+            ladder.submit(ann, bot_folder(tmp_path / "src", "c", 2))
+        assert (refused.value.next_slot - first.created).total_seconds() == 24 * 3600
+        assert len(ladder.versions(ann, "ann")) == 2
+
+
 def test_only_students_submit_and_read_their_own_versions(made: Made, tmp_path: Path) -> None:
     people = students(made, "ann", "bob")
     folder = bot_folder(tmp_path / "src", "ann")
