@@ -61,6 +61,8 @@ def test_a_broken_submission_is_refused_with_its_report_and_never_plays_a_confor
     assert refused.version.status is VersionStatus.REFUSED
     assert refused.verdict is not None and "does not conform" in refused.verdict
     assert bad.digest not in refused.verdict and str(made.folder) not in str(refused.check_report)
+    assert refused.check_report is not None and refused.check_report["text"][-1] == refused.verdict
+    assert any(line.startswith("handshake:") for line in accepted.check_report["text"]), "the report a person reads"
     job = made.ladder.claim(worker, "w")
     assert job is not None and job.kind is JobKind.MATCH
     names = {entrant["name"] for entrant in job.payload["entrants"]}

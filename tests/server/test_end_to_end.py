@@ -45,6 +45,7 @@ def test_students_submit_play_and_watch_the_table_live(site: LadderSite, page: P
 
     version_page = submit_through_the_form(page, site, "ann", FIXTURES / "first_move")
     wait_until(page, "document.querySelector('#verdict')?.className === 'verdict-accepted'")
+    assert "handshake: name" in page.inner_text("#check-report"), "the check report as a person reads it"
     page.screenshot(path=screenshot_dir / "ladder-version.png", full_page=True)
     assert version_page.startswith(site.url + "/versions/")
 
