@@ -120,6 +120,14 @@ def test_the_ladder_file_written_by_init_is_a_league_file_with_a_ladder_table(ma
     assert data["game"] == "scout" and data["players"] == 3
     assert [bot["name"] for bot in data["bots"]] == ["heuristic", "random"]
     assert data["ladder"]["pseudonyms"] is True
+    assert "marks" not in data
+
+
+def test_the_ladder_file_s_commented_marks_example_marks_once_uncommented(made: Made) -> None:
+    path = made.folder / "ladder.toml"
+    path.write_text(path.read_text().replace("# [marks]\n# ", "[marks]\n"))
+    with open_ladder(made.folder, made.db_url) as reopened:
+        assert reopened.file.league.marks == {"heuristic": ((0.5, 60.0), (0.6, 80.0))}
 
 
 def test_the_roster_lists_each_student_with_the_version_playing_for_staff_only(made: Made, tmp_path: Path) -> None:
