@@ -16,15 +16,19 @@ from pathlib import Path
 import pytest
 from ladder_helpers import FIXTURES, Made
 
+from referee.isolation import sandbox as sandboxing
+from referee.isolation.sandbox import SandboxProbe
 from tournaments.ladder import (
     Forbidden,
     JobKind,
+    NoSandbox,
     Principal,
     UnknownItem,
     VersionStatus,
     do_job,
     init_ladder,
     open_ladder,
+    require_sandbox,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,3 +140,29 @@ def test_a_worker_killed_mid_match_loses_no_game_and_its_reissued_job_counts_onc
     made.ladder.report(worker, job.id, result)
     made.ladder.report(worker, job.id, result)
     assert made.ladder.table(staff).games == len(job.payload["games"])
+
+
+@pytest.mark.parametrize("kind", [JobKind.CHECK, JobKind.MATCH])
+def test_a_machine_without_the_sandbox_runs_no_students_bot(
+    local: Made, monkeypatch: pytest.MonkeyPatch, kind: JobKind
+) -> None:
+    made = local
+    ann = made.ladder.authenticate(made.ladder.invite(["ann"])["ann"])
+    worker = made.ladder.authenticate(made.created.worker_token)
+    made.ladder.submit(ann, FIXTURES / "first_move")
+    if kind is JobKind.MATCH:
+        _do_checks(made, worker)
+    job = made.ladder.claim(worker, "w")
+    assert job is not None and job.kind is kind
+    fetched: list[str] = []
+
+    def fetch(digest: str) -> Path:
+        fetched.append(digest)
+        return made.ladder.fetch_version(digest)
+
+    monkeypatch.setattr(sandboxing, "probe", lambda: SandboxProbe("bubblewrap (bwrap) is not installed"))
+    with pytest.raises(NoSandbox, match="bwrap"):
+        do_job(job, fetch)
+    with pytest.raises(NoSandbox):
+        require_sandbox()
+    assert fetched == [], "nothing of the student's was even fetched"

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import sandbox_checks
+
 REFEREE = Path(sys.executable).with_name("referee")
 BOUND_S = 120.0
 """Generous: only a hung process takes this long (the machine may be loaded)."""
@@ -122,7 +124,10 @@ class LadderSite:
         return f"http://127.0.0.1:{self.port}"
 
     def serve(self, jobs: int) -> float:
-        """Start `referee serve`; the seconds until /api/health answered."""
+        """Start `referee serve`; the seconds until /api/health answered. Local workers need the sandbox (the
+        test skips without it, or fails where CI requires it)."""
+        if jobs:
+            sandbox_checks.require_sandbox()
         started = time.monotonic()
         self.server = start(
             "serve",
@@ -158,6 +163,7 @@ class LadderSite:
         return True
 
     def start_worker(self, jobs: int = 1) -> Running:
+        sandbox_checks.require_sandbox()
         index = len(self.workers)
         running = start(
             "worker",
