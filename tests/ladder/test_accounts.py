@@ -3,9 +3,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import sqlalchemy
 from ladder_helpers import Made
 
-from tournaments.ladder import Forbidden, LadderFileError, Principal, Role, Unauthorised, init_ladder, open_ladder
+from tournaments.ladder import (
+    Forbidden,
+    LadderFileError,
+    Principal,
+    Role,
+    Unauthorised,
+    init_ladder,
+    open_ladder,
+    schema,
+)
 
 
 def test_init_prints_tokens_that_authenticate_as_staff_and_worker(made: Made) -> None:
@@ -76,3 +86,17 @@ def test_a_ladder_made_on_postgresql_is_not_opened_as_an_empty_sqlite_file(made:
     with pytest.raises(LadderFileError, match="--db URL"):
         open_ladder(made.folder)
     assert not (made.folder / "ladder.sqlite").exists()
+
+
+def test_the_database_keeps_only_argon2id_hashes_of_the_tokens(made: Made) -> None:
+    issued = [made.created.admin_token, made.created.worker_token, *made.ladder.invite(["ann", "bob"]).values()]
+    stored: list[str] = []
+    with made.ladder.engine.connect() as connection:
+        for table in schema.metadata.sorted_tables:
+            for row in connection.execute(sqlalchemy.select(table)):
+                stored += [str(value) for value in row]
+        hashes = connection.execute(sqlalchemy.select(schema.tokens.c.hash)).scalars().all()
+    secrets = [token.split("_", 2)[2] for token in issued]
+    assert all(len(secret) >= 24 for secret in secrets)
+    assert not [secret for secret in secrets if any(secret in value for value in stored)]
+    assert len(hashes) == len(issued) and all(value.startswith("$argon2id$") for value in hashes)

@@ -16,15 +16,19 @@ from pathlib import Path
 import pytest
 from ladder_helpers import FIXTURES, Made
 
+from referee.isolation import sandbox as sandboxing
+from referee.isolation.sandbox import SandboxProbe
 from tournaments.ladder import (
     Forbidden,
     JobKind,
+    NoSandbox,
     Principal,
     UnknownItem,
     VersionStatus,
     do_job,
     init_ladder,
     open_ladder,
+    require_sandbox,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,6 +65,8 @@ def test_a_broken_submission_is_refused_with_its_report_and_never_plays_a_confor
     assert refused.version.status is VersionStatus.REFUSED
     assert refused.verdict is not None and "does not conform" in refused.verdict
     assert bad.digest not in refused.verdict and str(made.folder) not in str(refused.check_report)
+    assert refused.check_report is not None and refused.check_report["text"][-1] == refused.verdict
+    assert any(line.startswith("handshake:") for line in accepted.check_report["text"]), "the report a person reads"
     job = made.ladder.claim(worker, "w")
     assert job is not None and job.kind is JobKind.MATCH
     names = {entrant["name"] for entrant in job.payload["entrants"]}
@@ -134,3 +140,29 @@ def test_a_worker_killed_mid_match_loses_no_game_and_its_reissued_job_counts_onc
     made.ladder.report(worker, job.id, result)
     made.ladder.report(worker, job.id, result)
     assert made.ladder.table(staff).games == len(job.payload["games"])
+
+
+@pytest.mark.parametrize("kind", [JobKind.CHECK, JobKind.MATCH])
+def test_a_machine_without_the_sandbox_runs_no_students_bot(
+    local: Made, monkeypatch: pytest.MonkeyPatch, kind: JobKind
+) -> None:
+    made = local
+    ann = made.ladder.authenticate(made.ladder.invite(["ann"])["ann"])
+    worker = made.ladder.authenticate(made.created.worker_token)
+    made.ladder.submit(ann, FIXTURES / "first_move")
+    if kind is JobKind.MATCH:
+        _do_checks(made, worker)
+    job = made.ladder.claim(worker, "w")
+    assert job is not None and job.kind is kind
+    fetched: list[str] = []
+
+    def fetch(digest: str) -> Path:
+        fetched.append(digest)
+        return made.ladder.fetch_version(digest)
+
+    monkeypatch.setattr(sandboxing, "probe", lambda: SandboxProbe("bubblewrap (bwrap) is not installed"))
+    with pytest.raises(NoSandbox, match="bwrap"):
+        do_job(job, fetch)
+    with pytest.raises(NoSandbox):
+        require_sandbox()
+    assert fetched == [], "nothing of the student's was even fetched"

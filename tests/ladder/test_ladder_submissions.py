@@ -56,6 +56,22 @@ def test_the_hourly_quota_refuses_with_the_time_the_next_slot_opens(tmp_path: Pa
         assert len(ladder.versions(ann, "ann")) == 2
 
 
+def test_the_daily_quota_refuses_with_the_time_the_next_slot_opens(tmp_path: Path) -> None:
+    folder = tmp_path / "ladder"
+    init_ladder(folder, "scout", 3, ["heuristic"])
+    path = folder / "ladder.toml"
+    text = path.read_text().replace("quota_per_hour = 6", "quota_per_hour = 10")
+    path.write_text(text.replace("quota_per_day = 30", "quota_per_day = 2"))
+    with open_ladder(folder) as ladder:
+        ann = ladder.authenticate(ladder.invite(["ann"])["ann"])
+        first = ladder.submit(ann, bot_folder(tmp_path / "src", "a", 0))
+        ladder.submit(ann, bot_folder(tmp_path / "src", "b", 1))
+        with pytest.raises(QuotaExceeded, match="per day") as refused:
+            ladder.submit(ann, bot_folder(tmp_path / "src", "c", 2))
+        assert (refused.value.next_slot - first.created).total_seconds() == 24 * 3600
+        assert len(ladder.versions(ann, "ann")) == 2
+
+
 def test_only_students_submit_and_read_their_own_versions(made: Made, tmp_path: Path) -> None:
     people = students(made, "ann", "bob")
     folder = bot_folder(tmp_path / "src", "ann")
@@ -104,6 +120,14 @@ def test_the_ladder_file_written_by_init_is_a_league_file_with_a_ladder_table(ma
     assert data["game"] == "scout" and data["players"] == 3
     assert [bot["name"] for bot in data["bots"]] == ["heuristic", "random"]
     assert data["ladder"]["pseudonyms"] is True
+    assert "marks" not in data
+
+
+def test_the_ladder_file_s_commented_marks_example_marks_once_uncommented(made: Made) -> None:
+    path = made.folder / "ladder.toml"
+    path.write_text(path.read_text().replace("# [marks]\n# ", "[marks]\n"))
+    with open_ladder(made.folder, made.db_url) as reopened:
+        assert reopened.file.league.marks == {"heuristic": ((0.5, 60.0), (0.6, 80.0))}
 
 
 def test_the_roster_lists_each_student_with_the_version_playing_for_staff_only(made: Made, tmp_path: Path) -> None:

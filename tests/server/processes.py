@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import sandbox_checks
+
 REFEREE = Path(sys.executable).with_name("referee")
 BOUND_S = 120.0
 """Generous: only a hung process takes this long (the machine may be loaded)."""
@@ -110,6 +112,8 @@ class LadderSite:
     port: int = field(default_factory=free_port)
     server: Running | None = None
     workers: list[Running] = field(default_factory=list)
+    db_url: str | None = None
+    """None: the ladder's SQLite file; else the PostgreSQL URL given to every command as `--db`."""
 
     @property
     def folder(self) -> Path:
@@ -120,7 +124,10 @@ class LadderSite:
         return f"http://127.0.0.1:{self.port}"
 
     def serve(self, jobs: int) -> float:
-        """Start `referee serve`; the seconds until /api/health answered."""
+        """Start `referee serve`; the seconds until /api/health answered. Local workers need the sandbox (the
+        test skips without it, or fails where CI requires it)."""
+        if jobs:
+            sandbox_checks.require_sandbox()
         started = time.monotonic()
         self.server = start(
             "serve",
@@ -129,11 +136,26 @@ class LadderSite:
             str(self.port),
             "-j",
             str(jobs),
+            *self._db(),
             cwd=self.root,
             log=self.root / "serve.log",
         )
         eventually(lambda: self._alive() and get_json(f"{self.url}/api/health")["status"] == "ok", "/api/health")
         return time.monotonic() - started
+
+    def fast(self) -> None:
+        """Short matches (two deals) and a short claim timeout, so the tests see many results and reissues."""
+        text = (self.folder / "ladder.toml").read_text()
+        text = text.replace("[ladder]\n", "deals_per_match = 2\n\n[ladder]\nclaim_timeout_s = 8\n", 1)
+        (self.folder / "ladder.toml").write_text(text)
+
+    def submit(self, student: str, folder: Path) -> subprocess.CompletedProcess[str]:
+        """`referee submit FOLDER` with the student's token; its exit code not checked."""
+        token = self.students[student]
+        return referee("submit", str(folder), "--server", self.url, "--token", token, cwd=self.root, check=False)
+
+    def _db(self) -> list[str]:
+        return [] if self.db_url is None else ["--db", self.db_url]
 
     def _alive(self) -> bool:
         assert self.server is not None
@@ -141,6 +163,7 @@ class LadderSite:
         return True
 
     def start_worker(self, jobs: int = 1) -> Running:
+        sandbox_checks.require_sandbox()
         index = len(self.workers)
         running = start(
             "worker",
@@ -163,7 +186,8 @@ class LadderSite:
             running.stop()
 
 
-def make_ladder(root: Path, students: tuple[str, ...] = ("ann", "bob", "cat")) -> LadderSite:
+def make_ladder(root: Path, students: tuple[str, ...] = ("ann", "bob", "cat"), db_url: str | None = None) -> LadderSite:
+    db = [] if db_url is None else ["--db", db_url]
     created = json.loads(
         referee(
             "ladder",
@@ -178,8 +202,9 @@ def make_ladder(root: Path, students: tuple[str, ...] = ("ann", "bob", "cat")) -
             "--baseline",
             "random",
             "--json",
+            *db,
             cwd=root,
         ).stdout
     )
-    tokens = json.loads(referee("ladder", "invite", "ladder", *students, "--json", cwd=root).stdout)
-    return LadderSite(root, created["admin_token"], created["worker_token"], tokens)
+    tokens = json.loads(referee("ladder", "invite", "ladder", *students, "--json", *db, cwd=root).stdout)
+    return LadderSite(root, created["admin_token"], created["worker_token"], tokens, db_url=db_url)

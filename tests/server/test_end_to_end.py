@@ -36,7 +36,7 @@ def test_init_invite_serve_answers_health(site: LadderSite) -> None:
 
 
 def test_students_submit_play_and_watch_the_table_live(site: LadderSite, page: Page, screenshot_dir: Path) -> None:
-    fast(site)
+    site.fast()
     site.serve(jobs=1)
     second = site.start_worker()
     watcher = page.context.new_page()
@@ -45,6 +45,7 @@ def test_students_submit_play_and_watch_the_table_live(site: LadderSite, page: P
 
     version_page = submit_through_the_form(page, site, "ann", FIXTURES / "first_move")
     wait_until(page, "document.querySelector('#verdict')?.className === 'verdict-accepted'")
+    assert "handshake: name" in page.inner_text("#check-report"), "the check report as a person reads it"
     page.screenshot(path=screenshot_dir / "ladder-version.png", full_page=True)
     assert version_page.startswith(site.url + "/versions/")
 
@@ -124,13 +125,6 @@ def nothing_of_anns_for_others(site: LadderSite) -> None:
     assert status_of(f"{site.url}/api/submissions/{version['id']}", bob) == 404
 
 
-def fast(site: LadderSite) -> None:
-    """Short matches (two deals) and a short claim timeout, so the tests see many results and reissues."""
-    text = (site.folder / "ladder.toml").read_text()
-    text = text.replace("[ladder]\n", "deals_per_match = 2\n\n[ladder]\nclaim_timeout_s = 8\n", 1)
-    (site.folder / "ladder.toml").write_text(text)
-
-
 def submit_through_the_form(page: Page, site: LadderSite, student: str, folder: Path) -> str:
     page.goto(site.url + "/login")
     page.fill("input[name=token]", site.students[student])
@@ -143,7 +137,7 @@ def submit_through_the_form(page: Page, site: LadderSite, student: str, folder: 
 
 
 def test_a_server_and_a_worker_killed_mid_match_lose_and_double_no_game(site: LadderSite) -> None:
-    fast(site)
+    site.fast()
     site.serve(jobs=0)
     worker = site.start_worker()
     survivor = site.start_worker()

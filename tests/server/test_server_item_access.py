@@ -90,3 +90,41 @@ def test_another_students_items_are_404_as_missing_ones_and_replays_show_pseudon
     assert bob_v not in text and '"bob"' not in text and SECRET_OUTPUT not in text
     as_staff = served.client.get(f"/api/games/{game}/replay", headers=bearer(served.admin)).json()
     assert {"ann", "bob"} <= {seat["bot"] for seat in as_staff["seats"]}
+
+
+def test_a_match_being_played_shows_nothing_of_its_deals_even_to_its_own_students(served: Served) -> None:
+    """A claimed match's games (their deals, so every hidden card) reach only the worker playing it: until its
+    result is posted, the students seated in it get what a game that does not exist gets, and no job."""
+    ann_v, bob_v = submit(served, "ann", 0), submit(served, "bob", 1)
+    worker = bearer(served.worker)
+    for _ in range(40):
+        job = served.client.post("/api/jobs/claim", json={"worker": "w"}, headers=worker).json()
+        if job["kind"] == "match" and {ann_v, bob_v} <= {entrant["name"] for entrant in job["payload"]["entrants"]}:
+            break
+        result = {"kind": "check", "data": {"passed": True, "verdict": "ok"}}
+        if job["kind"] == "match":
+            result = match_result(job["payload"], victim=bob_v)
+        assert served.client.post(f"/api/jobs/{job['id']}/result", json=result, headers=worker).status_code == 200
+    else:
+        raise AssertionError("no match seated both students in 40 jobs")
+    game = f"{job['id']}:{job['payload']['games'][0]['index']}"
+
+    for student in ("ann", "bob"):
+        token = bearer(served.students[student])
+        for path, missing in (
+            (f"/api/games/{game}/replay", "/api/games/nogame:0/replay"),
+            (f"/api/games/{game}/logs/0", "/api/games/nogame:0/logs/0"),
+            (f"/games/{game}", "/games/nogame:0"),
+        ):
+            answers = [served.client.get(where, headers=token) for where in (path, missing)]
+            assert [answer.status_code for answer in answers] == [404, 404], (student, path)
+            assert answers[0].content == answers[1].content, (student, path)
+        games = served.client.get(f"/api/students/{student}/games", headers=token).json()
+        assert not [entry for entry in games if entry["id"].startswith(job["id"])]
+        refused = served.client.post("/api/jobs/claim", json={"worker": student}, headers=token)
+        assert refused.status_code == 403
+        assert set(refused.json()) == {"error", "message"}, "a refusal, and nothing of the job"
+
+    posted = match_result(job["payload"], victim=bob_v)
+    assert served.client.post(f"/api/jobs/{job['id']}/result", json=posted, headers=worker).status_code == 200
+    assert served.client.get(f"/api/games/{game}/replay", headers=bearer(served.students["ann"])).status_code == 200

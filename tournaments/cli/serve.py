@@ -57,5 +57,9 @@ def serve(folder: Path, host: str, port: int, jobs: int | None, db_url: str | No
     from tournaments.server.serving import ServeOptions, default_workers, serve_ladder
 
     workers = default_workers() if jobs is None else jobs
+    if workers:
+        from tournaments.ladder import require_sandbox
+
+        require_sandbox(instead="; `-j 0` serves without local workers, for `referee worker`s on other machines")
     options = ServeOptions(folder, host, port, workers, db_url, Settings(secure_cookies=secure_cookies))
     serve_ladder(options, lambda url: echo(f"serving {folder} at {url} with {workers} local worker(s)"))

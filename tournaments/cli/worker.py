@@ -78,9 +78,11 @@ def worker(
     first: it listens at --listen for each match, allowing only the keys of that match's remote seats. Other
     workers never take such a match.
     """
+    from tournaments.ladder import require_sandbox
     from tournaments.server.serving import default_workers
 
     host = _host(listen, keys_dir, lag_quota)
+    require_sandbox()
     if host is not None and jobs not in (None, 1):
         raise click.UsageError("a worker with --listen plays one job at a time (one address): leave out -j")
     count = 1 if host is not None else jobs or default_workers()

@@ -14,11 +14,12 @@ from .errors import (
     LadderError,
     LadderFileError,
     LadderFrozen,
+    NoSandbox,
     QuotaExceeded,
     Unauthorised,
     UnknownItem,
 )
-from .jobs import do_job
+from .jobs import do_job, require_sandbox
 from .ladder import Ladder, open_ladder
 from .match_job import NotTheHost, RemoteHost
 from .setup import init_ladder
@@ -65,12 +66,14 @@ __all__ = [
     "LadderFrozen",
     "LadderTable",
     "MarkRow",
+    "NoSandbox",
     "NotTheHost",
     "Principal",
     "QuotaExceeded",
     "RemoteHost",
     "RemoteKey",
     "RemoteSeat",
+    "require_sandbox",
     "Role",
     "RosterRow",
     "TableRow",

@@ -1,6 +1,7 @@
 """A check job: check-bot on one version (tournaments.classroom.checkbot_run.check_submission: built in the
-sandbox, in a copy, then its games), as plain data for the student: the verdict, check-bot's JSON report and the
-build's log, with the machine's paths redacted."""
+sandbox, in a copy, then its games), as plain data for the student: the verdict, check-bot's JSON report (with
+`text`, its lines as `referee check-bot` prints them, for the version's page) and the build's log, with the
+machine's paths redacted."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tournaments.classroom.checkbot_report import report_json, verdict_line
+from tournaments.classroom.checkbot_report import report_json, report_text, verdict_line
 from tournaments.classroom.checkbot_run import CheckRequest, check_submission
 from tournaments.classroom.checkbot_submission import BUILD_LOG
 
@@ -37,7 +38,7 @@ def run_check(payload: dict[str, Any], folder: Path, *, sandbox: bool, allow_par
         return {
             "passed": outcome.report.verdict.conforms,
             "verdict": shown.text(verdict_line(outcome.report)),
-            "report": shown.value(dict(report_json(outcome.report))),
+            "report": shown.value({**report_json(outcome.report), "text": report_text(outcome.report)}),
             "build_log": build_log,
         }
 

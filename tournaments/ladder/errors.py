@@ -45,6 +45,10 @@ class DatabaseProblem(LadderError, EnvironmentProblem):
     """The database cannot be opened or migrated (a wrong URL, a server that is down, a driver not installed)."""
 
 
+class NoSandbox(LadderError, EnvironmentProblem):
+    """This machine cannot run the sandbox, so it takes no job: a ladder never runs a student's bot outside it."""
+
+
 class BadResult(LadderError, BadInput):
     """A worker's report that does not fit its job (games it was not given, seats missing)."""
 

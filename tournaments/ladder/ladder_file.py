@@ -211,4 +211,12 @@ def ladder_file_text(game: str, players: int, seed: int, baselines: list[str], d
     ]
     for name in baselines:
         lines += ["", "[[bots]]", f'name = "{name}"', f'command = "{name}"', "baseline = true"]
+    example = baselines[0] if baselines else "heuristic"
+    lines += [
+        "",
+        "# The marks at the deadline: per baseline, [score share, mark] pairs (docs/how-to/grade-a-class.md).",
+        "# Without a [marks] table the marks' column stays empty. For example:",
+        "# [marks]",
+        f"# {example} = [[0.5, 60], [0.6, 80]]",
+    ]
     return "\n".join(lines) + "\n"
