@@ -23,7 +23,6 @@ from tournaments.ladder import (
     JobKind,
     NoSandbox,
     Principal,
-    UnknownItem,
     VersionStatus,
     do_job,
     init_ladder,
@@ -81,9 +80,9 @@ def test_a_broken_submission_is_refused_with_its_report_and_never_plays_a_confor
     assert len(games) == len(job.payload["games"]) and games[0].my_seat is not None
     assert isinstance(made.ladder.game_log(ann, games[0].id, games[0].my_seat), bytes)
     assert made.ladder.replay(ann, games[0].id)
-    with pytest.raises(UnknownItem):
+    with pytest.raises(Forbidden):
         made.ladder.game_log(bob, games[0].id, games[0].my_seat)
-    with pytest.raises(UnknownItem):
+    with pytest.raises(Forbidden):
         made.ladder.replay(bob, games[0].id)
     with pytest.raises(Forbidden):
         made.ladder.student_games(bob, "ann")

@@ -80,8 +80,10 @@ def test_only_students_submit_and_read_their_own_versions(made: Made, tmp_path: 
     version = made.ladder.submit(people["ann"], folder)
     with pytest.raises(Forbidden):
         made.ladder.versions(people["bob"], "ann")
-    with pytest.raises(UnknownItem):
+    with pytest.raises(Forbidden):
         made.ladder.version(people["bob"], version.id)
+    with pytest.raises(UnknownItem):
+        made.ladder.version(made.ladder.authenticate(made.created.admin_token), "v000000000000000")
     staff = made.ladder.authenticate(made.created.admin_token)
     assert staff.role is Role.STAFF
     assert made.ladder.version(staff, version.id).version == version

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from ladder_helpers import Made, bot_folder, claim_match, pass_checks, played, students, worker
 
-from tournaments.ladder import Job, JobResult, Principal, Role, UnknownItem
+from tournaments.ladder import Forbidden, Job, JobResult, Principal, Role
 
 SECRET_OUTPUT = "bob's private stack trace"
 
@@ -63,7 +63,7 @@ def shared_game(made: Made, ann: str, bob: str) -> str:
 
 
 def hidden_answer(call: Any) -> str:
-    with pytest.raises(UnknownItem) as raised:
+    with pytest.raises(Forbidden) as raised:
         call()
     return str(raised.value)
 

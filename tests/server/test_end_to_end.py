@@ -78,7 +78,7 @@ def test_students_submit_play_and_watch_the_table_live(site: LadderSite, page: P
     [version] = get_json(f"{site.url}/api/students/cat/versions", cat)
     detail = get_json(f"{site.url}/api/submissions/{version['id']}", cat)
     assert detail["check_report"], "a refused version shows its check report"
-    assert status_of(f"{site.url}/api/submissions/{version['id']}", site.students["ann"]) == 404
+    assert status_of(f"{site.url}/api/submissions/{version['id']}", site.students["ann"]) == 403
 
     def two_students_played() -> list[dict[str, Any]] | None:
         rows = [row for row in get_json(f"{site.url}/api/table")["rows"] if not row["baseline"]]
@@ -107,22 +107,22 @@ def test_students_submit_play_and_watch_the_table_live(site: LadderSite, page: P
 
 
 def nothing_of_anns_for_others(site: LadderSite) -> None:
-    """Ann's log and her games' replays are hers (and the staff's); other students get 404 and nothing, as for an
+    """Ann's log and her games' replays are hers (and the staff's); other students get 403 and nothing, as for an
     item that does not exist."""
     ann, bob, cat = (site.students[name] for name in ("ann", "bob", "cat"))
     game = get_json(f"{site.url}/api/students/ann/games", ann)[0]
     log = f"{site.url}/api/games/{game['id']}/logs/{game['my_seat']}"
     assert status_of(log, ann) == 200
     assert status_of(log, site.admin) == 200
-    assert status_of(log, bob) == 404, "bob sat in the game, but the log of ann's seat is not his"
-    assert status_of(log, cat) == 404
+    assert status_of(log, bob) == 403, "bob sat in the game, but the log of ann's seat is not his"
+    assert status_of(log, cat) == 403
     replay = f"{site.url}/api/games/{game['id']}/replay"
     assert status_of(replay, ann) == 200
-    assert status_of(replay, cat) == 404, "cat did not sit in the game: no hand of it is hers to see"
-    assert status_of(f"{site.url}/games/{game['id']}", cat) == 404
+    assert status_of(replay, cat) == 403, "cat did not sit in the game: no hand of it is hers to see"
+    assert status_of(f"{site.url}/games/{game['id']}", cat) == 403
     version = get_json(f"{site.url}/api/students/ann/versions", ann)[0]
     assert status_of(f"{site.url}/api/versions/{version['digest']}/archive", bob) == 403, "no student reads source"
-    assert status_of(f"{site.url}/api/submissions/{version['id']}", bob) == 404
+    assert status_of(f"{site.url}/api/submissions/{version['id']}", bob) == 403
 
 
 def submit_through_the_form(page: Page, site: LadderSite, student: str, folder: Path) -> str:

@@ -1,5 +1,5 @@
 """Through the HTTP API, with another student's token: a version, a log or a replay that is not yours answers
-exactly as one that does not exist (404, the same body), and a replay you sat in names the others by pseudonym."""
+exactly as one that does not exist (403, the same body), and a replay you sat in names the others by pseudonym."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def shared_game(served: Served, ann: str, bob: str) -> str:
     raise AssertionError("no match seated both students in 40 jobs")
 
 
-def test_another_students_items_are_404_as_missing_ones_and_replays_show_pseudonyms(served: Served) -> None:
+def test_another_students_items_are_403_as_missing_ones_and_replays_show_pseudonyms(served: Served) -> None:
     ann_v, bob_v = submit(served, "ann", 0), submit(served, "bob", 1)
     game = shared_game(served, ann_v, bob_v)
     ann, bob = bearer(served.students["ann"]), bearer(served.students["bob"])
@@ -75,7 +75,7 @@ def test_another_students_items_are_404_as_missing_ones_and_replays_show_pseudon
     )
     for theirs, missing in pairs:
         answers = [served.client.get(path, headers=bob) for path in (theirs, missing)]
-        assert [answer.status_code for answer in answers] == [404, 404], theirs
+        assert [answer.status_code for answer in answers] == [403, 403], theirs
         assert answers[0].content == answers[1].content, theirs
         assert ann_v not in answers[0].text
     assert served.client.get(f"/api/submissions/{ann_v}", headers=ann).status_code == 200
@@ -117,7 +117,7 @@ def test_a_match_being_played_shows_nothing_of_its_deals_even_to_its_own_student
             (f"/games/{game}", "/games/nogame:0"),
         ):
             answers = [served.client.get(where, headers=token) for where in (path, missing)]
-            assert [answer.status_code for answer in answers] == [404, 404], (student, path)
+            assert [answer.status_code for answer in answers] == [403, 403], (student, path)
             assert answers[0].content == answers[1].content, (student, path)
         games = served.client.get(f"/api/students/{student}/games", headers=token).json()
         assert not [entry for entry in games if entry["id"].startswith(job["id"])]

@@ -2,8 +2,9 @@
 own games, their own bot's logs and the replays of games they sat in; a worker and a spectator read none of it.
 Another student's name is shown as the table shows it (tournaments.ladder.standings.shown_names), in a replay too:
 its seats name students (pseudonyms to students, names to staff) and baselines, never version ids, and another
-seat's output and notes are left out of its faults. One item (a version, a log, a replay) that does not exist and
-one that is not the asker's get the same answer (`hidden`), so a student cannot probe which ids exist."""
+seat's output and notes are left out of its faults. To anyone but staff, one item (a version, a log, a replay) that
+does not exist and one that is not theirs get the same answer (`hidden`, a Forbidden with one message), so a student
+is refused another's item and still cannot probe which ids exist."""
 
 from __future__ import annotations
 
@@ -34,10 +35,11 @@ class Item(enum.StrEnum):
     REPLAY = "replay"
 
 
-def hidden(item: Item) -> UnknownItem:
+def hidden(item: Item, who: Principal | None) -> Forbidden | UnknownItem:
     """The one answer for an item that does not exist and for one the asker may not read: one error, one message
-    (no id in it), so that both look alike."""
-    return UnknownItem(f"no {item.value} by that id that you may see")
+    (no id in it), so that both look alike. Staff may read every item, so to them it can only be missing."""
+    message = f"no {item.value} by that id that you may see"
+    return UnknownItem(message) if _staff(who) else Forbidden(message)
 
 
 def may_read(who: Principal | None, student: str | None) -> bool:
@@ -61,7 +63,7 @@ def versions(connection: Connection, student: str) -> list[Version]:
 def version_detail(connection: Connection, who: Principal | None, version_id: str) -> VersionDetail:
     row = connection.execute(select(schema.versions).where(schema.versions.c.id == version_id)).first()
     if row is None or not may_read(who, row.student):
-        raise hidden(Item.VERSION)
+        raise hidden(Item.VERSION, who)
     return VersionDetail(version_of(row), row.verdict, row.check_report, row.build_log)
 
 
@@ -104,7 +106,7 @@ def game_log(connection: Connection, who: Principal | None, game_id: str, seat: 
         .where(schema.seats.c.game_id == game_id, schema.seats.c.seat == seat)
     ).first()
     if row is None or not may_read(who, row.student):
-        raise hidden(Item.LOG)
+        raise hidden(Item.LOG, who)
     log = connection.execute(
         select(schema.logs.c.log).where(schema.logs.c.job_id == row.job_id, schema.logs.c.entrant == row.entrant)
     ).scalar()
@@ -121,7 +123,7 @@ def replay(connection: Connection, file: LadderFile, who: Principal | None, game
     game = connection.execute(select(schema.games.c.replay).where(schema.games.c.id == game_id)).first()
     seats = connection.execute(select(schema.seats).where(schema.seats.c.game_id == game_id)).all()
     if game is None or not (_staff(who) or any(may_read(who, row.student) for row in seats)):
-        raise hidden(Item.REPLAY)
+        raise hidden(Item.REPLAY, who)
     names = shown_names(connection, file, who)
     labels = {row.entrant: row.entrant if row.student is None else names.get(row.student, "?") for row in seats}
     own = None if _staff(who) else {row.seat for row in seats if may_read(who, row.student)}

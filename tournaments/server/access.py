@@ -2,7 +2,7 @@
 
 Each endpoint names its `Action`; `RULES` says which roles may do it and whether a student may do it only for
 themself (OWN: the student named in the request must be the one asking), or only their own items (ITEM: a version,
-a log, a replay named by its id; another's is answered as one that does not exist, 404 with the same body, so ids
+a log, a replay named by its id; another's and one that does not exist get one answer, 403 with the same body, so ids
 cannot be probed). Staff may do every action but the
 worker's; a worker only its own jobs and version fetches; a spectator (no token) only what is public. The
 ladder library checks again below this (defence in depth): this rule decides what the server even asks it.
@@ -90,7 +90,7 @@ def decide(who: Principal | None, action: Action, student: str | None = None) ->
 
 def decide_item(who: Principal, action: Action, owner: str | None) -> None:
     """Once the ladder has found an item (it checked too): a student who is not its owner gets what a missing
-    item gets."""
+    item gets (403)."""
     rule = RULES[action]
     if rule.scope is Scope.ITEM and rule.item is not None and who.role is Role.STUDENT and owner != who.name:
-        raise hidden(rule.item)
+        raise hidden(rule.item, who)
