@@ -38,7 +38,7 @@ from .. import Game, GameState, load_game
 from ..base import MAX_SEED, ConfigError
 from .action_features import indexed_action_features
 from .codec import codec_for, indexed_legal
-from .features import OBSERVATIONS, feature_size, features
+from .features import OBSERVATIONS, fast_features, feature_size
 from .rewards import RETURNS, rank_rewards, score_rewards
 
 REWARDS = RETURNS
@@ -200,7 +200,7 @@ class CardGameEnv(AECEnv):
                 observation = self.infos[agent]["observation"]
             else:
                 observation = state.observation(self.possible_agents.index(agent))
-            vector = self._vectors[agent] = features(self.game.name, observation, self.config, self.compact)
+            vector = self._vectors[agent] = fast_features(self.game.name, observation, self.config, self.compact)
         mask = self._mask.copy() if acting else np.zeros(self.codec.size, np.int8)
         return {"observation": vector.copy(), "action_mask": mask}
 

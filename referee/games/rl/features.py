@@ -34,6 +34,7 @@ import numpy as np
 from .. import Observation
 from ..scauver import CARD_ORDER, CARD_VALUE
 from .codec import LONGEST_SET, hand_cap
+from .compiled import _fastscout
 
 SCOUT_PER_SEAT = 7
 SCAUVER_PHASES = ("setup", "bet", "answer", "place", "final", "final_bet", "showdown", "over")
@@ -174,3 +175,16 @@ def features(game: str, observation: Observation, config: Mapping[str, Any], com
     if game == "scout":
         return scout_features(observation, compact)
     return scauver_features(observation, config, compact)
+
+
+def fast_features(
+    game: str, observation: Observation, config: Mapping[str, Any], compact: bool = False
+) -> np.ndarray:
+    """`features`, SCOUT's by the C extension where it was built (compiled.py): the same numbers, what the
+    environments hand out at every decision."""
+    if game != "scout" or _fastscout is None:
+        return features(game, observation, config, compact)
+    players = observation["players"]
+    out = np.empty(scout_size(players, compact), np.float32)
+    _fastscout.scout_vector(observation, hand_cap(players), compact, out)
+    return out

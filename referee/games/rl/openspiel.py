@@ -57,7 +57,7 @@ from ..scauver import FACE_DECK, NUMERIC_DECK
 from ..scout import TABLES
 from .action_features import action_feature_width, indexed_action_features
 from .codec import ActionCodec, codec_for, hand_cap, indexed_legal
-from .features import OBSERVATIONS, feature_size, features, hand_size
+from .features import OBSERVATIONS, fast_features, feature_size, hand_size
 from .lengths import truncation
 from .rewards import RETURNS, rank_rewards, score_rewards
 
@@ -192,7 +192,7 @@ class Setup:
         return feature_size(self.name, self.players, self.compact)
 
     def features(self, observation: dict[str, Any]) -> np.ndarray:
-        return features(self.name, observation, self.config, self.compact)
+        return fast_features(self.name, observation, self.config, self.compact)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Setup:
         return self
