@@ -47,6 +47,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -190,6 +191,11 @@ class Setup:
     @property
     def feature_size(self) -> int:
         return feature_size(self.name, self.players, self.compact)
+
+    @cached_property
+    def zeros(self) -> list[float]:
+        """A tensor of zeros as a list, which `observation_tensor` copies and fills in."""
+        return [0.0] * self.feature_size
 
     def features(self, observation: dict[str, Any]) -> np.ndarray:
         return fast_features(self.name, observation, self.config, self.compact)
@@ -605,6 +611,24 @@ class CardState(pyspiel.State):
             vector = self._p.vectors[player] = self._game.features(observation)
         return vector
 
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        """pyspiel's `observation_tensor` (the default observer's tensor, a list), from the vector kept for this
+        state: pyspiel's own path learns the tensor's size anew at every call by making an initial state and
+        filling an observer. At chance nodes and for anything but a seat it is pyspiel's own."""
+        seat = self.current_player() if player is None else player
+        vector = self.features_of(seat) if type(seat) is int and 0 <= seat < self._game.players else None
+        if vector is None:
+            return super().observation_tensor() if player is None else super().observation_tensor(player)
+        return _as_list(vector, self._game.zeros)
+
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        """pyspiel's `information_state_tensor`: the observation tensor (module docstring), likewise."""
+        seat = self.current_player() if player is None else player
+        vector = self.features_of(seat) if type(seat) is int and 0 <= seat < self._game.players else None
+        if vector is None:
+            return super().information_state_tensor() if player is None else super().information_state_tensor(player)
+        return _as_list(vector, self._game.zeros)
+
     def _view(self, player: int) -> dict[str, Any]:
         view = self._p.views.get(player)
         if view is None:
@@ -695,6 +719,15 @@ def private_view(observation: dict[str, Any]) -> dict[str, Any]:
     if _own_setup(observation):
         view["setup"] = observation["fields"][observation["seat"]]
     return view
+
+
+def _as_list(vector: np.ndarray, zeros: list[float]) -> list[float]:
+    """`vector.tolist()`, faster for a vector mostly of zeros (a tenth of the values or fewer are not)."""
+    listed = zeros.copy()
+    at = np.flatnonzero(vector)
+    for index, value in zip(at.tolist(), vector[at].tolist(), strict=True):
+        listed[index] = value
+    return listed
 
 
 def _compact(value: Any) -> str:
