@@ -148,7 +148,7 @@ class BatchedEnv:
         vector = fast_features(self.game, observation, self.config, self.compact)
         rows = None
         if self.with_action_features:
-            actions = [legal[index] for index in indices]
+            actions = [] if self.game == "scout" else [legal[index] for index in indices]
             rows = indexed_action_features(self.game, observation, indices, actions, self.config)
         return _Decision(legal, indices, vector, rows)
 

@@ -282,6 +282,8 @@ class Progress:
     round_starts: list[int] = field(default_factory=lambda: [0])
     """Where each round's moves begin in the engine's history."""
     legal: dict[int, Any] | None = None
+    indices: list[int] | None = None
+    """The keys of `legal` in increasing order (shared with clones: handed out as copies)."""
     observed: dict[str, Any] | None = None
     """The observation of the seat to move that `legal` was encoded from."""
     views: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -304,6 +306,7 @@ class Progress:
             round_log_seen=list(self.round_log_seen),
             round_starts=list(self.round_starts),
             legal=self.legal,
+            indices=self.indices,
             observed=self.observed,
             views=dict(self.views),
             vectors=dict(self.vectors),
@@ -439,14 +442,19 @@ class CardState(pyspiel.State):
         return {"rounds": rounds}
 
     def _rebuild(self) -> None:
-        """The engine with every round dealt so far, the actions played so far replayed (rounds not dealt
-        yet are placeholders that no observation shows: they are redealt before they start)."""
+        """The engine with every round dealt so far (rounds not dealt yet are placeholders that no observation
+        shows: they are dealt before they start): SCOUT's engine deals the round just starting in place
+        (`ScoutState.deal_round`); Scauver's is made anew, the actions played so far replayed."""
         game = self._game
+        self._p.views, self._p.vectors = {}, {}
+        engine = self._p.engine
+        if game.name == "scout" and engine is not None:
+            engine.deal_round(self._p.rounds[-1])  # type: ignore[attr-defined]
+            return
         config = dict(game.config)
         if game.name == "scauver":
             config["first_dealer"] = self._p.first_dealer
-        history = self._p.engine.history if self._p.engine is not None else []
-        self._p.views, self._p.vectors = {}, {}
+        history = engine.history if engine is not None else []
         self._p.engine = game.rules.replay(game.players, 0, history, config, self._explicit_deal())
 
     # Decisions.
@@ -457,13 +465,31 @@ class CardState(pyspiel.State):
             seat = self._p.engine.to_move()[0]
             observation = self._view(seat)
             self._p.legal = indexed_legal(self._game.codec, self._p.engine.legal_actions_view(seat), observation)
+            self._p.indices = sorted(self._p.legal)
             self._p.observed = observation
         return self._p.legal
+
+    def _legal_indices(self) -> list[int]:
+        self._legal_table()
+        assert self._p.indices is not None
+        return self._p.indices
 
     def _legal_actions(self, player: int) -> list[int]:
         if self.is_terminal() or self._is_dealing() or player != self.current_player():
             return []
-        return sorted(self._legal_table())
+        return list(self._legal_indices())
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """pyspiel's `legal_actions`, at a decision from the indices kept for it (pyspiel's own path crosses into
+        C++ and back); at chance nodes and at the end pyspiel's own."""
+        if self.is_terminal() or self._is_dealing():
+            return super().legal_actions() if player is None else super().legal_actions(player)
+        if player is not None and player != self.current_player():
+            return []
+        return list(self._legal_indices())
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == pyspiel.PlayerId.CHANCE
 
     def _apply_action(self, action: int) -> None:
         self._p.player = None
@@ -477,7 +503,7 @@ class CardState(pyspiel.State):
         self._remember(seat, self._p.observed, chosen)
         round_before = engine.round
         engine.apply(seat, dict(chosen))
-        self._p.legal = None
+        self._p.legal = self._p.indices = None
         self._p.views, self._p.vectors = {}, {}
         self._p.moves += 1
         if engine.round != round_before:
@@ -496,9 +522,9 @@ class CardState(pyspiel.State):
         if self.is_terminal() or self._is_dealing():
             return np.zeros((0, width), np.float32)
         table = self._legal_table()
-        indices = sorted(table)
+        indices = self._legal_indices()
         assert self._p.observed is not None
-        rows = [table[index] for index in indices]
+        rows = [] if self._game.name == "scout" else [table[index] for index in indices]
         return indexed_action_features(self._game.name, self._p.observed, indices, rows, self._game.config)
 
     def apply_engine_action(self, action: Any) -> None:
@@ -508,7 +534,7 @@ class CardState(pyspiel.State):
         assert engine is not None
         observation = self._view(engine.to_move()[0])
         index = self._game.codec.encode(action, observation)
-        self._p.legal, self._p.observed = {index: action}, observation
+        self._p.legal, self._p.indices, self._p.observed = {index: action}, [index], observation
         self.apply_action(index)
 
     # Resampling (OpenSpiel's ISMCTS).
