@@ -63,3 +63,13 @@ def test_compiled_rows_refuse_what_does_not_fit() -> None:
         _fastscout.scout_vector(observation, cap, False, np.empty(10, np.float32))
     with pytest.raises(ValueError, match="1..10"):
         _fastscout.scout_matrix([[11, 1]], [], [2], cap, np.empty((1, 19), np.float32))
+
+
+def test_compiled_index_table_reads_the_memo_and_reports_a_miss() -> None:
+    action = {"kind": "show", "start": 0, "length": 1}
+    other = {"kind": "show", "start": 1, "length": 1}
+    memo = {id(action): (action, 2)}
+    assert _fastscout.indexed([action], memo) == {2: action}
+    assert _fastscout.indexed((action, other), memo) is None
+    memo[id(other)] = (action, 12)
+    assert _fastscout.indexed([other], memo) is None

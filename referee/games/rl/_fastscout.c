@@ -303,7 +303,45 @@ done:
     return result;
 }
 
+/* indexed(legal, memo): codec.indexed_legal's table {index: action} of the sequence `legal`, each index read
+ * from `memo` ({id(action): (action, index)}), or None if one is not remembered there (or is another object). */
+static PyObject *indexed(PyObject *self, PyObject *args) {
+    PyObject *legal, *memo;
+    if (!PyArg_ParseTuple(args, "OO!", &legal, &PyDict_Type, &memo)) return NULL;
+    PyObject *items = PySequence_Fast(legal, "legal must be a sequence");
+    if (!items) return NULL;
+    PyObject *table = PyDict_New();
+    if (!table) goto fail;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(items);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *action = PySequence_Fast_GET_ITEM(items, i);
+        PyObject *key = PyLong_FromVoidPtr(action);
+        if (!key) goto fail;
+        PyObject *known = PyDict_GetItemWithError(memo, key);
+        Py_DECREF(key);
+        if (!known) {
+            if (PyErr_Occurred()) goto fail;
+            Py_DECREF(table);
+            Py_DECREF(items);
+            Py_RETURN_NONE;
+        }
+        if (!PyTuple_Check(known) || PyTuple_GET_SIZE(known) != 2 || PyTuple_GET_ITEM(known, 0) != action) {
+            Py_DECREF(table);
+            Py_DECREF(items);
+            Py_RETURN_NONE;
+        }
+        if (PyDict_SetItem(table, PyTuple_GET_ITEM(known, 1), action) < 0) goto fail;
+    }
+    Py_DECREF(items);
+    return table;
+fail:
+    Py_XDECREF(table);
+    Py_DECREF(items);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"indexed", indexed, METH_VARARGS, "codec.indexed_legal's table from its memo, or None on a miss."},
     {"scout_matrix", scout_matrix, METH_VARARGS, "SCOUT's action-feature rows of the given codec indices."},
     {"scout_vector", scout_vector, METH_VARARGS, "SCOUT's observation vector (features.scout_features)."},
     {NULL, NULL, 0, NULL},
