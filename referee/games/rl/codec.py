@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from itertools import combinations
 from typing import Any, Protocol
 
@@ -104,6 +105,7 @@ def indexed_legal(codec: ActionCodec, legal: Sequence[Action], observation: Obse
     return table
 
 
+@cache
 def hand_cap(players: int) -> int:
     """The most cards a SCOUT hand can hold: two seats scout at most their 3 chips' worth; with more seats a
     hand can grow to every card of the round."""

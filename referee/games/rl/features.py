@@ -27,6 +27,7 @@ Scauver:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,7 @@ OBSERVATIONS = ("full", "compact")
 counted by value / 4: suits never matter to a link)."""
 
 
+@cache
 def scout_size(players: int, compact: bool = False) -> int:
     per_card = 2 if compact else 20
     return (hand_cap(players) + LONGEST_SET) * per_card + SCOUT_PER_SEAT * players + 5 + players
@@ -177,9 +179,7 @@ def features(game: str, observation: Observation, config: Mapping[str, Any], com
     return scauver_features(observation, config, compact)
 
 
-def fast_features(
-    game: str, observation: Observation, config: Mapping[str, Any], compact: bool = False
-) -> np.ndarray:
+def fast_features(game: str, observation: Observation, config: Mapping[str, Any], compact: bool = False) -> np.ndarray:
     """`features`, SCOUT's by the C extension where it was built (compiled.py): the same numbers, what the
     environments hand out at every decision."""
     if game != "scout" or _fastscout is None:
