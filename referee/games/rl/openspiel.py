@@ -9,8 +9,9 @@ rules engine itself (nothing of the rules is written again here):
   on top (o = 0) or the high one (o = 1), all hands of a round seat by seat (two seats: round 2 from the 22
   cards round 1 left). Scauver first draws the first dealer (outcome = seat; only with `first_dealer` -1),
   then per round, for the players still in, their 5 cards seat by seat and then the 3 cards each of them
-  may draw, in draw order (outcome = index in the deck). Every round is dealt when it starts, by the
-  engine's explicit deal: the game is rebuilt by replaying its actions with the new round's cards.
+  may draw, in draw order (outcome = index in the deck). Every round is dealt when it starts: SCOUT's
+  engine takes the round's cards in place (`ScoutState.deal_round`); Scauver's game is rebuilt by replaying
+  its actions on an explicit deal with the new round's cards.
 - Player actions are the codec's indices (codec.py documents every one); a simultaneous decision (SCOUT's
   orientation, Scauver's setup and showdown) is taken seat by seat, lowest first, and the engine shows no
   seat another's choice until all have chosen.
