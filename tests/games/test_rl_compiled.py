@@ -73,3 +73,11 @@ def test_compiled_index_table_reads_the_memo_and_reports_a_miss() -> None:
     assert _fastscout.indexed((action, other), memo) is None
     memo[id(other)] = (action, 12)
     assert _fastscout.indexed([other], memo) is None
+
+
+def test_compiled_list_equals_tolist() -> None:
+    vector = np.array([0.0, -0.0, 0.1, 1.0, -1.0, 0.0, 3e-8], np.float32)
+    listed = _fastscout.as_list(vector)
+    assert listed == vector.tolist()
+    assert [np.copysign(1.0, value) for value in listed] == [np.copysign(1.0, value) for value in vector.tolist()]
+    assert _fastscout.as_list(np.zeros(0, np.float32)) == []

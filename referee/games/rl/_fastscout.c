@@ -6,6 +6,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <string.h>
 
 #define LONGEST 10
@@ -340,7 +341,41 @@ fail:
     return NULL;
 }
 
+/* as_list(vector): a float32 vector as a list of floats, equal to vector.tolist(), every +0.0 one shared
+ * float object (an observation tensor is mostly zeros; pyspiel hands tensors out as lists). */
+static PyObject *as_list(PyObject *self, PyObject *args) {
+    Py_buffer in;
+    if (!PyArg_ParseTuple(args, "y*", &in)) return NULL;
+    PyObject *list = NULL, *zero = NULL;
+    if (in.len % sizeof(float)) {
+        PyErr_SetString(PyExc_ValueError, "a float32 buffer");
+        goto done;
+    }
+    Py_ssize_t count = in.len / (Py_ssize_t)sizeof(float);
+    const float *values = (const float *)in.buf;
+    zero = PyFloat_FromDouble(0.0);
+    list = zero ? PyList_New(count) : NULL;
+    if (!list) goto done;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        float value = values[i];
+        PyObject *item;
+        if (value == 0.0f && !signbit(value)) {
+            Py_INCREF(zero);
+            item = zero;
+        } else if (!(item = PyFloat_FromDouble((double)value))) {
+            Py_CLEAR(list);
+            goto done;
+        }
+        PyList_SET_ITEM(list, i, item);
+    }
+done:
+    Py_XDECREF(zero);
+    PyBuffer_Release(&in);
+    return list;
+}
+
 static PyMethodDef methods[] = {
+    {"as_list", as_list, METH_VARARGS, "A float32 vector as a list of floats (vector.tolist())."},
     {"indexed", indexed, METH_VARARGS, "codec.indexed_legal's table from its memo, or None on a miss."},
     {"scout_matrix", scout_matrix, METH_VARARGS, "SCOUT's action-feature rows of the given codec indices."},
     {"scout_vector", scout_vector, METH_VARARGS, "SCOUT's observation vector (features.scout_features)."},

@@ -59,6 +59,7 @@ from ..scauver import FACE_DECK, NUMERIC_DECK
 from ..scout import TABLES
 from .action_features import action_feature_width, indexed_action_features
 from .codec import ActionCodec, codec_for, hand_cap, indexed_legal
+from .compiled import _fastscout
 from .features import OBSERVATIONS, fast_features, feature_size, hand_size
 from .lengths import truncation
 from .rewards import RETURNS, rank_rewards, score_rewards
@@ -750,6 +751,8 @@ def private_view(observation: dict[str, Any]) -> dict[str, Any]:
 
 def _as_list(vector: np.ndarray, zeros: list[float]) -> list[float]:
     """`vector.tolist()`, faster for a vector mostly of zeros (a tenth of the values or fewer are not)."""
+    if _fastscout is not None:
+        return _fastscout.as_list(vector)  # type: ignore[no-any-return]
     listed = zeros.copy()
     at = np.flatnonzero(vector)
     for index, value in zip(at.tolist(), vector[at].tolist(), strict=True):
