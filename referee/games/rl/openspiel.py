@@ -340,13 +340,18 @@ class CardState(pyspiel.State):
     def _current_player(self) -> int:
         if self.is_terminal():
             return pyspiel.PlayerId.TERMINAL
-        if self._is_dealing():
+        if self._dealing():
             return pyspiel.PlayerId.CHANCE
         assert self._p.engine is not None
         return self._p.engine.to_move()[0]
 
-    def _is_dealing(self) -> bool:
+    def _dealing(self) -> bool:
+        """A round is being dealt: its cards are not all known yet."""
         return self._p.engine is None or self._p.engine.round > len(self._p.rounds)
+
+    def _is_dealing(self) -> bool:
+        """The state is a chance node (a round being dealt, and the game not over), from the player kept."""
+        return self.current_player() == pyspiel.PlayerId.CHANCE
 
     def is_terminal(self) -> bool:
         player = self._p.player
@@ -358,7 +363,7 @@ class CardState(pyspiel.State):
         remainder = self._game.remainder
         if remainder is not None and engine.round > remainder.rounds:
             return True
-        return not self._is_dealing() and engine.is_over()
+        return not self._dealing() and engine.is_over()
 
     def returns(self) -> list[float]:
         if not self.is_terminal():
@@ -376,7 +381,7 @@ class CardState(pyspiel.State):
     # Chance.
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        assert self._is_dealing()
+        assert self._dealing()
         if self._game.name == "scauver" and self._p.first_dealer is None:
             return [(seat, 1.0 / self._game.players) for seat in range(self._game.players)]
         taken = {outcome // 2 if self._game.name == "scout" else outcome for outcome in self._p.dealing}
@@ -497,6 +502,7 @@ class CardState(pyspiel.State):
         self._p.player = None
         if self._is_dealing():
             self._deal(int(action))
+            self._p.player = None
             return
         engine = self._p.engine
         assert engine is not None
@@ -516,6 +522,7 @@ class CardState(pyspiel.State):
                 self._p.active = [seat for seat in range(self._game.players) if not eliminated[seat]]
         if self._p.moves >= self._game.max_moves and not engine.is_over():
             self._p.truncated = True
+        self._p.player = None
 
     def legal_action_features(self) -> np.ndarray:
         """One row of action features (action_features.py) per index of `legal_actions()`, in that order; an
@@ -610,7 +617,7 @@ class CardState(pyspiel.State):
         return _compact(table[action]) if action in table else f"action {action}"
 
     def __str__(self) -> str:
-        if self._p.engine is None or self._is_dealing():
+        if self._p.engine is None or self._dealing():
             return f"dealing round {len(self._p.rounds) + 1}: {len(self._p.dealing)} cards dealt"
         engine = self._p.engine
         result = engine.result()
