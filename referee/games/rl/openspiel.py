@@ -274,6 +274,9 @@ class Progress:
     engine: GameState | None = None
     rounds: list[Any] = field(default_factory=list)
     dealing: list[int] = field(default_factory=list)
+    free: list[int] | None = None
+    """The outcomes the next chance node of the round being dealt offers, once asked (changed in place: clones
+    copy it)."""
     first_dealer: int | None = None
     active: list[int] = field(default_factory=list)
     moves: int = 0
@@ -300,6 +303,7 @@ class Progress:
             engine=None if self.engine is None else self.engine.clone(),
             rounds=list(self.rounds),
             dealing=list(self.dealing),
+            free=None if self.free is None else list(self.free),
             first_dealer=self.first_dealer,
             active=list(self.active),
             moves=self.moves,
@@ -384,13 +388,18 @@ class CardState(pyspiel.State):
         assert self._dealing()
         if self._game.name == "scauver" and self._p.first_dealer is None:
             return [(seat, 1.0 / self._game.players) for seat in range(self._game.players)]
-        taken = {outcome // 2 if self._game.name == "scout" else outcome for outcome in self._p.dealing}
-        taken |= self._dealt_before()
-        if self._game.name == "scout":
-            free = [2 * card + side for card in range(len(self._game.deck)) if card not in taken for side in (0, 1)]
-        else:
-            free = [card for card in range(len(self._game.deck)) if card not in taken]
-        return [(outcome, 1.0 / len(free)) for outcome in free]
+        free = self._p.free
+        if free is None:
+            taken = {outcome // 2 if self._game.name == "scout" else outcome for outcome in self._p.dealing}
+            taken |= self._dealt_before()
+            deck = range(len(self._game.deck))
+            if self._game.name == "scout":
+                free = [2 * card + side for card in deck if card not in taken for side in (0, 1)]
+            else:
+                free = [card for card in deck if card not in taken]
+            self._p.free = free
+        probability = 1.0 / len(free)
+        return [(outcome, probability) for outcome in free]
 
     def _dealt_before(self) -> set[int]:
         """Cards of earlier rounds that this round cannot deal again (SCOUT at two seats: round 1's)."""
@@ -409,9 +418,19 @@ class CardState(pyspiel.State):
             self._p.first_dealer = outcome
             return
         self._p.dealing.append(outcome)
+        free = self._p.free
+        if free is not None:
+            first = outcome - outcome % 2 if self._game.name == "scout" else outcome
+            gone = (first, first + 1) if self._game.name == "scout" else (first,)
+            if all(taken in free for taken in gone):
+                for taken in gone:
+                    free.remove(taken)
+            else:
+                self._p.free = None
         if len(self._p.dealing) == self._cards_per_round():
             self._p.rounds.append(self._round_from(self._p.dealing))
             self._p.dealing = []
+            self._p.free = None
             self._rebuild()
 
     def _round_from(self, outcomes: list[int]) -> Any:
