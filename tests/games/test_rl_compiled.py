@@ -81,3 +81,48 @@ def test_compiled_list_equals_tolist() -> None:
     assert listed == vector.tolist()
     assert [np.copysign(1.0, value) for value in listed] == [np.copysign(1.0, value) for value in vector.tolist()]
     assert _fastscout.as_list(np.zeros(0, np.float32)) == []
+
+
+def _steps(players: int, seed: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    from referee.games.rl import pettingzoo_env
+
+    env = pettingzoo_env("scout", players=players)
+    env.reset(seed=seed)
+    rng = random.Random(seed)
+    seen = []
+    for _agent in env.agent_iter():
+        observation, _reward, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        seen.append(
+            (observation["observation"], observation["action_mask"], info["action_indices"], info["action_features"])
+        )
+        env.step(int(rng.choice(info["action_indices"])))
+    return seen
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_without_the_extension_the_environments_hand_out_the_same_arrays(
+    players: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("pettingzoo")
+    pyspiel = pytest.importorskip("pyspiel")
+    from referee.games.rl import action_features, codec, features, openspiel
+
+    compiled = _steps(players, 7)
+    for module in (action_features, codec, features, openspiel):
+        monkeypatch.setattr(module, "_fastscout", None)
+    python = _steps(players, 7)
+    assert len(compiled) == len(python) > 20
+    for fast, slow in zip(compiled, python, strict=True):
+        for one, other in zip(fast, slow, strict=True):
+            assert one.dtype == other.dtype and np.array_equal(one, other)
+    state = pyspiel.load_game("python_scout", {"players": players}).new_initial_state()
+    rng = random.Random(7)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(rng.choice(state.chance_outcomes())[0])
+            continue
+        assert state.observation_tensor() == pyspiel.State.observation_tensor(state)
+        state.apply_action(rng.choice(state.legal_actions()))
