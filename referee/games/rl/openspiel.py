@@ -519,7 +519,7 @@ class CardState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         self._p.player = None
-        if self._is_dealing():
+        if self._dealing():
             self._deal(int(action))
             self._p.player = None
             return
