@@ -565,6 +565,34 @@ class ScoutState(GameState):
         self._history = []
         self._legal_cache = None
 
+    def deal_round(self, hands: Any) -> None:
+        """Deal the round now starting `hands` (one hand a seat, [[top, bottom], ...] as dealt, checked as an
+        explicit deal's round is) in place of the cards it was dealt, before any seat has acted in it: for a
+        caller that learns a round's cards only when it starts (OpenSpiel's chance nodes), without replaying
+        the game. The deal becomes explicit (`deal` and `dealt` give it), so that a new game on it replays
+        this history to this state; at two seats the other round keeps its cards if they fit, else it is
+        dealt the cards this one leaves, in deck order (the two rounds share one deck)."""
+        if self._phase is not ORIENT or any(choice is not None for choice in self._orient_choices):
+            raise IllegalAction("a round is dealt only before any seat has acted in it")
+        table, number = self._table, self._round_index
+        if not isinstance(hands, list | tuple) or len(hands) != table.players:
+            raise ConfigError(f"a round of the deal must hold {table.players} hands")
+        dealt = list(self._dealt)
+        earlier = dealt[:number] if table.two_players else []
+        seen = {_card_name(code) for hands_before in earlier for hand in hands_before for code in hand}
+        dealt[number] = tuple(
+            _parse_hand(table, set(table.deck), seen, hand, number + 1, seat) for seat, hand in enumerate(hands)
+        )
+        later = dealt[number + 1 :] if table.two_players else []
+        if any(_card_name(code) in seen for hands_after in later for hand in hands_after for code in hand):
+            left = [card_code(*card) for card in table.deck if card not in seen]
+            size = table.hand_size
+            dealt[number + 1] = tuple(tuple(left[seat * size : (seat + 1) * size]) for seat in range(table.players))
+        self._dealt = tuple(dealt)
+        self.deal = deal_as_data(self._dealt)
+        self._hands = [bytes(hand) for hand in self._dealt[number]]
+        self._legal_cache = None
+
     # Reading the state.
 
     @property
@@ -977,6 +1005,12 @@ def _refilled(
         )
         for hands, places in zip(rounds, kept, strict=True)
     )
+
+
+def _card_name(code: int) -> tuple[int, int]:
+    """A card code as the deck names the card: (low, high)."""
+    top, bottom = code >> 4, code & 15
+    return (top, bottom) if top < bottom else (bottom, top)
 
 
 _LOW_ON_TOP = tuple(ROTATED[code] if code >> 4 > code & 15 else code for code in range(256))

@@ -17,6 +17,7 @@ import numpy as np
 from .. import Action, Observation
 from ..scauver import CARD_VALUE
 from .codec import LONGEST_SET, hand_cap
+from .compiled import _fastscout
 
 SCOUT_COLUMNS = (
     "orient",
@@ -325,5 +326,17 @@ def indexed_action_features(
     """`action_features` of the legal actions `legal`, whose codec indices are `indices` (same order): SCOUT's
     rows from the indices alone (no action map read), Scauver's as `action_features` does."""
     if game == "scout":
-        return _scout_matrix(observation, indices)
+        return scout_index_rows(observation, indices)
     return action_features(game, observation, legal, config)
+
+
+def scout_index_rows(observation: Observation, indices: Sequence[int], compiled: bool = True) -> np.ndarray:
+    """SCOUT's rows of the codec indices `indices` (increasing) of the seat's legal actions: by the C extension
+    where it was built (compiled.py) and `compiled` is true, else by the Python above; the same numbers."""
+    if not compiled or _fastscout is None:
+        return _scout_matrix(observation, indices)
+    out = np.empty((len(indices), len(SCOUT_COLUMNS)), np.float32)
+    chosen = indices if type(indices) is list else list(indices)
+    cap = hand_cap(observation["players"])
+    _fastscout.scout_matrix(observation["hand"], observation["active_set"], chosen, cap, out)
+    return out

@@ -38,7 +38,7 @@ from .. import Game, GameState, load_game
 from ..base import MAX_SEED, ConfigError
 from .action_features import indexed_action_features
 from .codec import codec_for, indexed_legal
-from .features import OBSERVATIONS, feature_size, features
+from .features import OBSERVATIONS, fast_features, feature_size
 from .rewards import RETURNS, rank_rewards, score_rewards
 
 REWARDS = RETURNS
@@ -95,8 +95,14 @@ class CardGameEnv(AECEnv):
         self._rng = random.Random(secrets.randbits(64))
         self.state_: GameState | None = None
         self._legal: dict[int, dict[str, Any]] = {}
-        self._mask = np.zeros(self.codec.size, np.int8)
+        self._indices = np.zeros(0, np.int64)
+        """The legal indices of the agent to act, in increasing order."""
         self._vectors: dict[str, np.ndarray] = {}
+        self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self._scout = game == "scout"
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.possible_agents}
+        self._informed: str | None = None
+        """The agent whose info holds the decision's observation and legal actions (the others' are empty)."""
 
     def __str__(self) -> str:
         return str(self.metadata["name"])
@@ -120,6 +126,8 @@ class CardGameEnv(AECEnv):
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
+        self.infos = {agent: {} for agent in self.agents}
+        self._informed = None
         self._select()
 
     def _select(self) -> None:
@@ -127,24 +135,27 @@ class CardGameEnv(AECEnv):
         info, its action mask and the index of its legal actions: all from this decision alone (the seat's
         observation and the engine's read-only legal actions), nothing rebuilt from the game's history."""
         state = self._engine()
-        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._vectors = {}
         if state.is_over():
+            self.infos = {agent: {} for agent in self.agents}
             return
         seat = state.to_move()[0]
-        self.agent_selection = self.possible_agents[seat]
+        agent = self.agent_selection = self.possible_agents[seat]
         observation = state.observation(seat)
         view = state.legal_actions_view(seat)
-        self._legal = indexed_legal(self.codec, view, observation)
-        indices = sorted(self._legal)
-        self._mask = np.zeros(self.codec.size, np.int8)
-        self._mask[indices] = 1
+        legal = self._legal = indexed_legal(self.codec, view, observation)
+        indices = sorted(legal)
+        self._indices = np.array(indices, np.int64)
         info = {"observation": observation, "legal_actions": list(map(dict.copy, view))}
         if self.with_action_features:
-            rows = [self._legal[index] for index in indices]
-            info["action_indices"] = np.array(indices, np.int64)
+            rows = [] if self._scout else [legal[index] for index in indices]
+            info["action_indices"] = self._indices.copy()
             info["action_features"] = indexed_action_features(self.game.name, observation, indices, rows, self.config)
-        self.infos[self.agent_selection] = info
+        infos = self.infos
+        if self._informed is not None and self._informed in infos:
+            infos[self._informed] = {}
+        infos[agent] = info
+        self._informed = agent
 
     def _engine(self) -> GameState:
         if self.state_ is None:
@@ -160,7 +171,7 @@ class CardGameEnv(AECEnv):
         if index not in self._legal:
             raise ValueError(f"action {index} is not legal for {agent} now (see the action mask)")
         state = self._engine()
-        state.apply(self.possible_agents.index(agent), dict(self._legal[index]))
+        state.apply(self._seats[agent], dict(self._legal[index]))
         self._cumulative_rewards[agent] = 0.0
         if state.is_over():
             self._finish(state)
@@ -196,12 +207,11 @@ class CardGameEnv(AECEnv):
         state = self._engine()
         acting = not state.is_over() and agent == self.agent_selection
         if vector is None:
-            if acting:
-                observation = self.infos[agent]["observation"]
-            else:
-                observation = state.observation(self.possible_agents.index(agent))
-            vector = self._vectors[agent] = features(self.game.name, observation, self.config, self.compact)
-        mask = self._mask.copy() if acting else np.zeros(self.codec.size, np.int8)
+            observation = self.infos[agent]["observation"] if acting else state.observation(self._seats[agent])
+            vector = self._vectors[agent] = fast_features(self.game.name, observation, self.config, self.compact)
+        mask = np.zeros(self.codec.size, np.int8)
+        if acting:
+            mask[self._indices] = 1
         return {"observation": vector.copy(), "action_mask": mask}
 
     # Output.

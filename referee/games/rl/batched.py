@@ -35,7 +35,7 @@ from .. import GameState, load_game
 from ..base import MAX_SEED, ConfigError
 from .action_features import action_feature_width, indexed_action_features
 from .codec import codec_for, indexed_legal
-from .features import OBSERVATIONS, feature_size, features
+from .features import OBSERVATIONS, fast_features, feature_size
 from .rewards import RETURNS, rank_rewards, score_rewards
 
 
@@ -145,10 +145,10 @@ class BatchedEnv:
         view = state.legal_actions_view(seat)
         legal = indexed_legal(self.codec, view, observation)
         indices = sorted(legal)
-        vector = features(self.game, observation, self.config, self.compact)
+        vector = fast_features(self.game, observation, self.config, self.compact)
         rows = None
         if self.with_action_features:
-            actions = [legal[index] for index in indices]
+            actions = [] if self.game == "scout" else [legal[index] for index in indices]
             rows = indexed_action_features(self.game, observation, indices, actions, self.config)
         return _Decision(legal, indices, vector, rows)
 

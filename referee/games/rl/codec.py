@@ -35,12 +35,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from itertools import combinations
 from typing import Any, Protocol
 
 from .. import Action, Observation
 from ..scauver import CARD_ORDER, FLANK_SUBSETS, SETUP_PATTERNS
 from ..scout import TABLES, TWO_PLAYER_CHIPS
+from .compiled import _fastscout
 
 LONGEST_SET = 10
 """The most cards a SCOUT set can hold: a run uses each number at most once, a match at most 9 cards."""
@@ -72,28 +74,38 @@ def legal_index(codec: ActionCodec, legal: Sequence[Action], observation: Observ
 MEMO_LIMIT = 1 << 16
 """How many actions `indexed_legal` remembers before it forgets them all (SCOUT's engine shares about 2,400
 templates, each remembered once per table, so play through the engine's own objects never reaches it)."""
-_MEMO: dict[tuple[int, int], tuple[Action, int]] = {}
+_MEMOS: dict[int, dict[int, tuple[Action, int]]] = {}
+"""Per hand cap, {id(action): (action, index)}."""
 
 
 def indexed_legal(codec: ActionCodec, legal: Sequence[Action], observation: Observation) -> dict[int, Action]:
     """`legal_index` of a read-only `legal` (`legal_actions_view`), faster: SCOUT's index depends on the action
     alone, and its engine hands out the same shared templates at every decision, so each object's index is
-    remembered by identity (the memo holds the object, so no other object can take its id while it is there)."""
+    remembered by identity (the memo holds the object, so no other object can take its id while it is there;
+    the C extension, where built, reads the memo: compiled.py)."""
     if not isinstance(codec, ScoutCodec):
         return legal_index(codec, legal, observation)
+    memo = _MEMOS.get(codec.hand_cap)
+    if memo is None:
+        memo = _MEMOS[codec.hand_cap] = {}
+    if _fastscout is not None:
+        known = _fastscout.indexed(legal, memo)
+        if known is not None:
+            assert len(known) == len(legal), "two legal actions share an index"
+            return known
     table = {}
-    cap, memo = codec.hand_cap, _MEMO
     for action in legal:
-        known = memo.get((id(action), cap))
-        if known is None or known[0] is not action:
+        remembered = memo.get(id(action))
+        if remembered is None or remembered[0] is not action:
             if len(memo) >= MEMO_LIMIT:
                 memo.clear()
-            known = memo[id(action), cap] = (action, codec.encode(action, observation))
-        table[known[1]] = action
+            remembered = memo[id(action)] = (action, codec.encode(action, observation))
+        table[remembered[1]] = action
     assert len(table) == len(legal), "two legal actions share an index"
     return table
 
 
+@cache
 def hand_cap(players: int) -> int:
     """The most cards a SCOUT hand can hold: two seats scout at most their 3 chips' worth; with more seats a
     hand can grow to every card of the round."""

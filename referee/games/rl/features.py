@@ -27,6 +27,7 @@ Scauver:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,7 @@ import numpy as np
 from .. import Observation
 from ..scauver import CARD_ORDER, CARD_VALUE
 from .codec import LONGEST_SET, hand_cap
+from .compiled import _fastscout
 
 SCOUT_PER_SEAT = 7
 SCAUVER_PHASES = ("setup", "bet", "answer", "place", "final", "final_bet", "showdown", "over")
@@ -45,6 +47,7 @@ OBSERVATIONS = ("full", "compact")
 counted by value / 4: suits never matter to a link)."""
 
 
+@cache
 def scout_size(players: int, compact: bool = False) -> int:
     per_card = 2 if compact else 20
     return (hand_cap(players) + LONGEST_SET) * per_card + SCOUT_PER_SEAT * players + 5 + players
@@ -174,3 +177,14 @@ def features(game: str, observation: Observation, config: Mapping[str, Any], com
     if game == "scout":
         return scout_features(observation, compact)
     return scauver_features(observation, config, compact)
+
+
+def fast_features(game: str, observation: Observation, config: Mapping[str, Any], compact: bool = False) -> np.ndarray:
+    """`features`, SCOUT's by the C extension where it was built (compiled.py): the same numbers, what the
+    environments hand out at every decision."""
+    if game != "scout" or _fastscout is None:
+        return features(game, observation, config, compact)
+    players = observation["players"]
+    out = np.empty(scout_size(players, compact), np.float32)
+    _fastscout.scout_vector(observation, hand_cap(players), compact, out)
+    return out

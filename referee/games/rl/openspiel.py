@@ -9,8 +9,9 @@ rules engine itself (nothing of the rules is written again here):
   on top (o = 0) or the high one (o = 1), all hands of a round seat by seat (two seats: round 2 from the 22
   cards round 1 left). Scauver first draws the first dealer (outcome = seat; only with `first_dealer` -1),
   then per round, for the players still in, their 5 cards seat by seat and then the 3 cards each of them
-  may draw, in draw order (outcome = index in the deck). Every round is dealt when it starts, by the
-  engine's explicit deal: the game is rebuilt by replaying its actions with the new round's cards.
+  may draw, in draw order (outcome = index in the deck). Every round is dealt when it starts: SCOUT's
+  engine takes the round's cards in place (`ScoutState.deal_round`); Scauver's game is rebuilt by replaying
+  its actions on an explicit deal with the new round's cards.
 - Player actions are the codec's indices (codec.py documents every one); a simultaneous decision (SCOUT's
   orientation, Scauver's setup and showdown) is taken seat by seat, lowest first, and the engine shows no
   seat another's choice until all have chosen.
@@ -47,6 +48,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -57,7 +59,8 @@ from ..scauver import FACE_DECK, NUMERIC_DECK
 from ..scout import TABLES
 from .action_features import action_feature_width, indexed_action_features
 from .codec import ActionCodec, codec_for, hand_cap, indexed_legal
-from .features import OBSERVATIONS, feature_size, features, hand_size
+from .compiled import _fastscout
+from .features import OBSERVATIONS, fast_features, feature_size, hand_size
 from .lengths import truncation
 from .rewards import RETURNS, rank_rewards, score_rewards
 
@@ -191,8 +194,13 @@ class Setup:
     def feature_size(self) -> int:
         return feature_size(self.name, self.players, self.compact)
 
+    @cached_property
+    def zeros(self) -> list[float]:
+        """A tensor of zeros as a list, which `observation_tensor` copies and fills in."""
+        return [0.0] * self.feature_size
+
     def features(self, observation: dict[str, Any]) -> np.ndarray:
-        return features(self.name, observation, self.config, self.compact)
+        return fast_features(self.name, observation, self.config, self.compact)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Setup:
         return self
@@ -266,6 +274,9 @@ class Progress:
     engine: GameState | None = None
     rounds: list[Any] = field(default_factory=list)
     dealing: list[int] = field(default_factory=list)
+    free: list[int] | None = None
+    """The outcomes the next chance node of the round being dealt offers, once asked (changed in place: clones
+    copy it)."""
     first_dealer: int | None = None
     active: list[int] = field(default_factory=list)
     moves: int = 0
@@ -276,6 +287,8 @@ class Progress:
     round_starts: list[int] = field(default_factory=lambda: [0])
     """Where each round's moves begin in the engine's history."""
     legal: dict[int, Any] | None = None
+    indices: list[int] | None = None
+    """The keys of `legal` in increasing order (shared with clones: handed out as copies)."""
     observed: dict[str, Any] | None = None
     """The observation of the seat to move that `legal` was encoded from."""
     views: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -290,6 +303,7 @@ class Progress:
             engine=None if self.engine is None else self.engine.clone(),
             rounds=list(self.rounds),
             dealing=list(self.dealing),
+            free=None if self.free is None else list(self.free),
             first_dealer=self.first_dealer,
             active=list(self.active),
             moves=self.moves,
@@ -298,6 +312,7 @@ class Progress:
             round_log_seen=list(self.round_log_seen),
             round_starts=list(self.round_starts),
             legal=self.legal,
+            indices=self.indices,
             observed=self.observed,
             views=dict(self.views),
             vectors=dict(self.vectors),
@@ -329,13 +344,18 @@ class CardState(pyspiel.State):
     def _current_player(self) -> int:
         if self.is_terminal():
             return pyspiel.PlayerId.TERMINAL
-        if self._is_dealing():
+        if self._dealing():
             return pyspiel.PlayerId.CHANCE
         assert self._p.engine is not None
         return self._p.engine.to_move()[0]
 
-    def _is_dealing(self) -> bool:
+    def _dealing(self) -> bool:
+        """A round is being dealt: its cards are not all known yet."""
         return self._p.engine is None or self._p.engine.round > len(self._p.rounds)
+
+    def _is_dealing(self) -> bool:
+        """The state is a chance node (a round being dealt, and the game not over), from the player kept."""
+        return self.current_player() == pyspiel.PlayerId.CHANCE
 
     def is_terminal(self) -> bool:
         player = self._p.player
@@ -347,7 +367,7 @@ class CardState(pyspiel.State):
         remainder = self._game.remainder
         if remainder is not None and engine.round > remainder.rounds:
             return True
-        return not self._is_dealing() and engine.is_over()
+        return not self._dealing() and engine.is_over()
 
     def returns(self) -> list[float]:
         if not self.is_terminal():
@@ -365,16 +385,21 @@ class CardState(pyspiel.State):
     # Chance.
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        assert self._is_dealing()
+        assert self._dealing()
         if self._game.name == "scauver" and self._p.first_dealer is None:
             return [(seat, 1.0 / self._game.players) for seat in range(self._game.players)]
-        taken = {outcome // 2 if self._game.name == "scout" else outcome for outcome in self._p.dealing}
-        taken |= self._dealt_before()
-        if self._game.name == "scout":
-            free = [2 * card + side for card in range(len(self._game.deck)) if card not in taken for side in (0, 1)]
-        else:
-            free = [card for card in range(len(self._game.deck)) if card not in taken]
-        return [(outcome, 1.0 / len(free)) for outcome in free]
+        free = self._p.free
+        if free is None:
+            taken = {outcome // 2 if self._game.name == "scout" else outcome for outcome in self._p.dealing}
+            taken |= self._dealt_before()
+            deck = range(len(self._game.deck))
+            if self._game.name == "scout":
+                free = [2 * card + side for card in deck if card not in taken for side in (0, 1)]
+            else:
+                free = [card for card in deck if card not in taken]
+            self._p.free = free
+        probability = 1.0 / len(free)
+        return [(outcome, probability) for outcome in free]
 
     def _dealt_before(self) -> set[int]:
         """Cards of earlier rounds that this round cannot deal again (SCOUT at two seats: round 1's)."""
@@ -393,9 +418,19 @@ class CardState(pyspiel.State):
             self._p.first_dealer = outcome
             return
         self._p.dealing.append(outcome)
+        free = self._p.free
+        if free is not None:
+            first = outcome - outcome % 2 if self._game.name == "scout" else outcome
+            gone = (first, first + 1) if self._game.name == "scout" else (first,)
+            if all(taken in free for taken in gone):
+                for taken in gone:
+                    free.remove(taken)
+            else:
+                self._p.free = None
         if len(self._p.dealing) == self._cards_per_round():
             self._p.rounds.append(self._round_from(self._p.dealing))
             self._p.dealing = []
+            self._p.free = None
             self._rebuild()
 
     def _round_from(self, outcomes: list[int]) -> Any:
@@ -433,14 +468,19 @@ class CardState(pyspiel.State):
         return {"rounds": rounds}
 
     def _rebuild(self) -> None:
-        """The engine with every round dealt so far, the actions played so far replayed (rounds not dealt
-        yet are placeholders that no observation shows: they are redealt before they start)."""
+        """The engine with every round dealt so far (rounds not dealt yet are placeholders that no observation
+        shows: they are dealt before they start): SCOUT's engine deals the round just starting in place
+        (`ScoutState.deal_round`); Scauver's is made anew, the actions played so far replayed."""
         game = self._game
+        self._p.views, self._p.vectors = {}, {}
+        engine = self._p.engine
+        if game.name == "scout" and engine is not None:
+            engine.deal_round(self._p.rounds[-1])  # type: ignore[attr-defined]
+            return
         config = dict(game.config)
         if game.name == "scauver":
             config["first_dealer"] = self._p.first_dealer
-        history = self._p.engine.history if self._p.engine is not None else []
-        self._p.views, self._p.vectors = {}, {}
+        history = engine.history if engine is not None else []
         self._p.engine = game.rules.replay(game.players, 0, history, config, self._explicit_deal())
 
     # Decisions.
@@ -451,18 +491,37 @@ class CardState(pyspiel.State):
             seat = self._p.engine.to_move()[0]
             observation = self._view(seat)
             self._p.legal = indexed_legal(self._game.codec, self._p.engine.legal_actions_view(seat), observation)
+            self._p.indices = sorted(self._p.legal)
             self._p.observed = observation
         return self._p.legal
+
+    def _legal_indices(self) -> list[int]:
+        self._legal_table()
+        assert self._p.indices is not None
+        return self._p.indices
 
     def _legal_actions(self, player: int) -> list[int]:
         if self.is_terminal() or self._is_dealing() or player != self.current_player():
             return []
-        return sorted(self._legal_table())
+        return list(self._legal_indices())
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """pyspiel's `legal_actions`, at a decision from the indices kept for it (pyspiel's own path crosses into
+        C++ and back); at chance nodes and at the end pyspiel's own."""
+        if self.is_terminal() or self._is_dealing():
+            return super().legal_actions() if player is None else super().legal_actions(player)
+        if player is not None and player != self.current_player():
+            return []
+        return list(self._legal_indices())
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == pyspiel.PlayerId.CHANCE
 
     def _apply_action(self, action: int) -> None:
         self._p.player = None
-        if self._is_dealing():
+        if self._dealing():
             self._deal(int(action))
+            self._p.player = None
             return
         engine = self._p.engine
         assert engine is not None
@@ -471,7 +530,7 @@ class CardState(pyspiel.State):
         self._remember(seat, self._p.observed, chosen)
         round_before = engine.round
         engine.apply(seat, dict(chosen))
-        self._p.legal = None
+        self._p.legal = self._p.indices = None
         self._p.views, self._p.vectors = {}, {}
         self._p.moves += 1
         if engine.round != round_before:
@@ -482,6 +541,7 @@ class CardState(pyspiel.State):
                 self._p.active = [seat for seat in range(self._game.players) if not eliminated[seat]]
         if self._p.moves >= self._game.max_moves and not engine.is_over():
             self._p.truncated = True
+        self._p.player = None
 
     def legal_action_features(self) -> np.ndarray:
         """One row of action features (action_features.py) per index of `legal_actions()`, in that order; an
@@ -490,9 +550,9 @@ class CardState(pyspiel.State):
         if self.is_terminal() or self._is_dealing():
             return np.zeros((0, width), np.float32)
         table = self._legal_table()
-        indices = sorted(table)
+        indices = self._legal_indices()
         assert self._p.observed is not None
-        rows = [table[index] for index in indices]
+        rows = [] if self._game.name == "scout" else [table[index] for index in indices]
         return indexed_action_features(self._game.name, self._p.observed, indices, rows, self._game.config)
 
     def apply_engine_action(self, action: Any) -> None:
@@ -502,7 +562,7 @@ class CardState(pyspiel.State):
         assert engine is not None
         observation = self._view(engine.to_move()[0])
         index = self._game.codec.encode(action, observation)
-        self._p.legal, self._p.observed = {index: action}, observation
+        self._p.legal, self._p.indices, self._p.observed = {index: action}, [index], observation
         self.apply_action(index)
 
     # Resampling (OpenSpiel's ISMCTS).
@@ -576,7 +636,7 @@ class CardState(pyspiel.State):
         return _compact(table[action]) if action in table else f"action {action}"
 
     def __str__(self) -> str:
-        if self._p.engine is None or self._is_dealing():
+        if self._p.engine is None or self._dealing():
             return f"dealing round {len(self._p.rounds) + 1}: {len(self._p.dealing)} cards dealt"
         engine = self._p.engine
         result = engine.result()
@@ -604,6 +664,24 @@ class CardState(pyspiel.State):
                 return None
             vector = self._p.vectors[player] = self._game.features(observation)
         return vector
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        """pyspiel's `observation_tensor` (the default observer's tensor, a list), from the vector kept for this
+        state: pyspiel's own path learns the tensor's size anew at every call by making an initial state and
+        filling an observer. At chance nodes and for anything but a seat it is pyspiel's own."""
+        seat = self.current_player() if player is None else player
+        vector = self.features_of(seat) if type(seat) is int and 0 <= seat < self._game.players else None
+        if vector is None:
+            return super().observation_tensor() if player is None else super().observation_tensor(player)
+        return _as_list(vector, self._game.zeros)
+
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        """pyspiel's `information_state_tensor`: the observation tensor (module docstring), likewise."""
+        seat = self.current_player() if player is None else player
+        vector = self.features_of(seat) if type(seat) is int and 0 <= seat < self._game.players else None
+        if vector is None:
+            return super().information_state_tensor() if player is None else super().information_state_tensor(player)
+        return _as_list(vector, self._game.zeros)
 
     def _view(self, player: int) -> dict[str, Any]:
         view = self._p.views.get(player)
@@ -695,6 +773,17 @@ def private_view(observation: dict[str, Any]) -> dict[str, Any]:
     if _own_setup(observation):
         view["setup"] = observation["fields"][observation["seat"]]
     return view
+
+
+def _as_list(vector: np.ndarray, zeros: list[float]) -> list[float]:
+    """`vector.tolist()`, faster for a vector mostly of zeros (a tenth of the values or fewer are not)."""
+    if _fastscout is not None:
+        return _fastscout.as_list(vector)  # type: ignore[no-any-return]
+    listed = zeros.copy()
+    at = np.flatnonzero(vector)
+    for index, value in zip(at.tolist(), vector[at].tolist(), strict=True):
+        listed[index] = value
+    return listed
 
 
 def _compact(value: Any) -> str:
