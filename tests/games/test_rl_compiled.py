@@ -7,6 +7,7 @@ fit (a Show beyond the hand, a buffer of the wrong size) must raise, never write
 
 from __future__ import annotations
 
+import os
 import random
 
 import numpy as np
@@ -18,7 +19,13 @@ from referee.games.rl.codec import codec_for, hand_cap, indexed_legal
 from referee.games.rl.compiled import COMPILED, _fastscout
 from referee.games.rl.features import fast_features, scout_features
 
-pytestmark = pytest.mark.skipif(not COMPILED, reason="the package was built without its C extension")
+REQUIRE_COMPILED = "REFEREE_REQUIRE_COMPILED"
+"""Set by .ci/run under CI: there the extension must have been built (python3-dev is installed), so a build that
+silently failed fails these tests rather than skipping them."""
+
+pytestmark = pytest.mark.skipif(
+    not COMPILED and not os.environ.get(REQUIRE_COMPILED), reason="the package was built without its C extension"
+)
 
 
 @pytest.mark.parametrize("players", range(2, 6))
