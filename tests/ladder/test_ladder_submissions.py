@@ -129,7 +129,7 @@ def test_the_ladder_file_s_commented_marks_example_marks_once_uncommented(made: 
     path = made.folder / "ladder.toml"
     path.write_text(path.read_text().replace("# [marks]\n# ", "[marks]\n"))
     with open_ladder(made.folder, made.db_url) as reopened:
-        assert reopened.file.league.marks == {"heuristic": ((0.5, 60.0), (0.6, 80.0))}
+        assert reopened.file.league.marks == {"heuristic": ((0.25, 70.0), (0.65, 100.0))}
 
 
 def test_the_roster_lists_each_student_with_the_version_playing_for_staff_only(made: Made, tmp_path: Path) -> None:

@@ -217,6 +217,6 @@ def ladder_file_text(game: str, players: int, seed: int, baselines: list[str], d
         "# The marks at the deadline: per baseline, [score share, mark] pairs (docs/how-to/grade-a-class.md).",
         "# Without a [marks] table the marks' column stays empty. For example:",
         "# [marks]",
-        f"# {example} = [[0.5, 60], [0.6, 80]]",
+        f"# {example} = [[0.25, 70], [0.65, 100]]",
     ]
     return "\n".join(lines) + "\n"
