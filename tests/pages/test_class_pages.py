@@ -218,14 +218,35 @@ def test_a_student_folder_opened_alone(
     assert_clean(page, page_log)
 
 
+CUT_OFF = """() => [...document.body.querySelectorAll('*')].filter((node) => {
+    const box = node.getBoundingClientRect();
+    if (box.width === 0 && box.height === 0) return false;
+    const clipped = getComputedStyle(node).overflowX !== 'visible' && node.scrollWidth > node.clientWidth + 1;
+    return box.left < -1 || box.right > innerWidth + 1 || clipped;
+}).map((node) => `${node.tagName}.${node.className}: ${node.textContent.slice(0, 60)}`)"""
+"""Every element drawn that reaches past the screen's edges, or whose content is cut off by its own box (a table
+in a box that scrolls sideways shows only its first columns: the phone's reader never sees the rest)."""
+UNLABELLED = """[...document.querySelectorAll('div.scroll > table > tbody td:not(.bot)')]
+    .filter((cell) => !cell.dataset.label || !getComputedStyle(cell, '::before').content.includes(cell.dataset.label))
+    .map((cell) => cell.textContent)"""
+
+
 @at_phone_size
-@pytest.mark.parametrize("which", ["leaderboard.html", "teacher.html", "students/crash_mid_game/index.html"])
+@pytest.mark.parametrize(
+    "which",
+    ["leaderboard.html", "teacher.html", *(f"students/{student}/index.html" for student in STUDENTS)],
+)
 def test_the_class_pages_fit_a_phone(
     page: Page, page_log: PageLog, pages: Path, which: str, screenshot_dir: Path
 ) -> None:
+    """Nothing of a class page is cut off at 390 px: its tables stack, a row to a card, each cell under its
+    column's heading (they scrolled sideways in boxes of their own, which showed a phone the first columns)."""
     opened(page, pages / which, f"class page at 390 px: {which}")
     assert page.evaluate("innerWidth") == 390
     width = page.evaluate("document.scrollingElement.scrollWidth")
     assert width <= 390, f"{which} is {width} px wide"
+    assert page.evaluate(CUT_OFF) == []
+    assert page.evaluate("document.querySelectorAll('div.scroll > table > tbody td').length") >= 4
+    assert page.evaluate(UNLABELLED) == []
     page.screenshot(path=screenshot_dir / f"class-phone-{which.replace('/', '-')}.png", full_page=True)
     assert_clean(page, page_log)
