@@ -2,17 +2,22 @@
 scaffold-derived Python, 3 C built as the docs say, 3 JS with node_modules installed, stdio and shell, two
 honest students on the tutorial's strategy, two pairs of copies, one hidden in a .log with ties broken the
 other way): both pairs named, no honest student named, with two seeds of the position bank; every student
-answers the bank in its sandbox."""
+answers the bank in its sandbox. Then the same with the how-to's league file as written (its default bank),
+through `referee tournament copies`, in three more runs."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from copies_class import COPIES, make_class
 
 from tournaments.classroom.copies import CopyKind, ask_class, copy_report
+from tournaments.classroom.position_bank import DEFAULT_BANK
+from tournaments.cli import main
 from tournaments.league.league_file import load_league
 
 pytestmark = [
@@ -84,3 +89,40 @@ def test_both_pairs_of_copies_and_no_honest_student_are_named(course: tuple[Path
     assert "26 student(s) answered the same 120 positions" in compared
     again = copy_report(league)
     assert again == report
+
+
+def documented_league() -> str:
+    """The first TOML block of docs/how-to/grade-a-class.md, as a teacher copies it: no [copies] table, so the
+    bank's default size and the league's own limits."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "how-to" / "grade-a-class.md").read_text()
+    found = re.search(r"```toml\n(.*?)```", text, re.S)
+    assert found is not None and "[copies]" not in found.group(1)
+    return found.group(1)
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_the_documented_league_file_names_both_pairs_and_no_honest_student(
+    course: tuple[Path, list[str]], seed: int
+) -> None:
+    """What a teacher following the how-to runs: its league file as written (only the seed changed, so each run
+    has another bank), `referee tournament copies`, then the report's copies column."""
+    folder, students = course
+    text = documented_league()
+    assert "seed = 1\n" in text
+    path = folder / f"documented{seed}.toml"
+    path.write_text(text.replace("seed = 1\n", f"seed = {seed}\n"))
+    printed = CliRunner().invoke(main, ["tournament", "copies", str(path)])
+    assert printed.exit_code == 0, printed.output
+    league = load_league(path)
+    answers = ask_class(league)
+    assert sorted(answers) == students
+    assert all(sum(answer is not None for answer in found) == DEFAULT_BANK for found in answers.values())
+    report = copy_report(league)
+    assert {flag.bots for flag in report.flags} == COPIES, report.flags
+    assert {(CopyKind.SIMILAR, ("alice", "bob")), (CopyKind.SIMILAR, ("carol", "dave"))} <= {
+        (flag.kind, flag.bots) for flag in report.flags
+    }
+    assert f"26 student(s) answered the same {DEFAULT_BANK} positions" in "\n".join(report.compared)
+    leads = printed.stdout.split("lead(s), to look into (not verdicts):\n", 1)[1].splitlines()
+    said = {tuple(line.removeprefix("- ").split(":", 1)[0].split(" and ")) for line in leads}
+    assert said == COPIES, printed.stdout
