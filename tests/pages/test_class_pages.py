@@ -227,8 +227,14 @@ CUT_OFF = """() => [...document.body.querySelectorAll('*')].filter((node) => {
 """Every element drawn that reaches past the screen's edges, or whose content is cut off by its own box (a table
 in a box that scrolls sideways shows only its first columns: the phone's reader never sees the rest)."""
 UNLABELLED = """[...document.querySelectorAll('div.scroll > table > tbody td:not(.bot)')]
+    .filter((cell) => {
+        const heading = cell.closest('table').tHead.rows[0].cells[cell.cellIndex];
+        return cell.textContent.trim() !== heading.textContent.trim();
+    })
     .filter((cell) => !cell.dataset.label || !getComputedStyle(cell, '::before').content.includes(cell.dataset.label))
     .map((cell) => cell.textContent)"""
+"""Every table cell not labelled with its column's heading on the phone's screen (but a cell that says its
+heading already, such as a "replay" link under "replay")."""
 
 
 @at_phone_size

@@ -6,7 +6,8 @@ for (const table of document.querySelectorAll('div.scroll > table')) {
     .map((heading) => (heading === '#' ? 'place' : heading));
   for (const row of table.querySelectorAll('tbody tr')) {
     [...row.cells].forEach((cell, column) => {
-      if (headings[column] && !cell.classList.contains('bot')) cell.dataset.label = headings[column];
+      const said = headings[column] && !cell.classList.contains('bot') && cell.textContent.trim() !== headings[column];
+      if (said) cell.dataset.label = headings[column];
     });
   }
 }
