@@ -256,3 +256,22 @@ def test_the_class_pages_fit_a_phone(
     assert page.evaluate(UNLABELLED) == []
     page.screenshot(path=screenshot_dir / f"class-phone-{which.replace('/', '-')}.png", full_page=True)
     assert_clean(page, page_log)
+
+
+@at_phone_size
+def test_a_replay_in_a_student_folder_fits_a_phone(
+    page: Page, page_log: PageLog, pages: Path, tmp_path: Path, screenshot_dir: Path
+) -> None:
+    """The seats table of a replay page scrolled sideways in a box of its own: a phone saw the seat, the bot and
+    the rank, and the decisions, times and faults were cut off. It stacks as the class tables do."""
+    folder = _alone(pages, "crash_mid_game", tmp_path)
+    replay = sorted((folder / "replays").glob("*.html"))[0]
+    opened(page, replay, "a student's replay at 390 px")
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    assert page.evaluate(CUT_OFF) == []
+    labels = page.evaluate(
+        "[...document.querySelectorAll('table.seats td[data-label]')].map((cell) => cell.dataset.label)"
+    )
+    assert labels.count("faults") == 2 and labels.count("decisions") == 2
+    page.screenshot(path=screenshot_dir / "class-phone-student-replay.png")
+    assert_clean(page, page_log)
