@@ -218,14 +218,60 @@ def test_a_student_folder_opened_alone(
     assert_clean(page, page_log)
 
 
+CUT_OFF = """() => [...document.body.querySelectorAll('*')].filter((node) => {
+    const box = node.getBoundingClientRect();
+    if (box.width === 0 && box.height === 0) return false;
+    const clipped = getComputedStyle(node).overflowX !== 'visible' && node.scrollWidth > node.clientWidth + 1;
+    return box.left < -1 || box.right > innerWidth + 1 || clipped;
+}).map((node) => `${node.tagName}.${node.className}: ${node.textContent.slice(0, 60)}`)"""
+"""Every element drawn that reaches past the screen's edges, or whose content is cut off by its own box (a table
+in a box that scrolls sideways shows only its first columns: the phone's reader never sees the rest)."""
+UNLABELLED = """[...document.querySelectorAll('div.scroll > table > tbody td:not(.bot)')]
+    .filter((cell) => {
+        const heading = cell.closest('table').tHead.rows[0].cells[cell.cellIndex];
+        return cell.textContent.trim() !== heading.textContent.trim();
+    })
+    .filter((cell) => !cell.dataset.label || !getComputedStyle(cell, '::before').content.includes(cell.dataset.label))
+    .map((cell) => cell.textContent)"""
+"""Every table cell not labelled with its column's heading on the phone's screen (but a cell that says its
+heading already, such as a "replay" link under "replay")."""
+
+
 @at_phone_size
-@pytest.mark.parametrize("which", ["leaderboard.html", "teacher.html", "students/crash_mid_game/index.html"])
+@pytest.mark.parametrize(
+    "which",
+    ["leaderboard.html", "teacher.html", *(f"students/{student}/index.html" for student in STUDENTS)],
+)
 def test_the_class_pages_fit_a_phone(
     page: Page, page_log: PageLog, pages: Path, which: str, screenshot_dir: Path
 ) -> None:
+    """Nothing of a class page is cut off at 390 px: its tables stack, a row to a card, each cell under its
+    column's heading (they scrolled sideways in boxes of their own, which showed a phone the first columns)."""
     opened(page, pages / which, f"class page at 390 px: {which}")
     assert page.evaluate("innerWidth") == 390
     width = page.evaluate("document.scrollingElement.scrollWidth")
     assert width <= 390, f"{which} is {width} px wide"
+    assert page.evaluate(CUT_OFF) == []
+    assert page.evaluate("document.querySelectorAll('div.scroll > table > tbody td').length") >= 4
+    assert page.evaluate(UNLABELLED) == []
     page.screenshot(path=screenshot_dir / f"class-phone-{which.replace('/', '-')}.png", full_page=True)
+    assert_clean(page, page_log)
+
+
+@at_phone_size
+def test_a_replay_in_a_student_folder_fits_a_phone(
+    page: Page, page_log: PageLog, pages: Path, tmp_path: Path, screenshot_dir: Path
+) -> None:
+    """The seats table of a replay page scrolled sideways in a box of its own: a phone saw the seat, the bot and
+    the rank, and the decisions, times and faults were cut off. It stacks as the class tables do."""
+    folder = _alone(pages, "crash_mid_game", tmp_path)
+    replay = sorted((folder / "replays").glob("*.html"))[0]
+    opened(page, replay, "a student's replay at 390 px")
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    assert page.evaluate(CUT_OFF) == []
+    labels = page.evaluate(
+        "[...document.querySelectorAll('table.seats td[data-label]')].map((cell) => cell.dataset.label)"
+    )
+    assert labels.count("faults") == 2 and labels.count("decisions") == 2
+    page.screenshot(path=screenshot_dir / "class-phone-student-replay.png")
     assert_clean(page, page_log)

@@ -4,7 +4,7 @@ class, and the leaderboard's order and pseudonyms hold whatever the bootstrap's 
 of places.
 
 The class: the unchanged `referee new-bot` scaffold (random moves), the tutorial's strategy (longest show), the
-first legal move, and a copy of the heuristic baseline (tests/fixtures/class)."""
+first legal move, a copy of the heuristic baseline and a submission with a syntax error (tests/fixtures/class)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.timeout(600)
 
 ROOT = Path(__file__).resolve().parents[2]
 CLASS = ROOT / "tests" / "fixtures" / "class"
-FROM_FIXTURES = ("longest_show", "first_move", "heuristic_copy")
+FROM_FIXTURES = ("longest_show", "first_move", "heuristic_copy", "syntax_error")
 STUDENTS = ("scaffold", *FROM_FIXTURES)
 
 
@@ -86,15 +86,18 @@ def test_marks_hold_across_runs_or_say_why_not(runs: list[Path]) -> None:
 
 
 def test_the_documented_thresholds_spread_a_realistic_class(runs: list[Path]) -> None:
-    """The scaffold sits on no threshold: it gets 0 in every run, below the simple strategies, below the
-    heuristic's copy."""
+    """The scaffold sits on no threshold: in every run it gets the mark of a bot that plays, above the broken
+    submission's 0, below the simple strategies, below the heuristic's copy. (Under the former example's marks
+    the scaffold got 0, as a broken submission did: a class of random variations and simple strategies got
+    only 0 or 40.)"""
     for league in runs:
         marks = {student: row["mark"] for student, row in report(league).items()}
-        assert marks["scaffold"] == 0.0, marks
-        assert marks["heuristic_copy"] is not None and marks["heuristic_copy"] > max(
-            mark for student, mark in marks.items() if student in ("longest_show", "first_move") and mark is not None
-        ), marks
-        assert len(set(marks.values()) - {None}) >= 3, marks
+        assert marks["syntax_error"] == 0.0, marks
+        scaffold, copy = marks["scaffold"], marks["heuristic_copy"]
+        assert scaffold is not None and copy is not None and 0.0 < scaffold < copy, marks
+        simple = [mark for student, mark in marks.items() if student in ("longest_show", "first_move")]
+        assert all(mark is None or scaffold < mark < copy for mark in simple), marks
+        assert len(set(marks.values()) - {None}) >= 4, marks
 
 
 def _board(league: Path, seed: int, with_league: bool) -> tuple[list[str], list[tuple[float, float] | None]]:

@@ -222,10 +222,13 @@ def _copies_section(grades: GradeReport) -> str:
         f'<td class="detail">{escape(flag.detail)}</td></tr>'
         for flag in grades.copies
     )
+    table = (
+        '<table class="copies"><thead><tr><th>measure</th><th>students</th>'
+        f"<th>what was found</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
     return (
         '<section id="copies"><h2>Possible copies</h2><p class="muted">Leads to look into, not verdicts: what was '
-        'measured is said for each pair.</p><table class="copies"><thead><tr><th>measure</th><th>students</th>'
-        f"<th>what was found</th></tr></thead><tbody>{rows}</tbody></table></section>"
+        f"measured is said for each pair.</p>{scroll(table)}</section>"
     )
 
 

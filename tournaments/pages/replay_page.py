@@ -221,12 +221,14 @@ def _seats_table(seats: Sequence[Mapping[str, Any]]) -> str:
         mean = "-" if seat["mean_ms"] is None else f"{seat['mean_ms']:.1f}"
         most = "-" if seat["max_ms"] is None else f"{seat['max_ms']:.1f}"
         forfeit = ' <span class="badge forfeit">forfeited</span>' if seat["forfeited"] else ""
-        faults = f'<td class="num{" bad" if seat["faults"] else ""}">{seat["faults"]}</td>'
+        faults = f'<td class="num{" bad" if seat["faults"] else ""}" data-label="faults">{seat["faults"]}</td>'
         rows.append(
-            f'<tr><td class="num">{seat["seat"]}</td><td>{escape(seat["bot"])}</td>'
-            f'<td class="num">{seat["rank"]}{forfeit}</td><td class="num"{_game_score(seat)}>{seat["score"]}</td>'
-            f'<td class="num">{seat["decisions"]}</td><td class="num">{mean}</td><td class="num">{most}</td>'
-            f'<td class="num">{seat["fallbacks"]}</td>{faults}</tr>'
+            f'<tr><td class="num" data-label="seat">{seat["seat"]}</td><td class="bot">{escape(seat["bot"])}</td>'
+            f'<td class="num" data-label="rank">{seat["rank"]}{forfeit}</td>'
+            f'<td class="num" data-label="score"{_game_score(seat)}>{seat["score"]}</td>'
+            f'<td class="num" data-label="decisions">{seat["decisions"]}</td>'
+            f'<td class="num" data-label="mean ms">{mean}</td><td class="num" data-label="max ms">{most}</td>'
+            f'<td class="num" data-label="fallbacks">{seat["fallbacks"]}</td>{faults}</tr>'
         )
     return (
         '<table class="seats"><thead><tr><th>seat</th><th>bot</th><th>rank</th><th>score</th><th>decisions</th>'
