@@ -124,6 +124,10 @@ def _tmpfs(destination: str, mode: str, size: int = limits.MAX_TMP_BYTES) -> dic
     return {"destination": destination, "type": "tmpfs", "source": "tmpfs", "options": [f"size={size}", f"mode={mode}"]}
 
 
+PRIVATE_INSIDE = (sandbox.TMP_INSIDE, sandbox.HOME_INSIDE, "/dev/shm")
+"""The bot's private tmpfs mounts: a folder of its own below one is bound from its slim root over them."""
+
+
 def _kernel_mounts() -> list[dict[str, Any]]:
     """The Sentry's own /proc, /sys and /dev, and the private tmpfs mounts."""
     return [
@@ -174,13 +178,16 @@ def bundle_spec(
     uid: int,
     masked: Sequence[str] = (),
     writable: Sequence[str] = (),
+    covered: Sequence[str] = (),
     memory_bytes: int | None = None,
 ) -> dict[str, Any]:
     """The OCI runtime spec (config.json) that runs `command` (its program an absolute path) with exactly `env`,
     as `uid` inside, in `cwd`, its root `rootfs` (read-only: the bot's slim root, referee.isolation.kernel_root),
     with its kernel's own /proc, /sys, /dev and private tmpfs mounts, a build's `writable` folders bound (the
-    `masked` paths hidden in them) and the match's `socket` at sandbox.SOCKET_INSIDE."""
-    mounts = [*_kernel_mounts(), *_writable_mounts(masked, writable)]
+    `masked` paths hidden in them), its `covered` folders (below its private mounts: `covered_folders`) bound
+    from their copies in `rootfs` over those mounts, and the match's `socket` at sandbox.SOCKET_INSIDE."""
+    copies = [_bind(os.path.join(rootfs, folder.lstrip("/")), folder) for folder in covered]
+    mounts = [*_kernel_mounts(), *copies, *_writable_mounts(masked, writable)]
     if socket is not None:
         mounts.append(_bind(str(socket), sandbox.SOCKET_INSIDE, writable=True))
     return {
@@ -297,6 +304,8 @@ def confine(
     sandbox.check_readable(command, cwd, folders)
     where = os.path.abspath(cwd or os.getcwd())
     root = slim_root(command, folders, where, request)
+    shown_cwd = any(sandbox.within(where, folder) for folder in [*folders, *request.writable])
+    covered = covered_folders([*folders, *(() if shown_cwd else (where,))])
     bot_limits = BotLimits(memory_bytes, limits.MAX_CPU_SECONDS, sandboxed=True, own_uid=True)
     jail = KernelJail(None, _lease(), bot_limits)
     try:
@@ -312,6 +321,7 @@ def confine(
                 uid=uid,
                 masked=request.masked,
                 writable=request.writable,
+                covered=covered,
                 memory_bytes=memory_bytes,
             )
         )
@@ -332,7 +342,11 @@ def slim_root(
     (empty where nothing shown holds it). sandbox.SandboxError naming why where its runtime cannot be copied."""
     runs_inside = request.own is not None and _inside_own(command, request)
     runtime = set() if runs_inside else set(sandbox.runtime_folders(command[0]))
-    own = [folder for folder in folders if folder not in runtime and folder not in request.writable]
+    own = [
+        folder
+        for folder in folders
+        if folder not in runtime and folder not in request.writable and folder not in PRIVATE_INSIDE
+    ]
     try:
         root = kernel_root.KernelRoot.plan(command, own, request.masked, organisers=request.own is None)
     except kernel_root.SlimRootRefused as error:
@@ -340,6 +354,14 @@ def slim_root(
     if not any(sandbox.within(cwd, folder) for folder in [*folders, *request.writable]):
         root.folders.setdefault(cwd, 0o755)
     return root
+
+
+def covered_folders(folders: Sequence[str]) -> list[str]:
+    """The folders shown that lie below the bot's private mounts (a bot in /tmp/class/alice, a working folder in
+    /tmp): their copies in the slim root are bound over those mounts. A folder that is one of them (an organiser's word `/tmp`) is
+    the bot's private one, and not copied."""
+    return [folder for folder in folders if any(sandbox.within(folder, private) for private in PRIVATE_INSIDE)
+            and folder not in PRIVATE_INSIDE]  # fmt: skip
 
 
 def _inside_own(command: Sequence[str], request: sandbox.SandboxRequest) -> bool:
