@@ -295,7 +295,8 @@ def confine(
     """The kernel of one bot (its program an absolute path) with exactly `env`: a bundle written, its slim root
     copied into a tmpfs of its own (referee.isolation.kernel_root), a uid leased (as root), its cgroup made.
     KernelUnavailable where runsc cannot run; sandbox.SandboxError where this bot's cannot be set up (no cgroup:
-    nothing runs at this level without its limits as a whole; a runtime it cannot copy)."""
+    nothing runs at this level without its limits as a whole); kernel_root.SlimRootRefused where its runtime or
+    folders cannot be copied (the bot's fault: it does not start)."""
     found = require()
     machine = sandbox.probe()
     if request.own is None:
@@ -339,7 +340,8 @@ def slim_root(
 ) -> kernel_root.KernelRoot:
     """What the bot's kernel shows (kernel_root.KernelRoot.plan): its runtime, and its own folders (those
     sandbox.shown_folders gives but its runtime's, and a build's writable ones, which are bound), and its `cwd`
-    (empty where nothing shown holds it). sandbox.SandboxError naming why where its runtime cannot be copied."""
+    (empty where nothing shown holds it). kernel_root.SlimRootRefused (the bot's fault) where it cannot be
+    copied."""
     runs_inside = request.own is not None and _inside_own(command, request)
     runtime = set() if runs_inside else set(sandbox.runtime_folders(command[0]))
     own = [
@@ -347,10 +349,7 @@ def slim_root(
         for folder in folders
         if folder not in runtime and folder not in request.writable and folder not in PRIVATE_INSIDE
     ]
-    try:
-        root = kernel_root.KernelRoot.plan(command, own, request.masked, organisers=request.own is None)
-    except kernel_root.SlimRootRefused as error:
-        raise sandbox.SandboxError(str(error)) from None
+    root = kernel_root.KernelRoot.plan(command, own, request.masked, organisers=request.own is None)
     if not any(sandbox.within(cwd, folder) for folder in [*folders, *request.writable]):
         root.folders.setdefault(cwd, 0o755)
     return root
@@ -358,8 +357,8 @@ def slim_root(
 
 def covered_folders(folders: Sequence[str]) -> list[str]:
     """The folders shown that lie below the bot's private mounts (a bot in /tmp/class/alice, a working folder in
-    /tmp): their copies in the slim root are bound over those mounts. A folder that is one of them (an organiser's word `/tmp`) is
-    the bot's private one, and not copied."""
+    /tmp): their copies in the slim root are bound over those mounts. A folder that is one of them (an
+    organiser's word `/tmp`) is the bot's private one, and not copied."""
     return [folder for folder in folders if any(sandbox.within(folder, private) for private in PRIVATE_INSIDE)
             and folder not in PRIVATE_INSIDE]  # fmt: skip
 
@@ -374,8 +373,6 @@ def _mount_root(root: kernel_root.KernelRoot, bundle: Path) -> int:
     mounts = json.loads((bundle / "config.json").read_text())["mounts"]
     try:
         return kernel_root.mount_root(root, str(bundle / "rootfs"), mounts)
-    except kernel_root.SlimRootRefused as error:
-        raise sandbox.SandboxError(str(error)) from None
     except OSError as error:
         raise sandbox.SandboxError(f"a bot's slim root cannot be made: {error}") from None
 
@@ -509,5 +506,8 @@ def report(found: KernelProbe | None = None) -> sandbox.Check:
     found = probe() if found is None else found
     if found.problem is not None:
         return sandbox.Check("kernel per bot (gVisor)", False, found.problem, required=False)
-    detail = f"{found.runsc} (version {found.version}, platform {PLATFORM}): a kernel of its own for every bot"
+    detail = (
+        f"{found.runsc} (version {found.version}, platform {PLATFORM}): a kernel of its own for every bot, over a "
+        f"slim root copied into memory at each start (at most {kernel_root.MAX_ROOT_BYTES >> 20} MiB a bot)"
+    )
     return sandbox.Check("kernel per bot (gVisor)", True, detail, required=False)

@@ -44,7 +44,7 @@ import sysconfig
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from protocol.errors import EnvironmentProblem
+from protocol.errors import BotFault
 from referee.isolation import sandbox
 
 MAX_ROOT_BYTES = 512 * 1024 * 1024
@@ -80,9 +80,10 @@ _PT_INTERP, _PT_DYNAMIC, _PT_LOAD = 3, 2, 1
 _DT_NEEDED, _DT_STRTAB = 1, 5
 
 
-class SlimRootRefused(EnvironmentProblem, RuntimeError):
+class SlimRootRefused(BotFault, RuntimeError):
     """A bot whose runtime the kernel level cannot copy (another Python than the referee's, a script of another
-    language, a folder beyond MAX_ROOT_BYTES): says why and what to do."""
+    language, folders beyond MAX_ROOT_BYTES): says why and what to do. The bot's fault, so its start fails
+    (referee.isolation.process.BotStartError) and no one else's: never a wider view instead."""
 
 
 @dataclass

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,7 +24,7 @@ from page_cache_channel import BITS, SHARED_PARENT, round_bits_right, shared_fil
 from referee_helpers import FIXTURE_BOTS
 
 from referee.isolation import gvisor
-from referee.isolation.process import BotProcess
+from referee.isolation.process import BotProcess, BotStartError
 from referee.isolation.proctable import live_processes, read_process
 from referee.isolation.sandbox import Isolation, SandboxRequest, runtime_dir
 from referee.match import run_match
@@ -303,3 +304,46 @@ def test_the_page_cache_carries_nothing_between_two_bots_alive_at_once(tmp_path:
         right = [found for found in (round_bits_right(True, path, tmp_path, together=True) for _ in range(2)) if found]
     assert right, "the senders outlived every receiver's wait: nothing was measured"
     assert sum(right) <= CHANCE_BOUND * BITS * len(right), right
+
+
+@needs_runsc
+def test_a_bot_whose_runtime_cannot_be_copied_is_refused_never_shown_more(tmp_path: Path) -> None:
+    """A program the slim root has no rule for (a shell script) does not start at the kernel level, saying what
+    to do: its own fault, not the referee's, and never the whole system instead."""
+    script = tmp_path / "bot.sh"
+    script.write_text("#!/bin/sh\nexec sleep 5\n")
+    script.chmod(0o755)
+    tmp_path.chmod(0o755)
+    with pytest.raises(BotStartError, match="play it at the full level"):
+        BotProcess.start(
+            [str(script)],
+            {"PATH": os.defpath},
+            tmp_path / "script.log",
+            1 << 20,
+            sandbox=SandboxRequest(None, own=(str(tmp_path),), kernel=True),
+        )
+    assert _slim_roots_mounted(os.getpid()) == []
+
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+C_BOT = REPOSITORY / "bots" / "c" / "random_bot"
+JS_BOT = REPOSITORY / "bots" / "js" / "random_bot.js"
+
+
+@needs_runsc
+@pytest.mark.skipif(
+    not C_BOT.exists() or shutil.which("node") is None or not (JS_BOT.parent / "node_modules").is_dir(),
+    reason="the C bot is not built or the JS bot's modules are not installed (.ci/run does both)",
+)
+def test_the_c_and_javascript_bots_play_on_their_slim_roots(tmp_path: Path) -> None:
+    """Their runtimes (an ELF program and its libraries; node and the bot's node_modules) are what their roots
+    hold: both play a clean game beside a Python bot."""
+    bots = (
+        BotSpec("c", (str(C_BOT),)),
+        BotSpec("js", (str(shutil.which("node")), str(JS_BOT))),
+        BotSpec("python", (sys.executable, "-m", "bots.python.random_bot")),
+    )
+    games = (GameSpec(0, 7, (0, 1, 2)),)
+    record = run_match(MatchSpec("slim-roots", "scout", bots, games, log_dir=str(tmp_path / "logs"), kernel=True))
+    assert [game.isolation for game in record.games] == [Isolation.KERNEL]
+    assert [game.faults for game in record.games] == [()]
