@@ -3,20 +3,25 @@ runsc flag and every part of the bundle's spec spelled out here, as referee.isol
 
 gVisor's runsc is an application kernel: the bot's system calls are served by a kernel of its own (the Sentry,
 a user-space process started for this bot alone) instead of the machine's. So what bubblewrap leaves shared
-between bots because it lives in the one host kernel is per bot here, and new at every start: the page cache
-of the files it reads, futexes (even on a file both map), socket cookies and inode numbers, /proc (loadavg,
+between bots because it lives in the one host kernel is per bot here, and new at every start: the cache of
+the files it reads, futexes (even on a file both map), socket cookies and inode numbers, /proc (loadavg,
 meminfo, stat, net: the Sentry's own figures). A fresh process is a fresh kernel. What the Sentry still asks the
 host for and shows as it is, the free space of the host's disk (`statfs`), it refuses the bot
-(`SHARED_THROUGH_HOST`). Its misses still read the host's files through the host's page cache, so first-touch
-timing of shared files stays a channel (docs/explanation/security.md says what was tried).
+(`SHARED_THROUGH_HOST`). Its cache misses read the files it shows through the host's page cache, so it
+shows no host file: its root is a slim copy made in memory for that start alone (referee.isolation.kernel_root),
+and no page it reads is another bot's or its previous process's (first-touch timing tells it nothing).
 
 Each bot, at the kernel level (Isolation.KERNEL), gets:
-- `runsc run` of a bundle of its own under `runtime_dir()/kernels/ID/` (the spec, an empty read-only root, the
-  container's state), removed when the bot is released;
-- the same view as bubblewrap gives (`sandbox.shown_folders`, masked paths hidden): the system folders, its
-  own folders and runtime read-only, a private /tmp, HOME and /dev/shm (tmpfs of limits.MAX_TMP_BYTES), the
-  Sentry's own /proc, /sys and /dev, and the match's socket bound at sandbox.SOCKET_INSIDE: runsc's gofer
-  connects it to the referee's host socket (`--host-uds=open`: the one host socket among its mounts);
+- `runsc run` of a bundle of its own under `runtime_dir()/kernels/ID/` (the spec, its root, the container's
+  state), removed when the bot is released;
+- a read-only root of its own (`slim_root`): a tmpfs mounted for this start, holding a copy of its runtime and
+  of the folders bubblewrap would show it (`sandbox.shown_folders`, masked paths left out), made by the referee,
+  then left to the bot's kernel alone (`runsc run` starts in a mount namespace of its own, and the referee
+  unmounts it from its own once it runs: freed when the kernel ends, however the referee ends); its folders
+  below its private mounts bound from that copy over them (`covered_folders`); a build's writable folders bound;
+- a private /tmp, HOME and /dev/shm (tmpfs of limits.MAX_TMP_BYTES), the Sentry's own /proc, /sys and /dev,
+  and the match's socket bound at sandbox.SOCKET_INSIDE: runsc's gofer connects it to the referee's host
+  socket (`--host-uds=open`: the one host socket among its mounts);
 - no network (`--network=none`: a loopback device of its own Sentry);
 - a uid inside (the leased one, as bwrap's, so its folders must be readable by others), no capabilities,
   no_new_privs, the rlimits bubblewrap's bot gets, inside its kernel;
@@ -70,10 +75,10 @@ RUNSC_FLAGS = (
 """The flags of every `runsc` command, before its subcommand: the platform; no network but the Sentry's own
 loopback; the gofer may connect to a host socket found through the bundle's mounts (the match's socket, bound
 at sandbox.SOCKET_INSIDE; the match's own folders, where other sockets are, stay hidden), never create one; no
-host FIFO; the cgroups are the referee's (the bot's cgroup, joined before exec); the root (empty, read-only) is
-the bot's alone; no overlay (nothing written goes anywhere but the private tmpfs mounts; an overlay in memory
-would not keep reads of unchanged files from the host's page cache either); the spec's seccomp filter loaded by
-the Sentry (`kernel_seccomp`)."""
+host FIFO; the cgroups are the referee's (the bot's cgroup, joined before exec); the root (its slim copy,
+read-only) is the bot's alone; no overlay (nothing written goes anywhere but the private tmpfs mounts; an overlay
+in memory would not keep reads of unchanged files from the host's page cache either: the slim root does); the
+spec's seccomp filter loaded by the Sentry (`kernel_seccomp`)."""
 SHARED_THROUGH_HOST = ("statfs", "fstatfs")
 """The calls a bot's kernel answers from the host: the free space and inodes of the host's disk (its gofer
 mounts' `statfs`), which every bot's printed output moves. Refused inside the kernel (`kernel_seccomp`, loaded
