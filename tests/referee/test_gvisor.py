@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from page_cache_channel import BITS, SHARED_PARENT, round_bits_right, shared_file
 from referee_helpers import FIXTURE_BOTS
 
-from referee.isolation import gvisor
+from referee.isolation import gvisor, kernel_root
 from referee.isolation.process import BotProcess, BotStartError
 from referee.isolation.proctable import live_processes, read_process
 from referee.isolation.sandbox import Isolation, SandboxRequest, runtime_dir
@@ -350,3 +350,22 @@ def test_the_c_and_javascript_bots_play_on_their_slim_roots(tmp_path: Path) -> N
     record = run_match(MatchSpec("slim-roots", "scout", bots, games, log_dir=str(tmp_path / "logs"), kernel=True))
     assert [game.isolation for game in record.games] == [Isolation.KERNEL]
     assert [game.faults for game in record.games] == [()]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a slim root is mounted only as root")
+def test_a_slim_root_a_killed_referee_left_mounted_is_unmounted_with_its_bundle() -> None:
+    """A referee killed between making a bot's root and starting the bot leaves that tmpfs in the host's mount
+    namespace: the next referee's remove_stale_bundles unmounts it before it removes the bundle."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    parent = runtime_dir() / gvisor.KERNELS
+    parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    bundle = Path(tempfile.mkdtemp(prefix=f"bot-{gone.pid}-1-", dir=parent))
+    (bundle / "rootfs").mkdir()
+    kernel_root.mount_root(
+        kernel_root.KernelRoot.plan([str(shutil.which("true"))], (), (), True), str(bundle / "rootfs")
+    )
+    assert _slim_roots_mounted(gone.pid) == [str(bundle / "rootfs")]
+    assert bundle in gvisor.remove_stale_bundles()
+    assert _slim_roots_mounted(gone.pid) == []
+    assert not bundle.exists()
