@@ -48,7 +48,7 @@ from protocol.errors import BotFault
 from referee.isolation import sandbox
 
 MAX_ROOT_BYTES = 512 * 1024 * 1024
-"""What one bot's root may hold: the built-in bots need 62-157 MiB (docs/results.md)."""
+"""What one bot's root may hold: the built-in bots need 8 (C) to 149 MiB (Python; docs/results.md)."""
 _MULTIARCH = getattr(sys.implementation, "_multiarch", "x86_64-linux-gnu")
 LIBRARY_FOLDERS = (
     f"/lib/{_MULTIARCH}", f"/usr/lib/{_MULTIARCH}", "/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
