@@ -43,6 +43,7 @@ import sys
 import sysconfig
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 from protocol.errors import BotFault
 from referee.isolation import sandbox
@@ -232,8 +233,7 @@ def elf_needs(path: str) -> tuple[str | None, tuple[str, ...]]:
         return None, ()
 
 
-def _read_elf(file: object, header: bytes) -> tuple[str | None, tuple[str, ...]]:
-    assert hasattr(file, "seek") and hasattr(file, "read")
+def _read_elf(file: BinaryIO, header: bytes) -> tuple[str | None, tuple[str, ...]]:
     phoff, phentsize, phnum = struct.unpack_from("<Q", header, 32)[0], *struct.unpack_from("<HH", header, 54)
     file.seek(phoff)
     table = file.read(phentsize * min(phnum, 256))
