@@ -3,20 +3,25 @@ runsc flag and every part of the bundle's spec spelled out here, as referee.isol
 
 gVisor's runsc is an application kernel: the bot's system calls are served by a kernel of its own (the Sentry,
 a user-space process started for this bot alone) instead of the machine's. So what bubblewrap leaves shared
-between bots because it lives in the one host kernel is per bot here, and new at every start: the page cache
-of the files it reads, futexes (even on a file both map), socket cookies and inode numbers, /proc (loadavg,
+between bots because it lives in the one host kernel is per bot here, and new at every start: the cache of
+the files it reads, futexes (even on a file both map), socket cookies and inode numbers, /proc (loadavg,
 meminfo, stat, net: the Sentry's own figures). A fresh process is a fresh kernel. What the Sentry still asks the
 host for and shows as it is, the free space of the host's disk (`statfs`), it refuses the bot
-(`SHARED_THROUGH_HOST`). Its misses still read the host's files through the host's page cache, so first-touch
-timing of shared files stays a channel (docs/explanation/security.md says what was tried).
+(`SHARED_THROUGH_HOST`). Its cache misses read the files it shows through the host's page cache, so it
+shows no host file: its root is a slim copy made in memory for that start alone (referee.isolation.kernel_root),
+and no page it reads is another bot's or its previous process's (first-touch timing tells it nothing).
 
 Each bot, at the kernel level (Isolation.KERNEL), gets:
-- `runsc run` of a bundle of its own under `runtime_dir()/kernels/ID/` (the spec, an empty read-only root, the
-  container's state), removed when the bot is released;
-- the same view as bubblewrap gives (`sandbox.shown_folders`, masked paths hidden): the system folders, its
-  own folders and runtime read-only, a private /tmp, HOME and /dev/shm (tmpfs of limits.MAX_TMP_BYTES), the
-  Sentry's own /proc, /sys and /dev, and the match's socket bound at sandbox.SOCKET_INSIDE: runsc's gofer
-  connects it to the referee's host socket (`--host-uds=open`: the one host socket among its mounts);
+- `runsc run` of a bundle of its own under `runtime_dir()/kernels/ID/` (the spec, its root, the container's
+  state), removed when the bot is released;
+- a read-only root of its own (`slim_root`): a tmpfs mounted for this start, holding a copy of its runtime and
+  of the folders bubblewrap would show it (`sandbox.shown_folders`, masked paths left out), made by the referee,
+  then left to the bot's kernel alone (`runsc run` starts in a mount namespace of its own, and the referee
+  unmounts it from its own once it runs: freed when the kernel ends, however the referee ends); its folders
+  below its private mounts bound from that copy over them (`covered_folders`); a build's writable folders bound;
+- a private /tmp, HOME and /dev/shm (tmpfs of limits.MAX_TMP_BYTES), the Sentry's own /proc, /sys and /dev,
+  and the match's socket bound at sandbox.SOCKET_INSIDE: runsc's gofer connects it to the referee's host
+  socket (`--host-uds=open`: the one host socket among its mounts);
 - no network (`--network=none`: a loopback device of its own Sentry);
 - a uid inside (the leased one, as bwrap's, so its folders must be readable by others), no capabilities,
   no_new_privs, the rlimits bubblewrap's bot gets, inside its kernel;
@@ -49,7 +54,7 @@ from typing import Any
 
 from protocol import limits
 from protocol.errors import EnvironmentProblem
-from referee.isolation import sandbox, uids
+from referee.isolation import kernel_root, sandbox, uids
 from referee.isolation.bot_limits import BotLimits, open_files_cap
 from referee.isolation.cgroups import BotCgroup, CgroupError, CgroupMode
 
@@ -70,10 +75,10 @@ RUNSC_FLAGS = (
 """The flags of every `runsc` command, before its subcommand: the platform; no network but the Sentry's own
 loopback; the gofer may connect to a host socket found through the bundle's mounts (the match's socket, bound
 at sandbox.SOCKET_INSIDE; the match's own folders, where other sockets are, stay hidden), never create one; no
-host FIFO; the cgroups are the referee's (the bot's cgroup, joined before exec); the root (empty, read-only) is
-the bot's alone; no overlay (nothing written goes anywhere but the private tmpfs mounts; an overlay in memory
-would not keep reads of unchanged files from the host's page cache either); the spec's seccomp filter loaded by
-the Sentry (`kernel_seccomp`)."""
+host FIFO; the cgroups are the referee's (the bot's cgroup, joined before exec); the root (its slim copy,
+read-only) is the bot's alone; no overlay (nothing written goes anywhere but the private tmpfs mounts; an overlay
+in memory would not keep reads of unchanged files from the host's page cache either: the slim root does); the
+spec's seccomp filter loaded by the Sentry (`kernel_seccomp`)."""
 SHARED_THROUGH_HOST = ("statfs", "fstatfs")
 """The calls a bot's kernel answers from the host: the free space and inodes of the host's disk (its gofer
 mounts' `statfs`), which every bot's printed output moves. Refused inside the kernel (`kernel_seccomp`, loaded
@@ -124,6 +129,10 @@ def _tmpfs(destination: str, mode: str, size: int = limits.MAX_TMP_BYTES) -> dic
     return {"destination": destination, "type": "tmpfs", "source": "tmpfs", "options": [f"size={size}", f"mode={mode}"]}
 
 
+PRIVATE_INSIDE = (sandbox.TMP_INSIDE, sandbox.HOME_INSIDE, "/dev/shm")
+"""The bot's private tmpfs mounts: a folder of its own below one is bound from its slim root over them."""
+
+
 def _kernel_mounts() -> list[dict[str, Any]]:
     """The Sentry's own /proc, /sys and /dev, and the private tmpfs mounts."""
     return [
@@ -136,23 +145,11 @@ def _kernel_mounts() -> list[dict[str, Any]]:
     ]
 
 
-def _system_mounts(rootfs: Path) -> list[dict[str, Any]]:
-    """sandbox.SYSTEM_FOLDERS read-only; a folder that is a symlink on the host (a merged /usr's /bin) is the
-    same symlink in the bot's root."""
-    mounts = []
-    for folder in sandbox.SYSTEM_FOLDERS:
-        if os.path.islink(folder):
-            os.symlink(os.readlink(folder), rootfs / folder.lstrip("/"))
-        elif os.path.isdir(folder):
-            mounts.append(_bind(folder, folder))
-    return mounts
-
-
-def _program_mounts(folders: Sequence[str], masked: Sequence[str], writable: Sequence[str]) -> list[dict[str, Any]]:
-    """The bot's folders (read-only, a build's copy read-write), then the match's own files hidden where they
-    show them (an empty read-only folder, an unreadable file)."""
-    mounts = [_bind(folder, folder, folder in writable) for folder in sorted({*folders, *writable})]
-    for path in sandbox.hidden_paths(masked, folders):
+def _writable_mounts(masked: Sequence[str], writable: Sequence[str]) -> list[dict[str, Any]]:
+    """A build's folders (read-write: what it writes is its output, so they are bound, not copied), then the
+    match's own files hidden where they show them (an empty read-only folder, an unreadable file)."""
+    mounts = [_bind(folder, folder, writable=True) for folder in sorted(set(writable))]
+    for path in sandbox.hidden_paths(masked, writable):
         if os.path.isdir(path):
             mounts.append({"destination": path, "type": "tmpfs", "source": "tmpfs", "options": ["ro", "size=4096"]})
         elif os.path.exists(path):
@@ -181,24 +178,23 @@ def bundle_spec(
     env: Mapping[str, str],
     *,
     rootfs: Path,
-    folders: Sequence[str],
     cwd: str,
     socket: Path | None,
     uid: int,
     masked: Sequence[str] = (),
     writable: Sequence[str] = (),
+    covered: Sequence[str] = (),
     memory_bytes: int | None = None,
 ) -> dict[str, Any]:
     """The OCI runtime spec (config.json) that runs `command` (its program an absolute path) with exactly `env`,
-    as `uid` inside, in `cwd`, seeing what the bubblewrap sandbox would show (`sandbox.sandbox_command`'s
-    arguments of the same names) under `rootfs`, an empty folder of the bot's own, in which mount points and
-    the system's symlinks are made."""
-    mounts = [*_kernel_mounts(), *_system_mounts(rootfs), *_program_mounts(folders, masked, writable)]
+    as `uid` inside, in `cwd`, its root `rootfs` (read-only: the bot's slim root, referee.isolation.kernel_root),
+    with its kernel's own /proc, /sys, /dev and private tmpfs mounts, a build's `writable` folders bound (the
+    `masked` paths hidden in them), its `covered` folders (below its private mounts: `covered_folders`) bound
+    from their copies in `rootfs` over those mounts, and the match's `socket` at sandbox.SOCKET_INSIDE."""
+    copies = [_bind(os.path.join(rootfs, folder.lstrip("/")), folder) for folder in covered]
+    mounts = [*_kernel_mounts(), *copies, *_writable_mounts(masked, writable)]
     if socket is not None:
         mounts.append(_bind(str(socket), sandbox.SOCKET_INSIDE, writable=True))
-    shown = [mount["destination"] for mount in mounts]
-    if not any(sandbox.within(cwd, folder) for folder in shown) and not os.path.lexists(rootfs / cwd.lstrip("/")):
-        (rootfs / cwd.lstrip("/")).mkdir(mode=0o755, parents=True)
     return {
         "ociVersion": "1.0.2",
         "process": {
@@ -240,8 +236,8 @@ _serial = itertools.count(1)
 
 
 def _new_bundle(spec_of: Any) -> tuple[Path, str]:
-    """A bundle folder of its own (0700, root's) holding an empty root, the spec `spec_of(rootfs)` returns, and
-    the container's name."""
+    """A bundle folder of its own (0700, root's) holding an empty root folder, the spec `spec_of(rootfs)`
+    returns, and the container's name."""
     parent = sandbox.runtime_dir() / KERNELS
     parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     container = f"bot-{os.getpid()}-{next(_serial)}"
@@ -253,7 +249,8 @@ def _new_bundle(spec_of: Any) -> tuple[Path, str]:
 
 
 class KernelJail(sandbox.Jail):
-    """One bot under a kernel of its own: its bundle, uid and cgroup, held from `confine` until `release`."""
+    """One bot under a kernel of its own: its bundle, slim root, uid and cgroup, held from `confine` until
+    `release`."""
 
     exempts_wrappers = False
     """The freezer stops every process of the bot: the Sentry runs the bot's code, and the gofer and `runsc run`
@@ -262,17 +259,33 @@ class KernelJail(sandbox.Jail):
     def __init__(self, bundle: Path | None, lease: uids.UidLease | None, bot_limits: BotLimits) -> None:
         super().__init__([], lease, None, bot_limits)
         self.bundle = bundle
+        self.root_bytes = 0
+        """The size of the bot's slim root (a tmpfs of its own): memory the referee holds for it while it runs."""
         self.isolation = sandbox.Isolation.KERNEL
 
     def enter(self) -> None:
-        """Runs in the child between fork and exec: join the bot's cgroups. The bot's rlimits are its kernel's
-        (in the spec): runsc itself runs with the referee's."""
+        """Runs in the child between fork and exec: join the bot's cgroups, and take a mount namespace of its
+        own, which alone keeps the slim root once the referee has let go of it (`started`). The bot's rlimits
+        are its kernel's (in the spec): runsc itself runs with the referee's."""
         if self.cgroup is not None:
             self.cgroup.join()
+        kernel_root.enter_own_mount_namespace()
+
+    def started(self) -> None:
+        """Once `runsc run` runs in its own mount namespace: the slim root leaves the referee's, so it is freed
+        when the bot's kernel ends, even if the referee is killed."""
+        super().started()
+        self._detach()
+
+    def _detach(self) -> None:
+        if self.bundle is not None:
+            kernel_root.detach(str(self.bundle / "rootfs"))
 
     def release(self) -> None:
         super().release()
         if self.bundle is not None:
+            with contextlib.suppress(OSError):
+                self._detach()
             shutil.rmtree(self.bundle, ignore_errors=True)
             self.bundle = None
 
@@ -284,15 +297,21 @@ def confine(
     memory_bytes: int | None,
     env: Mapping[str, str],
 ) -> KernelJail:
-    """The kernel of one bot (its program an absolute path) with exactly `env`: a bundle written, a uid leased
-    (as root), its cgroup made. KernelUnavailable where runsc cannot run; sandbox.SandboxError where this bot's
-    cannot be set up (no cgroup: nothing runs at this level without its limits as a whole)."""
+    """The kernel of one bot (its program an absolute path) with exactly `env`: a bundle written, its slim root
+    copied into a tmpfs of its own (referee.isolation.kernel_root), a uid leased (as root), its cgroup made.
+    KernelUnavailable where runsc cannot run; sandbox.SandboxError where this bot's cannot be set up (no cgroup:
+    nothing runs at this level without its limits as a whole); kernel_root.SlimRootRefused where its runtime or
+    folders cannot be copied (the bot's fault: it does not start)."""
     found = require()
     machine = sandbox.probe()
     if request.own is None:
         command = sandbox.normalised_command(command, cwd)
     folders = sandbox.shown_folders(command, cwd, request.own)
     sandbox.check_readable(command, cwd, folders)
+    where = os.path.abspath(cwd or os.getcwd())
+    root = slim_root(command, folders, where, request)
+    shown_cwd = any(sandbox.within(where, folder) for folder in [*folders, *request.writable])
+    covered = covered_folders([*folders, *(() if shown_cwd else (where,))])
     bot_limits = BotLimits(memory_bytes, limits.MAX_CPU_SECONDS, sandboxed=True, own_uid=True)
     jail = KernelJail(None, _lease(), bot_limits)
     try:
@@ -303,21 +322,64 @@ def confine(
                 command,
                 env,
                 rootfs=rootfs,
-                folders=folders,
-                cwd=os.path.abspath(cwd or os.getcwd()),
+                cwd=where,
                 socket=request.socket,
                 uid=uid,
                 masked=request.masked,
                 writable=request.writable,
+                covered=covered,
                 memory_bytes=memory_bytes,
             )
         )
+        jail.root_bytes = _mount_root(root, jail.bundle)
         assert found.runsc is not None
         jail.argv = runsc_command(found.runsc, jail.bundle, container)
     except BaseException:
         jail.release()
         raise
     return jail
+
+
+def slim_root(
+    command: Sequence[str], folders: Sequence[str], cwd: str, request: sandbox.SandboxRequest
+) -> kernel_root.KernelRoot:
+    """What the bot's kernel shows (kernel_root.KernelRoot.plan): its runtime, and its own folders (those
+    sandbox.shown_folders gives but its runtime's, and a build's writable ones, which are bound), and its `cwd`
+    (empty where nothing shown holds it). kernel_root.SlimRootRefused (the bot's fault) where it cannot be
+    copied."""
+    runs_inside = request.own is not None and _inside_own(command, request)
+    runtime = set() if runs_inside else set(sandbox.runtime_folders(command[0]))
+    own = [
+        folder
+        for folder in folders
+        if folder not in runtime and folder not in request.writable and folder not in PRIVATE_INSIDE
+    ]
+    root = kernel_root.KernelRoot.plan(command, own, request.masked, organisers=request.own is None)
+    if not any(sandbox.within(cwd, folder) for folder in [*folders, *request.writable]):
+        root.folders.setdefault(cwd, 0o755)
+    return root
+
+
+def covered_folders(folders: Sequence[str]) -> list[str]:
+    """The folders shown that lie below the bot's private mounts (a bot in /tmp/class/alice, a working folder in
+    /tmp): their copies in the slim root are bound over those mounts. A folder that is one of them (an
+    organiser's word `/tmp`) is the bot's private one, and not copied."""
+    return [folder for folder in folders if any(sandbox.within(folder, private) for private in PRIVATE_INSIDE)
+            and folder not in PRIVATE_INSIDE]  # fmt: skip
+
+
+def _inside_own(command: Sequence[str], request: sandbox.SandboxRequest) -> bool:
+    own = [os.path.realpath(folder) for folder in request.own or ()]
+    return any(sandbox.within(os.path.realpath(command[0]), folder) for folder in own)
+
+
+def _mount_root(root: kernel_root.KernelRoot, bundle: Path) -> int:
+    """The root copied into a tmpfs at the bundle's root folder, with mount points for the spec's mounts."""
+    mounts = json.loads((bundle / "config.json").read_text())["mounts"]
+    try:
+        return kernel_root.mount_root(root, str(bundle / "rootfs"), mounts)
+    except OSError as error:
+        raise sandbox.SandboxError(f"a bot's slim root cannot be made: {error}") from None
 
 
 def _lease() -> uids.UidLease | None:
@@ -362,10 +424,18 @@ def _try_kernel(runsc: str) -> str | None:
         socket.touch()
         try:
             bundle, container = _new_bundle(
-                lambda rootfs: bundle_spec([true], {}, rootfs=rootfs, folders=(), cwd="/", socket=socket, uid=NOBODY)
+                lambda rootfs: bundle_spec([true], {}, rootfs=rootfs, cwd="/", socket=socket, uid=NOBODY)
             )
         except OSError as error:
             return f"the bundle of a kernel cannot be written: {error}"
+        try:
+            root = kernel_root.KernelRoot.plan([true], (), (), organisers=True)
+            kernel_root.mount_root(
+                root, str(bundle / "rootfs"), json.loads((bundle / "config.json").read_text())["mounts"]
+            )
+        except (OSError, kernel_root.SlimRootRefused) as error:
+            shutil.rmtree(bundle, ignore_errors=True)
+            return f"a bot's slim root cannot be made: {error}"
         try:
             run = subprocess.run(
                 runsc_command(runsc, bundle, container),
@@ -381,6 +451,7 @@ def _try_kernel(runsc: str) -> str | None:
         except (OSError, subprocess.SubprocessError) as error:
             return f"runsc cannot be run: {error}"
         finally:
+            kernel_root.detach(str(bundle / "rootfs"))
             shutil.rmtree(bundle, ignore_errors=True)
     return None if run.returncode == 0 else _why_it_failed(run.stderr)
 
@@ -393,6 +464,8 @@ def remove_stale_bundles() -> list[Path]:
     for bundle in sorted(parent.glob("bot-*-*")) if parent.is_dir() else ():
         owner = bundle.name.split("-")[1]
         if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+            with contextlib.suppress(OSError):
+                kernel_root.detach(str(bundle / "rootfs"))
             shutil.rmtree(bundle, ignore_errors=True)
             removed.append(bundle)
     return removed
@@ -438,5 +511,8 @@ def report(found: KernelProbe | None = None) -> sandbox.Check:
     found = probe() if found is None else found
     if found.problem is not None:
         return sandbox.Check("kernel per bot (gVisor)", False, found.problem, required=False)
-    detail = f"{found.runsc} (version {found.version}, platform {PLATFORM}): a kernel of its own for every bot"
+    detail = (
+        f"{found.runsc} (version {found.version}, platform {PLATFORM}): a kernel of its own for every bot, over a "
+        f"slim root copied into memory at each start (at most {kernel_root.MAX_ROOT_BYTES >> 20} MiB a bot)"
+    )
     return sandbox.Check("kernel per bot (gVisor)", True, detail, required=False)

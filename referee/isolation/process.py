@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from protocol.errors import BotFault
-from referee.isolation import gvisor
+from referee.isolation import gvisor, kernel_root
 from referee.isolation import sandbox as sandboxing
 from referee.isolation.bot_limits import BotLimits, open_files_cap
 from referee.isolation.containment import Containment, Wrapper, containment
@@ -324,7 +324,7 @@ class BotProcess:
                     jail = gvisor.confine(program, cwd, sandbox, memory_bytes, env)
                 else:
                     jail = sandboxing.confine(program, cwd, sandbox, memory_bytes)
-            except sandboxing.ProgramHiddenFromBot as error:
+            except (sandboxing.ProgramHiddenFromBot, kernel_root.SlimRootRefused) as error:
                 raise BotStartError(str(error)) from None
             kept_in, argv = Containment.PID_NAMESPACE, jail.argv
         else:

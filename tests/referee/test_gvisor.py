@@ -1,27 +1,30 @@
 """The kernel isolation level (referee.isolation.gvisor): every bot under a gVisor kernel of its own.
 
 Skipped, with runsc's reason, where runsc cannot run (.ci/run installs it and sets REFEREE_REQUIRE_KERNEL, so CI
-runs them); the refusal where it cannot run is tested everywhere. The page-cache channel is not among them: see
-docs/explanation (the security model) for why a kernel per bot does not close it.
+runs them); the refusal where it cannot run is tested everywhere. The slim root's file set is tested without
+runsc in test_kernel_root.py.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, cast
 
 import pytest
 from click.testing import CliRunner
+from page_cache_channel import BITS, SHARED_PARENT, round_bits_right, shared_file
 from referee_helpers import FIXTURE_BOTS
 
-from referee.isolation import gvisor
-from referee.isolation.process import BotProcess
+from referee.isolation import gvisor, kernel_root
+from referee.isolation.process import BotProcess, BotStartError
 from referee.isolation.proctable import live_processes, read_process
 from referee.isolation.sandbox import Isolation, SandboxRequest, runtime_dir
 from referee.match import run_match
@@ -39,6 +42,11 @@ DISK_STATS = str(FIXTURE_BOTS / "attack_disk_stats.py")
 SHARED_FILE = sys.executable
 """A file every bot may map read-only (the interpreter: in /usr, or in the runtime a Python bot is shown)."""
 HANG_BOUND_S = 120.0
+CHANCE_BOUND = 0.65
+"""The share of bits a receiver may get right over a test's rounds: chance is 0.5 (a binomial of 96 bits a
+round: 0.65 of 3 rounds is 5.1 standard deviations above it, 3.3 with the spread 38 rounds under load gave,
+7.5 bits a round); the open channel gave 0.6-0.99 a round, 0.74-0.88 over a test's rounds."""
+PAGE_CACHE_ROUNDS = 3
 
 
 def _runsc_processes() -> list[int]:
@@ -50,6 +58,12 @@ def _runsc_processes() -> list[int]:
             if mark.encode() in file.read() and process.state != "Z":
                 found.append(process.pid)
     return found
+
+
+def _slim_roots_mounted(referee: int) -> list[str]:
+    """The mount points of `referee`'s bots' slim roots in this (the host's) mount namespace."""
+    mark = f"/{gvisor.KERNELS}/bot-{referee}-"
+    return [line.split()[4] for line in Path("/proc/self/mountinfo").read_text().splitlines() if mark in line]
 
 
 def _boot_ticks() -> int:
@@ -113,6 +127,7 @@ def test_a_match_plays_under_a_kernel_per_bot_and_records_it(tmp_path: Path) -> 
     assert _runsc_processes() == []
     assert _sentries_since(since) == []
     assert not [path for path in (runtime_dir() / gvisor.KERNELS).glob(f"bot-{os.getpid()}-*")]
+    assert _slim_roots_mounted(os.getpid()) == []
 
 
 @needs_runsc
@@ -141,10 +156,16 @@ def test_the_kernel_is_gone_once_the_referee_is_killed(tmp_path: Path) -> None:
                 found.append(process.pid)
         return found
 
+    def running() -> bool:
+        """A bot's kernel runs, and its root has left the host's mount namespace (the probe's kernel, which the
+        referee runs first, keeps its root there until it ends)."""
+        return bool(kernels()) and not _slim_roots_mounted(referee.pid)
+
     deadline = time.monotonic() + HANG_BOUND_S
-    while not kernels() and time.monotonic() < deadline:
-        time.sleep(0.1)
+    while not running() and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert kernels(), "the referee started no kernel"
+    assert _slim_roots_mounted(referee.pid) == [], "once a bot's kernel runs, its root is that kernel's alone"
     os.kill(referee.pid, signal.SIGKILL)
     referee.wait()
     deadline = time.monotonic() + HANG_BOUND_S
@@ -152,6 +173,7 @@ def test_the_kernel_is_gone_once_the_referee_is_killed(tmp_path: Path) -> None:
         time.sleep(0.1)
     assert kernels() == []
     assert _sentries_since(since) == []
+    assert _slim_roots_mounted(referee.pid) == [], "no bot's root outlives its kernel"
     left = [bundle.name for bundle in (runtime_dir() / gvisor.KERNELS).glob(f"bot-{referee.pid}-*")]
     assert left, "a referee killed with SIGKILL leaves its bundles (what remove_stale_bundles is for)"
     removed = gvisor.remove_stale_bundles()
@@ -260,3 +282,90 @@ def test_no_bot_reads_the_hosts_free_space_through_its_kernel(tmp_path: Path) ->
         "fstatvfs": "refused: EPERM",
     }
     assert {stats["ustat"] for stats in found.values()} <= {"refused: ENOSYS", "refused: EPERM", "no ustat here"}
+
+
+@needs_runsc
+def test_the_page_cache_carries_nothing_from_one_bot_to_the_next(tmp_path: Path) -> None:
+    """A sender bot reads the pages of a file both bots are shown that stand for the 1 bits of a random message;
+    the next bot, started once the sender has gone (the next rotation's process), times its first reads of
+    every page. Through the host's page cache it got 60-95 of 96 bits right, and the full sandbox's bot gets
+    all (docs/results.md): each bot's kernel now reads a copy of its own, and it gets what chance gives."""
+    with tempfile.TemporaryDirectory(dir=SHARED_PARENT) as shared:
+        path = shared_file(Path(shared))
+        right = [round_bits_right(True, path, tmp_path) for _ in range(PAGE_CACHE_ROUNDS)]
+    assert None not in right
+    assert sum(filter(None, right)) <= CHANCE_BOUND * BITS * len(right), right
+
+
+@needs_runsc
+def test_the_page_cache_carries_nothing_between_two_bots_alive_at_once(tmp_path: Path) -> None:
+    """The same, with the receiver started first and reading after the sender, started after it, has gone: two
+    bots of one table. Through the host's page cache it got 79-84 of 96 bits right."""
+    with tempfile.TemporaryDirectory(dir=SHARED_PARENT) as shared:
+        path = shared_file(Path(shared))
+        rounds = (round_bits_right(True, path, tmp_path, together=True) for _ in range(PAGE_CACHE_ROUNDS))
+        right = [found for found in rounds if found is not None]
+    assert right, "the senders outlived every receiver's wait: nothing was measured"
+    assert sum(right) <= CHANCE_BOUND * BITS * len(right), right
+
+
+@needs_runsc
+def test_a_bot_whose_runtime_cannot_be_copied_is_refused_never_shown_more(tmp_path: Path) -> None:
+    """A program the slim root has no rule for (a shell script) does not start at the kernel level, saying what
+    to do: its own fault, not the referee's, and never the whole system instead."""
+    script = tmp_path / "bot.sh"
+    script.write_text("#!/bin/sh\nexec sleep 5\n")
+    script.chmod(0o755)
+    tmp_path.chmod(0o755)
+    with pytest.raises(BotStartError, match="play it at the full level"):
+        BotProcess.start(
+            [str(script)],
+            {"PATH": os.defpath},
+            tmp_path / "script.log",
+            1 << 20,
+            sandbox=SandboxRequest(None, own=(str(tmp_path),), kernel=True),
+        )
+    assert _slim_roots_mounted(os.getpid()) == []
+
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+C_BOT = REPOSITORY / "bots" / "c" / "random_bot"
+JS_BOT = REPOSITORY / "bots" / "js" / "random_bot.js"
+
+
+@needs_runsc
+@pytest.mark.skipif(
+    not C_BOT.exists() or shutil.which("node") is None or not (JS_BOT.parent / "node_modules").is_dir(),
+    reason="the C bot is not built or the JS bot's modules are not installed (.ci/run does both)",
+)
+def test_the_c_and_javascript_bots_play_on_their_slim_roots(tmp_path: Path) -> None:
+    """Their runtimes (an ELF program and its libraries; node and the bot's node_modules) are what their roots
+    hold: both play a clean game beside a Python bot."""
+    bots = (
+        BotSpec("c", (str(C_BOT),)),
+        BotSpec("js", (str(shutil.which("node")), str(JS_BOT))),
+        BotSpec("python", (sys.executable, "-m", "bots.python.random_bot")),
+    )
+    games = (GameSpec(0, 7, (0, 1, 2)),)
+    record = run_match(MatchSpec("slim-roots", "scout", bots, games, log_dir=str(tmp_path / "logs"), kernel=True))
+    assert [game.isolation for game in record.games] == [Isolation.KERNEL]
+    assert [game.faults for game in record.games] == [()]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a slim root is mounted only as root")
+def test_a_slim_root_a_killed_referee_left_mounted_is_unmounted_with_its_bundle() -> None:
+    """A referee killed between making a bot's root and starting the bot leaves that tmpfs in the host's mount
+    namespace: the next referee's remove_stale_bundles unmounts it before it removes the bundle."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    parent = runtime_dir() / gvisor.KERNELS
+    parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    bundle = Path(tempfile.mkdtemp(prefix=f"bot-{gone.pid}-1-", dir=parent))
+    (bundle / "rootfs").mkdir()
+    kernel_root.mount_root(
+        kernel_root.KernelRoot.plan([str(shutil.which("true"))], (), (), True), str(bundle / "rootfs")
+    )
+    assert _slim_roots_mounted(gone.pid) == [str(bundle / "rootfs")]
+    assert bundle in gvisor.remove_stale_bundles()
+    assert _slim_roots_mounted(gone.pid) == []
+    assert not bundle.exists()
