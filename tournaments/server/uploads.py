@@ -235,6 +235,9 @@ def _unpack_tar(stream: BinaryIO, writer: _Writer) -> None:
                 _tar_member(archive, member, writer)
     except (tarfile.TarError, OSError, EOFError, zlib.error) as error:
         raise UploadRefused(Refusal.NOT_AN_ARCHIVE, f"not a readable tar.gz ({error})") from None
+    except RecursionError:
+        # tarfile reads a chain of GNU long-name or pax headers by recursion, one call per header
+        raise UploadRefused(Refusal.NOT_AN_ARCHIVE, "not a readable tar.gz (a chain of too many headers)") from None
 
 
 def _tar_member(archive: tarfile.TarFile, member: tarfile.TarInfo, writer: _Writer) -> None:
