@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import tarfile
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -42,19 +43,24 @@ def api_routes(edge: Edge) -> APIRouter:
     async def events(request: Request, division: Division = Division.GRADED) -> StreamingResponse:
         who = await edge.allow(request, Action.VIEW_TABLE)
         await run_in_threadpool(ladder.table, who, division)
+        key = edge.stream_key(request, who)
 
         async def leaving() -> bool:
             return edge.closing.is_set() or await request.is_disconnected()
 
-        stream = table_events(
-            ladder,
-            lambda: plain(ladder.table(who, division)),
-            leaving,
-            edge.settings.poll_seconds,
-            edge.settings.keepalive_seconds,
-        )
+        async def stream() -> AsyncIterator[str]:
+            with edge.stream_open(key):
+                async for event in table_events(
+                    edge.watch,
+                    (who, division),
+                    lambda: plain(ladder.table(who, division)),
+                    leaving,
+                    edge.settings.keepalive_seconds,
+                ):
+                    yield event
+
         headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-        return StreamingResponse(stream, media_type="text/event-stream", headers=headers)
+        return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
 
     @router.post("/submissions", status_code=201, summary="Upload a version: one zip or tar.gz, or several files")
     async def submit(request: Request, files: list[UploadFile] = File(...)) -> dict[str, Any]:  # noqa: B008
