@@ -141,3 +141,35 @@ def test_a_match_result_bent_by_a_worker_is_refused_and_the_honest_one_then_coun
     assert served.client.get("/api/table").json()["games"] == 0
     assert served.client.post(f"/api/jobs/{job['id']}/result", json=honest, headers=worker).status_code == 200
     assert served.client.get("/api/table").json()["games"] == len(games)
+
+
+def test_a_stranger_s_or_a_student_s_result_body_is_refused_unread(served: Served) -> None:
+    """FastAPI parsed a declared JSON body before the endpoint asked for a token: four strangers posting 33 MB of
+    `[{},{},...]` each held the event loop for 12 s and the server at 2 GB. Now the body is read only for a
+    worker's token: a stranger gets 401 and a student 403, whatever the body holds."""
+    unreadable = b"[" * 100_000
+    headers = {"Content-Type": "application/json"}
+    stranger = served.client.post("/api/jobs/nojob/result", content=unreadable, headers=headers)
+    assert stranger.status_code == 401 and stranger.json()["error"] == "unauthorised"
+    student = served.client.post(
+        "/api/jobs/nojob/result", content=unreadable, headers=headers | bearer(served.students["ann"])
+    )
+    assert student.status_code == 403 and student.json()["error"] == "forbidden"
+    worker = served.client.post("/api/jobs/nojob/result", content=unreadable, headers=headers | bearer(served.worker))
+    assert worker.status_code == 400 and worker.json()["error"] == "bad-input", "a worker's is read, and refused"
+
+
+def test_a_large_json_body_to_another_route_is_refused_before_it_is_read(served: Served) -> None:
+    """A 1 MB JSON list to /api/jobs/claim was parsed, then echoed back whole in the 422's detail."""
+    bomb = b"[" + b"{}," * 350_000 + b"{}]"
+    answer = served.client.post("/api/jobs/claim", content=bomb, headers={"Content-Type": "application/json"})
+    assert answer.status_code == 413 and answer.json()["error"] == "too-large"
+    assert len(answer.content) < 1000
+
+
+def test_a_request_that_does_not_fit_its_fields_is_not_echoed_back(served: Served) -> None:
+    sent = {"worker": ["<script>marker-of-what-was-sent</script>"] * 50}
+    answer = served.client.post("/api/jobs/claim", json=sent, headers=bearer(served.worker))
+    assert answer.status_code == 422
+    assert answer.json()["detail"][0]["loc"] == ["body", "worker"]
+    assert "marker-of-what-was-sent" not in answer.text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import tarfile
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -12,7 +13,7 @@ from fastapi import APIRouter, Body, File, Request, UploadFile
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from tournaments.ladder import Division, JobResult
+from tournaments.ladder import BadResult, Division, JobResult
 
 from .access import Action, decide_item
 from .edge import Edge
@@ -21,6 +22,18 @@ from .present import plain
 from .uploads import Part
 
 ARCHIVE_TYPE = "application/gzip"
+RESULT_BODY = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "required": ["kind", "data"],
+                "properties": {"kind": {"type": "string", "enum": ["check", "match"]}, "data": {"type": "object"}},
+            }
+        }
+    },
+}
 KEY_TEXT_MAX = 200
 """A public key is 40 characters; a longer text is refused (422) before the ladder sees it."""
 
@@ -151,11 +164,18 @@ def api_routes(edge: Edge) -> APIRouter:
             return Response(status_code=204)
         return JSONResponse(job.to_dict())
 
-    @router.post("/jobs/{job_id}/result", summary="A worker reports a job's result (a second report counts once)")
-    async def report(request: Request, job_id: str, result: dict[str, Any] = Body(...)) -> dict[str, str]:  # noqa: B008
+    @router.post(
+        "/jobs/{job_id}/result",
+        summary="A worker reports a job's result (a second report counts once)",
+        openapi_extra={"requestBody": RESULT_BODY},
+    )
+    async def report(request: Request, job_id: str) -> dict[str, str]:
+        """The body is read only once the token is a worker's (or staff's), and parsed off the event loop: a
+        stranger's or a student's large body is refused unread."""
         who = await edge.allow(request, Action.REPORT_JOB)
         assert who is not None
-        await run_in_threadpool(ladder.report, who, job_id, JobResult.from_dict(result))
+        result = await run_in_threadpool(parse_result, await request.body())
+        await run_in_threadpool(ladder.report, who, job_id, result)
         return {"status": "recorded"}
 
     @router.get("/versions/{digest}/archive", summary="A version's folder as tar.gz, by content hash (workers)")
@@ -165,6 +185,18 @@ def api_routes(edge: Edge) -> APIRouter:
         return Response(await run_in_threadpool(pack_folder, folder), media_type=ARCHIVE_TYPE)
 
     return router
+
+
+def parse_result(body: bytes) -> JobResult:
+    """A job's result from its JSON body; BadResult for a body that is no JSON object (or nests past Python's
+    recursion limit)."""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        raise BadResult("a job's result is a JSON object: `kind` and `data`") from None
+    if not isinstance(data, dict):
+        raise BadResult("a job's result is a JSON object: `kind` and `data`")
+    return JobResult.from_dict(data)
 
 
 def pack_folder(folder: Path) -> bytes:
