@@ -11,6 +11,9 @@ from typing import Any
 
 import pytest
 from served import Served
+from sqlalchemy import select
+
+from tournaments.ladder.schema import jobs
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -173,3 +176,21 @@ def test_a_request_that_does_not_fit_its_fields_is_not_echoed_back(served: Serve
     assert answer.status_code == 422
     assert answer.json()["detail"][0]["loc"] == ["body", "worker"]
     assert "marker-of-what-was-sent" not in answer.text
+
+
+def test_a_result_for_a_job_no_worker_claimed_is_refused(served: Served) -> None:
+    """A worker token could accept a version by posting its check's result while the check was still queued, run
+    by nobody. Now only a claimed job (or one claimed and reissued since) takes a result."""
+    version = submit(served, "ann", 0)
+    worker = bearer(served.worker)
+    with served.ladder.engine.connect() as connection:
+        queued = connection.execute(select(jobs.c.id).where(jobs.c.version_id == version)).scalar_one()
+    passed = {"kind": "check", "data": {"passed": True, "verdict": "ok"}}
+    answer = served.client.post(f"/api/jobs/{queued}/result", json=passed, headers=worker)
+    assert answer.status_code == 400 and answer.json()["error"] == "bad-input"
+    ann = bearer(served.students["ann"])
+    assert served.client.get(f"/api/submissions/{version}", headers=ann).json()["version"]["status"] == "checking"
+    claimed = served.client.post("/api/jobs/claim", json={"worker": "w"}, headers=worker).json()
+    assert claimed["id"] == queued
+    assert served.client.post(f"/api/jobs/{queued}/result", json=passed, headers=worker).status_code == 200
+    assert served.client.get(f"/api/submissions/{version}", headers=ann).json()["version"]["status"] == "accepted"
