@@ -28,7 +28,7 @@ from .edge import Edge, Settings, json_error, retry_headers, status_of
 from .web import page, web_routes
 
 FORM_MARGIN = 2**20
-JSON_CAP = 64 * 2**10
+JSON_CAP = 256 * 2**10
 """A body that is not an upload: a claim, a key, a login form's token (a job's result has the upload's cap)."""
 TITLE = "card-referee ladder"
 RESULT_PATH = re.compile(r"/api/jobs/[^/]+/result")
