@@ -11,7 +11,7 @@ import pytest
 
 from tournaments.ladder import Forbidden, Principal, Role, Unauthorised
 from tournaments.server.access import RULES, Action, Scope, decide
-from tournaments.server.events import table_event, table_events
+from tournaments.server.events import TableWatch, table_event, table_events
 from tournaments.server.ratelimit import Rate, RateLimited, RateLimiter
 from tournaments.server.sessions import Csrf, CsrfRefused, credentials
 
@@ -139,7 +139,7 @@ def test_the_live_loop_sends_the_table_at_once_then_only_on_change() -> None:
             return left.is_set()
 
         async def watch() -> None:
-            async for event in table_events(counter, table, disconnected, poll=0.01, keepalive=3600):
+            async for event in table_events(TableWatch(counter, poll=0.01), "ann", table, disconnected, keepalive=3600):
                 events.append(event)
                 if len(events) == 2:
                     left.set()

@@ -160,7 +160,7 @@ class Ladder:
 
     def report(self, who: Principal, job_id: str, result: JobResult) -> None:
         """Store a job's result, once: a result posted again, or late after its job was reissued and done, is
-        ignored. Then the queue is filled again."""
+        ignored; one for a job no worker ever claimed is refused (BadResult). Then the queue is filled again."""
         _require(who, Role.WORKER, Role.STAFF, strict=True)
         with self.engine.begin() as connection:
             lock_state(connection)
@@ -169,6 +169,8 @@ class Ladder:
                 raise UnknownItem(f"no job {job_id!r}")
             if result.kind.value != job.kind:
                 raise BadResult(f"job {job_id} is a {job.kind}, the result a {result.kind.value}")
+            if not job.attempts:
+                raise BadResult(f"job {job_id} was never claimed: a worker reports only a job it claimed")
             if not finish(connection, job_id):
                 return
             if result.kind is JobKind.CHECK:

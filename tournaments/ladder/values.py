@@ -8,6 +8,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .errors import BadResult
+
 
 class Role(enum.StrEnum):
     STUDENT = "student"
@@ -105,7 +107,11 @@ class JobResult:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> JobResult:
-        return cls(JobKind(data["kind"]), dict(data["data"]))
+        """A result as a worker posted it; BadResult when it is not one (a kind that is none, data not an object)."""
+        try:
+            return cls(JobKind(data["kind"]), dict(data["data"]))
+        except (KeyError, TypeError, ValueError):
+            raise BadResult("a job result is an object with a kind (check or match) and its data (an object)") from None
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from .submissions import version_of
 from .values import GameSummary, Principal, Role, RosterRow, Version, VersionDetail, VersionStatus
 
 GAMES_SHOWN = 200
+MAX_SEAT = 2**15
 
 
 class Item(enum.StrEnum):
@@ -99,7 +100,10 @@ def student_games(connection: Connection, student: str, names: dict[str, str]) -
 
 
 def game_log(connection: Connection, who: Principal | None, game_id: str, seat: int) -> bytes:
-    """The output of the bot at `seat` in the game's match: its own student's and staff's to read."""
+    """The output of the bot at `seat` in the game's match: its own student's and staff's to read. A seat past
+    MAX_SEAT is answered as a missing log (the database's integers could not even hold some of them)."""
+    if not 0 <= seat <= MAX_SEAT:
+        raise hidden(Item.LOG, who)
     row = connection.execute(
         select(schema.seats, schema.games.c.job_id)
         .join(schema.games, schema.games.c.id == schema.seats.c.game_id)

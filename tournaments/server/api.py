@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import json
 import tarfile
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +13,7 @@ from fastapi import APIRouter, Body, File, Request, UploadFile
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from tournaments.ladder import Division, JobResult
+from tournaments.ladder import BadResult, Division, JobResult
 
 from .access import Action, decide_item
 from .edge import Edge
@@ -20,6 +22,18 @@ from .present import plain
 from .uploads import Part
 
 ARCHIVE_TYPE = "application/gzip"
+RESULT_BODY = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "required": ["kind", "data"],
+                "properties": {"kind": {"type": "string", "enum": ["check", "match"]}, "data": {"type": "object"}},
+            }
+        }
+    },
+}
 KEY_TEXT_MAX = 200
 """A public key is 40 characters; a longer text is refused (422) before the ladder sees it."""
 
@@ -42,19 +56,24 @@ def api_routes(edge: Edge) -> APIRouter:
     async def events(request: Request, division: Division = Division.GRADED) -> StreamingResponse:
         who = await edge.allow(request, Action.VIEW_TABLE)
         await run_in_threadpool(ladder.table, who, division)
+        key = edge.stream_key(request, who)
 
         async def leaving() -> bool:
             return edge.closing.is_set() or await request.is_disconnected()
 
-        stream = table_events(
-            ladder,
-            lambda: plain(ladder.table(who, division)),
-            leaving,
-            edge.settings.poll_seconds,
-            edge.settings.keepalive_seconds,
-        )
+        async def stream() -> AsyncIterator[str]:
+            with edge.stream_open(key):
+                async for event in table_events(
+                    edge.watch,
+                    (who, division),
+                    lambda: plain(ladder.table(who, division)),
+                    leaving,
+                    edge.settings.keepalive_seconds,
+                ):
+                    yield event
+
         headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-        return StreamingResponse(stream, media_type="text/event-stream", headers=headers)
+        return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
 
     @router.post("/submissions", status_code=201, summary="Upload a version: one zip or tar.gz, or several files")
     async def submit(request: Request, files: list[UploadFile] = File(...)) -> dict[str, Any]:  # noqa: B008
@@ -145,11 +164,18 @@ def api_routes(edge: Edge) -> APIRouter:
             return Response(status_code=204)
         return JSONResponse(job.to_dict())
 
-    @router.post("/jobs/{job_id}/result", summary="A worker reports a job's result (a second report counts once)")
-    async def report(request: Request, job_id: str, result: dict[str, Any] = Body(...)) -> dict[str, str]:  # noqa: B008
+    @router.post(
+        "/jobs/{job_id}/result",
+        summary="A worker reports a job's result (a second report counts once)",
+        openapi_extra={"requestBody": RESULT_BODY},
+    )
+    async def report(request: Request, job_id: str) -> dict[str, str]:
+        """The body is read only once the token is a worker's (or staff's), and parsed off the event loop: a
+        stranger's or a student's large body is refused unread."""
         who = await edge.allow(request, Action.REPORT_JOB)
         assert who is not None
-        await run_in_threadpool(ladder.report, who, job_id, JobResult.from_dict(result))
+        result = await run_in_threadpool(parse_result, await request.body())
+        await run_in_threadpool(ladder.report, who, job_id, result)
         return {"status": "recorded"}
 
     @router.get("/versions/{digest}/archive", summary="A version's folder as tar.gz, by content hash (workers)")
@@ -159,6 +185,18 @@ def api_routes(edge: Edge) -> APIRouter:
         return Response(await run_in_threadpool(pack_folder, folder), media_type=ARCHIVE_TYPE)
 
     return router
+
+
+def parse_result(body: bytes) -> JobResult:
+    """A job's result from its JSON body; BadResult for a body that is no JSON object (or nests past Python's
+    recursion limit)."""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        raise BadResult("a job's result is a JSON object: `kind` and `data`") from None
+    if not isinstance(data, dict):
+        raise BadResult("a job's result is a JSON object: `kind` and `data`")
+    return JobResult.from_dict(data)
 
 
 def pack_folder(folder: Path) -> bytes:

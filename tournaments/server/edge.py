@@ -4,9 +4,10 @@ for cookie sessions, rate limits counted; and the ladder's errors turned into HT
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -28,11 +29,13 @@ from tournaments.ladder import (
 )
 
 from .access import Action, decide
+from .events import TableWatch
 from .ratelimit import Rate, RateLimited, RateLimiter
 from .sessions import CSRF_FIELD, CSRF_HEADER, TOKEN_COOKIE, Csrf, CsrfRefused, credentials
 from .uploads import DEFAULT_LIMITS, Limits, Part, UploadRefused, submission_root, unpack_upload
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+STREAM_RETRY_SECONDS = 5
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,10 @@ class Settings:
     """Login attempts and failed token checks per address."""
     poll_seconds: float = 0.5
     keepalive_seconds: float = 15.0
+    streams_per_token: int = 20
+    """Live streams open at once per token: a browser's few tabs, not a flood."""
+    streams_per_address: int = 200
+    """Live streams open at once per address without a token (a classroom behind one NAT address has many)."""
     scratch: Path | None = None
     """Where uploads are unpacked before the ladder copies them (default: the system's temporary folder)."""
 
@@ -62,6 +69,28 @@ class Edge:
         """Set when the server shuts down: the live streams end then, rather than being cut."""
         self.uploads = RateLimiter("uploads", self.settings.upload_rate)
         self.logins = RateLimiter("login attempts", self.settings.login_rate)
+        self.watch = TableWatch(self.ladder, self.settings.poll_seconds)
+        self.streams: dict[str, int] = {}
+
+    def stream_key(self, request: Request, who: Principal | None) -> str:
+        """Whose live stream this is (their token, or their address without one); RateLimited when they have
+        as many open as the settings allow. The stream counts itself once it runs (`stream_open`), so one that
+        never starts holds no place."""
+        key = f"token:{who.role.value}:{who.name}" if who is not None else address(request)
+        cap = self.settings.streams_per_token if who is not None else self.settings.streams_per_address
+        if self.streams.get(key, 0) >= cap:
+            raise RateLimited(f"live streams open at once (at most {cap})", STREAM_RETRY_SECONDS)
+        return key
+
+    @contextlib.contextmanager
+    def stream_open(self, key: str) -> Iterator[None]:
+        self.streams[key] = self.streams.get(key, 0) + 1
+        try:
+            yield
+        finally:
+            self.streams[key] -= 1
+            if not self.streams[key]:
+                del self.streams[key]
 
     def principal(self, request: Request) -> Principal | None:
         """Who sent `request` (None: nobody, a spectator); Unauthorised for a Bearer token that is not valid. A

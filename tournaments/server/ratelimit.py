@@ -14,6 +14,10 @@ from dataclasses import dataclass
 
 from protocol.errors import BadInput
 
+SWEEP_FLOOR = 1024
+"""Keys kept before a sweep of the ones whose window has passed (then twice as many as were left); past this
+many, a window's time also brings a sweep."""
+
 
 @dataclass(frozen=True)
 class Rate:
@@ -38,14 +42,28 @@ class RateLimiter:
         self.clock = clock
         self.events: dict[str, deque[float]] = {}
         self.lock = threading.Lock()
+        self.swept_at = SWEEP_FLOOR
+        self.swept_time = clock()
 
     def hit(self, key: str) -> None:
-        """Count one request for `key`, or RateLimited (not counted) if the window is full."""
+        """Count one request for `key`, or RateLimited (not counted) if the window is full. Keys with no request
+        left in the window are forgotten now and then, so that many addresses (forged ones too) cost no memory
+        once their window has passed."""
         now = self.clock()
         with self.lock:
+            if len(self.events) >= self.swept_at or (
+                len(self.events) > SWEEP_FLOOR and now - self.swept_time >= self.rate.seconds
+            ):
+                self._sweep(now)
             log = self.events.setdefault(key, deque())
             while log and log[0] <= now - self.rate.seconds:
                 log.popleft()
             if len(log) >= self.rate.count:
                 raise RateLimited(self.what, max(1, math.ceil(log[0] + self.rate.seconds - now)))
             log.append(now)
+
+    def _sweep(self, now: float) -> None:
+        for key in [key for key, log in self.events.items() if not log or log[-1] <= now - self.rate.seconds]:
+            del self.events[key]
+        self.swept_at = max(SWEEP_FLOOR, 2 * len(self.events))
+        self.swept_time = now

@@ -140,7 +140,13 @@ def web_routes(edge: Edge) -> APIRouter:
         who = await edge.allow(request, Action.VIEW_REPLAY)
         assert who is not None
         replay = await run_in_threadpool(ladder.replay, who, game_id)
-        html = await run_in_threadpool(render_replay_page, replay)
+        try:
+            html = await run_in_threadpool(render_replay_page, replay)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+            # a worker posted a replay the page cannot draw: the game's record stands, its page does not
+            raise UnknownItem(
+                "this game's replay is not one the page can draw (GET /api/games/ID/replay gives its record)"
+            ) from None
         return HTMLResponse(html, headers=REPLAY_HEADERS)
 
     @router.get("/staff", response_class=HTMLResponse)
