@@ -16,10 +16,12 @@ from pathlib import Path
 import pytest
 from ladder_helpers import FIXTURES, Made
 
+from referee.isolation import gvisor
 from referee.isolation import sandbox as sandboxing
 from referee.isolation.sandbox import SandboxProbe
 from tournaments.ladder import (
     Forbidden,
+    Job,
     JobKind,
     NoSandbox,
     Principal,
@@ -165,3 +167,39 @@ def test_a_machine_without_the_sandbox_runs_no_students_bot(
     with pytest.raises(NoSandbox):
         require_sandbox()
     assert fetched == [], "nothing of the student's was even fetched"
+
+
+def _first_match(folder: Path, kernel: bool) -> tuple[Made, Principal, Job]:
+    """A ladder (its file with `kernel = true` or without), ann's accepted version, and its first match, claimed."""
+    created = init_ladder(folder, "scout", 3, ["heuristic", "random"])
+    if kernel:
+        (folder / "ladder.toml").write_text("kernel = true\n" + (folder / "ladder.toml").read_text())
+    ladder = open_ladder(folder)
+    made = Made(folder, created, ladder, None)
+    ann = ladder.authenticate(ladder.invite(["ann"])["ann"])
+    ladder.submit(ann, FIXTURES / "first_move")
+    worker = ladder.authenticate(created.worker_token)
+    _do_checks(made, worker)
+    job = ladder.claim(worker, "w")
+    assert job is not None and job.kind is JobKind.MATCH
+    return made, worker, job
+
+
+@pytest.mark.parametrize("kernel", [False, True])
+def test_a_ladder_file_s_kernel_reaches_its_graded_matches(tmp_path: Path, kernel: bool) -> None:
+    """`kernel = true` in the ladder file puts every bot of a graded match under a kernel of its own (the key was
+    read as a league's and silently left out of the ladder's matches)."""
+    made, _, job = _first_match(tmp_path / "ladder", kernel)
+    with made.ladder:
+        assert job.payload["kernel"] is kernel
+
+
+@pytest.mark.skipif(
+    not gvisor.probe().usable and not os.environ.get("REFEREE_REQUIRE_KERNEL"),
+    reason=f"no kernel per bot here: {gvisor.probe().problem}",
+)
+def test_a_graded_match_of_a_kernel_ladder_is_played_at_the_kernel_level(tmp_path: Path) -> None:
+    made, _, job = _first_match(tmp_path / "ladder", kernel=True)
+    with made.ladder:
+        result = do_job(job, made.ladder.fetch_version)
+    assert {game["isolation"] for game in result.data["games"]} == {"kernel"}

@@ -2,7 +2,8 @@
 builds them; baselines, built-in bots), played by the referee in the sandbox, its games returned as plain data
 (records, replays, each bot's output capped).
 
-    payload = {"match_id", "division", "game", "config", "limits", "ponder",
+    payload = {"match_id", "division", "game", "config", "limits", "ponder", "kernel" (the ladder file's
+               `kernel = true`, graded matches: every bot under a gVisor kernel of its own),
                "entrants": [{"name", "baseline": bool, "command" (a baseline's) | "digest" (a version's)
                              | "remote": true, "public_key" (a remote bot's, open division)}],
                "games": [{"index", "seed", "seating"}],
@@ -100,6 +101,7 @@ def run_match_job(
             log_dir=str(root / "logs"),
             sandbox=sandbox,
             ponder=bool(payload.get("ponder", False)),
+            kernel=bool(payload.get("kernel", False)),
         )
         (root / "replays").mkdir()
         (root / "logs").mkdir()

@@ -146,6 +146,7 @@ def _payload(file: LadderFile, entrants: Sequence[Entrant], number: int, divisio
         "config": dict(league.config),
         "limits": limits_data(league.limits),
         "ponder": league.ponder,
+        "kernel": league.kernel and division is Division.GRADED,
         "entrants": [entrant.payload() for entrant in entrants],
         "games": [{"index": game.index, "seed": game.seed, "seating": list(game.seating)} for game in games],
     } | ({"server_key": file.open.server_key} if division is Division.OPEN else {})
