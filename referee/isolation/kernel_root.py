@@ -281,7 +281,7 @@ def runtime(program: str) -> KernelRoot:
         return _elf_runtime(program)
     raise SlimRootRefused(
         f"the kernel level copies a bot's runtime into memory for each start, and knows how for ELF programs "
-        f"(C, Node) and the referee's own Python ({sys.executable}); {program} is neither: run its script with "
+        f"(C, Node) and the referee's own Python; {program} is neither: run its script with "
         f"one of them (a .py bot runs with the referee's Python), or play it at the full level"
     )
 
@@ -334,7 +334,11 @@ def _python_runtime(program: str) -> KernelRoot:
 
 
 def _sdk_distributions() -> list[importlib.metadata.Distribution]:
-    """SDK_DISTRIBUTION and, transitively, what it requires without extras or markers."""
+    """SDK_DISTRIBUTION and, transitively, what it requires without extras or markers, as installed for the
+    interpreter (its site-packages only: a source tree on the search path, as under pytest, can hold an egg-info
+    of the same name whose file list lacks the installed import hooks)."""
+    paths = sysconfig.get_paths()
+    installed = list(dict.fromkeys((paths["purelib"], paths["platlib"])))
     found: dict[str, importlib.metadata.Distribution] = {}
     pending = [SDK_DISTRIBUTION]
     while pending:
@@ -342,9 +346,8 @@ def _sdk_distributions() -> list[importlib.metadata.Distribution]:
         key = re.sub(r"[-_.]+", "-", name).lower()
         if key in found:
             continue
-        try:
-            distribution = importlib.metadata.distribution(name)
-        except importlib.metadata.PackageNotFoundError:
+        distribution = next(iter(importlib.metadata.distributions(name=name, path=installed)), None)
+        if distribution is None:
             continue
         found[key] = distribution
         for requirement in distribution.requires or ():

@@ -185,19 +185,42 @@ def _first_match(folder: Path, kernel: bool) -> tuple[Made, Principal, Job]:
     return made, worker, job
 
 
-@pytest.mark.parametrize("kernel", [False, True])
-def test_a_ladder_file_s_kernel_reaches_its_graded_matches(tmp_path: Path, kernel: bool) -> None:
-    """`kernel = true` in the ladder file puts every bot of a graded match under a kernel of its own (the key was
-    read as a league's and silently left out of the ladder's matches)."""
+needs_kernel = pytest.mark.skipif(
+    not gvisor.probe().usable and not os.environ.get("REFEREE_REQUIRE_KERNEL"),
+    reason=f"no kernel per bot here: {gvisor.probe().problem}",
+)
+
+
+@pytest.mark.parametrize("kernel", [False, pytest.param(True, marks=needs_kernel)])
+def test_a_ladder_file_s_kernel_reaches_its_checks_and_graded_matches(tmp_path: Path, kernel: bool) -> None:
+    """`kernel = true` in the ladder file puts every bot of a check and of a graded match under a kernel of its
+    own (the key was read as a league's and silently left out of the ladder's jobs)."""
     made, _, job = _first_match(tmp_path / "ladder", kernel)
     with made.ladder:
         assert job.payload["kernel"] is kernel
 
 
-@pytest.mark.skipif(
-    not gvisor.probe().usable and not os.environ.get("REFEREE_REQUIRE_KERNEL"),
-    reason=f"no kernel per bot here: {gvisor.probe().problem}",
-)
+@needs_kernel
+def test_a_kernel_ladder_refuses_at_its_check_a_bot_that_cannot_run_there(tmp_path: Path) -> None:
+    """A shell-script bot plays in the full sandbox but not under a kernel of its own: at a kernel ladder its check
+    refuses it with the reason, so it never enters the ladder to forfeit every game."""
+    folder = tmp_path / "ladder"
+    created = init_ladder(folder, "scout", 3, ["heuristic", "random"])
+    (folder / "ladder.toml").write_text("kernel = true\n" + (folder / "ladder.toml").read_text())
+    script = tmp_path / "shell-bot" / "bot"
+    script.parent.mkdir()
+    script.write_text('#!/bin/sh\nexec python3 -c "from bots.python.random_bot import main; main()"\n')
+    script.chmod(0o755)
+    with open_ladder(folder) as ladder:
+        ann = ladder.authenticate(ladder.invite(["ann"])["ann"])
+        version = ladder.submit(ann, script.parent)
+        _do_checks(Made(folder, created, ladder, None), ladder.authenticate(created.worker_token))
+        refused = ladder.version(ann, version.id)
+    assert refused.version.status is VersionStatus.REFUSED
+    assert refused.verdict is not None and "play it at the full level" in str(refused.check_report)
+
+
+@needs_kernel
 def test_a_graded_match_of_a_kernel_ladder_is_played_at_the_kernel_level(tmp_path: Path) -> None:
     made, _, job = _first_match(tmp_path / "ladder", kernel=True)
     with made.ladder:

@@ -44,6 +44,22 @@ def test_a_python_bot_gets_its_interpreter_standard_library_and_the_sdk_and_noth
     assert root.size() < kernel_root.MAX_ROOT_BYTES
 
 
+def test_the_sdk_is_the_interpreter_s_installed_one_whatever_the_search_path_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editable install leaves card_referee.egg-info in the source tree, which is on the search path under
+    pytest; its file list lacks the installed import hooks, so a root planned from it gave bots no `protocol`."""
+    stray = tmp_path / "card_referee.egg-info"
+    stray.mkdir()
+    (stray / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: card-referee\nVersion: 0.0.0\n")
+    (stray / "SOURCES.txt").write_text("pyproject.toml\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    root = KernelRoot.plan([sys.executable, "-m", "bots.python.random_bot"], (), (), organisers=True)
+    installed = sysconfig.get_paths()["purelib"]
+    assert any(path.startswith(installed) and "card_referee" in path for path in root.files)
+    assert not [path for path in root.files if path.startswith(str(tmp_path))]
+
+
 @pytest.mark.skipif(not C_BOT.exists(), reason="the C bot is not built (make -C bots/c)")
 def test_an_elf_program_gets_its_loader_and_libraries_found_without_running_it() -> None:
     root = KernelRoot.plan([str(C_BOT)], [str(C_BOT.parent)], (), organisers=True)

@@ -68,6 +68,8 @@ class CheckPlan:
     transport: Transport = Transport.IPC
     sandbox: bool = True
     """Run the bot in the sandbox (False: unsandboxed, as the user; see `isolation_refusal`)."""
+    kernel: bool = False
+    """Every bot under a kernel of its own (MatchSpec.kernel)."""
     against: tuple[StrengthTest, ...] = ()
     strength_games: int = DEFAULT_STRENGTH_GAMES
 
@@ -299,6 +301,7 @@ def _match_spec(plan: CheckPlan, opponent: BotSpec, players: int) -> MatchSpec:
         replay_dir=str(folder / "replays"),
         log_dir=str(folder),
         sandbox=plan.sandbox,
+        kernel=plan.kernel,
     )
 
 
@@ -325,6 +328,7 @@ def _strength(plan: CheckPlan, test: StrengthTest, said_hello: bool, levels: lis
         replay_dir=str(folder / "replays"),
         log_dir=str(folder),
         sandbox=plan.sandbox,
+        kernel=plan.kernel,
     )
     record = run_match(spec, transport=plan.transport)
     levels += [game.isolation for game in record.games]

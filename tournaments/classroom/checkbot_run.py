@@ -57,6 +57,9 @@ class CheckRequest:
     """False: run the bot unsandboxed (only where told to, as check-bot's --no-sandbox)."""
     allow_partial: bool = False
     """Accept a partial sandbox rather than refuse to run."""
+    kernel: bool = False
+    """Every bot under a gVisor kernel of its own, as a league or ladder with `kernel = true` plays it (a bot that
+    cannot run there fails its check, saying why)."""
     against: tuple[StrengthTest, ...] = ()
     strength_games: int = DEFAULT_STRENGTH_GAMES
     build: str | None = None
@@ -146,6 +149,7 @@ def check_submission(
         limits=request.limits,
         transport=request.transport,
         sandbox=request.sandbox,
+        kernel=request.kernel,
         against=request.against,
         strength_games=request.strength_games,
     )

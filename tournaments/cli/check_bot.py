@@ -23,7 +23,7 @@ from ..classroom.checkbot_strength import (
     StrengthTest,
     parse_strength_test,
 )
-from .options import UNSANDBOXED_WARNING, isolation_warning, limits_options, transport_option
+from .options import UNSANDBOXED_WARNING, isolation_warning, kernel_option, limits_options, transport_option
 from .output import echo
 from .policy_check import check_bot_policy
 
@@ -152,6 +152,7 @@ def _emit(rendered: str, output: Path | None) -> None:
     "without root) instead of refusing to run; the report says what was missing.",
 )
 @transport_option
+@kernel_option
 def check_bot_command(
     game: str,
     bot: str,
@@ -169,6 +170,7 @@ def check_bot_command(
     transport: Transport,
     no_sandbox: bool,
     allow_partial: bool,
+    kernel: bool,
 ) -> None:
     """Check that BOT plays GAME by the protocol: handshake, legal actions, decision times, no crash.
 
@@ -199,6 +201,7 @@ def check_bot_command(
         transport=transport,
         sandbox=not no_sandbox,
         allow_partial=allow_partial,
+        kernel=kernel,
         against=against,
         strength_games=strength_games,
         build=build,

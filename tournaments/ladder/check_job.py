@@ -27,6 +27,7 @@ def run_check(payload: dict[str, Any], folder: Path, *, sandbox: bool, allow_par
             run_dir=Path(run),
             sandbox=sandbox,
             allow_partial=allow_partial,
+            kernel=bool(payload.get("kernel", False)),
         )
         outcome = check_submission(request)
         shown = _Shown(outcome.redactor.text, payload["digest"], payload["version"])

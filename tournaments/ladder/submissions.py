@@ -88,6 +88,12 @@ def add_version(connection: Connection, file: LadderFile, student: str, digest: 
             id=identifier, student=student, digest=digest, created=at, status=VersionStatus.CHECKING.value, late=late
         )
     )
-    payload = {"version": identifier, "digest": digest, "game": file.league.game, "players": file.league.players}
+    payload = {
+        "version": identifier,
+        "digest": digest,
+        "game": file.league.game,
+        "players": file.league.players,
+        "kernel": file.league.kernel,
+    }
     enqueue(connection, JobKind.CHECK, payload, CHECK_PRIORITY, version_id=identifier)
     return Version(identifier, student, digest, at, VersionStatus.CHECKING, late)
