@@ -310,7 +310,7 @@ def confine(
     sandbox.check_readable(command, cwd, folders)
     where = os.path.abspath(cwd or os.getcwd())
     root = slim_root(command, folders, where, request)
-    shown_cwd = any(sandbox.within(where, folder) for folder in [*folders, *request.writable])
+    shown_cwd = _holds(where, [*folders, *request.writable])
     covered = covered_folders([*folders, *(() if shown_cwd else (where,))])
     bot_limits = BotLimits(memory_bytes, limits.MAX_CPU_SECONDS, sandboxed=True, own_uid=True)
     jail = KernelJail(None, _lease(), bot_limits)
@@ -355,9 +355,15 @@ def slim_root(
         if folder not in runtime and folder not in request.writable and folder not in PRIVATE_INSIDE
     ]
     root = kernel_root.KernelRoot.plan(command, own, request.masked, organisers=request.own is None)
-    if not any(sandbox.within(cwd, folder) for folder in [*folders, *request.writable]):
+    if not _holds(cwd, [*folders, *request.writable]):
         root.folders.setdefault(cwd, 0o755)
     return root
+
+
+def _holds(cwd: str, folders: Sequence[str]) -> bool:
+    """Whether a folder shown from the host holds `cwd`: a private one (an organiser's word `/tmp`) is the
+    bot's own, empty, so a working folder below it (a checkout in /tmp) must still be made."""
+    return any(sandbox.within(cwd, folder) for folder in folders if folder not in PRIVATE_INSIDE)
 
 
 def covered_folders(folders: Sequence[str]) -> list[str]:

@@ -260,6 +260,22 @@ def test_global_counters_start_afresh_in_every_kernel(tmp_path: Path) -> None:
 
 
 @needs_runsc
+def test_a_working_folder_below_a_private_tmp_the_command_names_is_made(tmp_path: Path) -> None:
+    """An organiser's word `/tmp` is the bot's private /tmp, which holds nothing of the host's: a working folder
+    below it (a checkout in /tmp, as CI's) is still made, where runsc could not start the bot before."""
+    log = tmp_path / "cwd.log"
+    process = BotProcess.start(
+        [sys.executable, "-c", "import json, os, sys; print(json.dumps({'cwd': os.getcwd()}))", "/tmp"],
+        {"PATH": os.defpath},
+        log,
+        1 << 20,
+        cwd=str(tmp_path),
+        sandbox=SandboxRequest(None, kernel=True),
+    )
+    assert _finish(process, log) == {"cwd": str(tmp_path)}, log.read_text()
+
+
+@needs_runsc
 def test_no_bot_reads_the_hosts_free_space_through_its_kernel(tmp_path: Path) -> None:
     """A bot's kernel answers statfs of its gofer mounts (/usr, its own folder) from the host's disk, which every
     bot's printed output moves: its kernel refuses statfs and fstatfs (ustat it does not have), in its own /tmp
