@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,6 +17,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    # A suite started in the background by a non-interactive shell (`cmd &`) inherits SIGINT ignored, and so would
+    # every referee a test starts: Ctrl-C would never reach them and the tests of stopping would test nothing.
+    # A handler here is reset to the default in each child at exec.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 C_BOT_DIR = ROOT / "bots" / "c"
 JS_BOT_DIR = ROOT / "bots" / "js"
 
