@@ -306,9 +306,9 @@ def confine(
     machine = sandbox.probe()
     if request.own is None:
         command = sandbox.normalised_command(command, cwd)
-    folders = sandbox.shown_folders(command, cwd, request.own)
-    sandbox.check_readable(command, cwd, folders)
     where = os.path.abspath(cwd or os.getcwd())
+    folders = sandbox.shown_folders(_without_private_words(command, where), cwd, request.own)
+    sandbox.check_readable(command, cwd, folders)
     root = slim_root(command, folders, where, request)
     shown_cwd = _holds(where, [*folders, *request.writable])
     covered = covered_folders([*folders, *(() if shown_cwd else (where,))])
@@ -358,6 +358,15 @@ def slim_root(
     if not _holds(cwd, [*folders, *request.writable]):
         root.folders.setdefault(cwd, 0o755)
     return root
+
+
+def _without_private_words(command: Sequence[str], cwd: str) -> list[str]:
+    """`command` less the words after its program that name one of the bot's private mounts (an organiser's
+    `/tmp`): the bot gets its own there, so such a word shows nothing of the host's, and taken as a folder it would
+    stand, outermost, for every folder below it (a checkout in /tmp, its runtime), which would then be hidden
+    under the private mount instead of copied into it."""
+    private = set(PRIVATE_INSIDE)
+    return [command[0], *(word for word in command[1:] if os.path.join(cwd, word) not in private)]
 
 
 def _holds(cwd: str, folders: Sequence[str]) -> bool:

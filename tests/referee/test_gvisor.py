@@ -260,12 +260,16 @@ def test_global_counters_start_afresh_in_every_kernel(tmp_path: Path) -> None:
 
 
 @needs_runsc
-def test_a_working_folder_below_a_private_tmp_the_command_names_is_made(tmp_path: Path) -> None:
-    """An organiser's word `/tmp` is the bot's private /tmp, which holds nothing of the host's: a working folder
-    below it (a checkout in /tmp, as CI's) is still made, where runsc could not start the bot before."""
+def test_a_bot_in_a_folder_below_a_private_tmp_the_command_names_still_runs(tmp_path: Path) -> None:
+    """An organiser's word `/tmp` is the bot's private /tmp, which holds nothing of the host's: the bot's own
+    folder and its working folder below it (a checkout in /tmp, as a CI clone) are still copied and made, where
+    the word stood for them all and hid them (runsc found no program or no working folder)."""
+    script = tmp_path / "where.py"
+    script.write_text("import json, os\nprint(json.dumps({'cwd': os.getcwd()}))\n")
+    tmp_path.chmod(0o755)
     log = tmp_path / "cwd.log"
     process = BotProcess.start(
-        [sys.executable, "-c", "import json, os, sys; print(json.dumps({'cwd': os.getcwd()}))", "/tmp"],
+        [sys.executable, str(script), "/tmp"],
         {"PATH": os.defpath},
         log,
         1 << 20,
