@@ -43,6 +43,11 @@ from protocol import limits
 from protocol.errors import EnvironmentProblem
 
 _REMOVE_SECONDS = 2.0
+FREEZE_WAIT_S = 0.01
+"""How long freezing a bot waits for its processes to stop: a running process stops within microseconds, one
+waiting for a CPU on a loaded machine within a scheduler slice or two; one still inside a long kernel call is
+left to finish it under the CPU floor."""
+_FREEZE_SPIN_S, _FREEZE_POLL_S = 0.001, 0.0002
 _V1_OPTIONAL = ("cpuset", "cpu", "freezer")
 """cgroup v1 hierarchies used where the referee may create cgroups in them (memory and pids are required)."""
 _CPU_PERIOD_US = 100_000
@@ -292,8 +297,8 @@ class BotCgroup:
     """The cgroup(s) of one bot: one folder per hierarchy."""
 
     folders: tuple[Path, ...]
-    freezer: tuple[Path, str, str] | None = None
-    """The file that freezes the bot, with what to write there to freeze and to thaw it (None: no freezer)."""
+    freezer: Freezer | None = None
+    """How the bot is frozen and thawed (None: no freezer)."""
     freezer_apart: bool = False
     """The freezer's cgroup is in a hierarchy of its own, holding none of the bot's limits (cgroup v1 mode)."""
     cpu_floor: tuple[tuple[Path, str, str], ...] = ()
@@ -302,6 +307,8 @@ class BotCgroup:
     _freezer_fd: int | None = field(default=None, repr=False)
     """The freezer file, kept open: freezing is on every decision's path, and opening a cgroup file walks and
     locks the cgroup filesystem each time (`bench protocol` prints what freezing costs)."""
+    _state_fd: int | None = field(default=None, repr=False)
+    """The file that tells whether the freeze is complete, kept open for the same reason."""
     _floor_fds: tuple[int, ...] = field(default=(), repr=False)
     """The files of `cpu_floor`, kept open for the same reason."""
 
@@ -349,21 +356,47 @@ class BotCgroup:
 
     def hold(self, frozen: bool) -> None:
         """Freeze (stop every process of the bot where it is, children included) or thaw it; nothing where the
-        bot has no freezer. Thawing is done by the time this returns; freezing completes within a few
-        scheduler ticks, and what the bot's calls still do in the kernel meanwhile gets the CPU floor (set
-        after the freeze, lifted before the thaw)."""
+        bot has no freezer. Either is done by the time this returns, so that no other bot is thawed while this
+        one still runs: a freeze is asynchronous (each process stops on its next way back to user space, within
+        microseconds when it runs, or when it next gets a CPU; a virtual machine has been seen to take up to a
+        scheduler tick), so this waits, at most FREEZE_WAIT_S, until the cgroup reports it frozen. Only then is
+        the CPU floor set, which would keep a process that still has to reach that point off the CPU; a process
+        still inside a kernel call by then runs no code of its own until it is thawed, and what the call does
+        meanwhile gets the floor (lifted before the thaw)."""
         if self.freezer is None:
             return
-        path, freeze, thaw = self.freezer
         if self._freezer_fd is None:
-            self._freezer_fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
-            self._floor_fds = tuple(os.open(file, os.O_WRONLY | os.O_CLOEXEC) for file, _, _ in self.cpu_floor)
+            self._open_freezer(self.freezer)
+        assert self._freezer_fd is not None
         if frozen:
-            os.pwrite(self._freezer_fd, freeze.encode(), 0)
+            os.pwrite(self._freezer_fd, self.freezer.freeze, 0)
+            self._wait_frozen(self.freezer)
         for fd, (_, low, usual) in zip(self._floor_fds, self.cpu_floor, strict=True):
             os.pwrite(fd, (low if frozen else usual).encode(), 0)
         if not frozen:
-            os.pwrite(self._freezer_fd, thaw.encode(), 0)
+            os.pwrite(self._freezer_fd, self.freezer.thaw, 0)
+
+    def _open_freezer(self, freezer: Freezer) -> None:
+        self._freezer_fd = os.open(freezer.file, os.O_WRONLY | os.O_CLOEXEC)
+        self._state_fd = os.open(freezer.state, os.O_RDONLY | os.O_CLOEXEC)
+        self._floor_fds = tuple(os.open(file, os.O_WRONLY | os.O_CLOEXEC) for file, _, _ in self.cpu_floor)
+
+    def _wait_frozen(self, freezer: Freezer) -> bool:
+        """Wait until every process of the bot is frozen (True), or FREEZE_WAIT_S has passed (False). The
+        referee yields its CPU between reads (on a machine with every CPU busy the bot's processes need a turn
+        to reach the point where they stop), and sleeps between them after the first millisecond, which only a
+        bot inside a long kernel call or a very loaded machine takes."""
+        assert self._state_fd is not None
+        started = time.monotonic()
+        while freezer.frozen_mark not in os.pread(self._state_fd, 256, 0):
+            waited = time.monotonic() - started
+            if waited > FREEZE_WAIT_S:
+                return False
+            if waited < _FREEZE_SPIN_S:
+                os.sched_yield()
+            else:
+                time.sleep(_FREEZE_POLL_S)
+        return True
 
     def exempt(self, pids: Collection[int]) -> None:
         """Take `pids` (the sandbox's own processes in front of the bot: bwrap and the init of its PID namespace)
@@ -374,7 +407,7 @@ class BotCgroup:
         nothing is moved."""
         if self.freezer is None or not self.freezer_apart:
             return
-        parent_procs = self.freezer[0].parent.parent / "cgroup.procs"
+        parent_procs = self.freezer.file.parent.parent / "cgroup.procs"
         for pid in pids:
             with contextlib.suppress(ProcessLookupError):
                 _write(parent_procs, str(pid))
@@ -389,9 +422,10 @@ class BotCgroup:
     def remove(self) -> None:
         """Kill every process left in the bot's cgroups and remove them (a few tries: a killed process leaves
         its cgroup only once it has exited)."""
-        for fd in (*self._floor_fds, *(() if self._freezer_fd is None else (self._freezer_fd,))):
-            os.close(fd)
-        self._freezer_fd, self._floor_fds = None, ()
+        for fd in (*self._floor_fds, self._freezer_fd, self._state_fd):
+            if fd is not None:
+                os.close(fd)
+        self._freezer_fd, self._state_fd, self._floor_fds = None, None, ()
         for folder in self.folders:
             if not _clear(folder):
                 _log.warning("the cgroup %s of a bot could not be removed", folder)
@@ -452,24 +486,40 @@ def _cpu_floor(folders: list[Path], mode: CgroupMode, cpus: Collection[int]) -> 
     )
 
 
-_FREEZERS = (("cgroup.freeze", "1", "0"), ("freezer.state", "FROZEN", "THAWED"))
-"""cgroup v2's freezer file and v1's, with what freezes and what thaws."""
+@dataclass(frozen=True)
+class Freezer:
+    """A bot's freezer: the file written to freeze and thaw it, with what is written, and the file that says
+    whether the freeze is complete, with what it then holds."""
+
+    file: Path
+    freeze: bytes
+    thaw: bytes
+    state: Path
+    frozen_mark: bytes
 
 
-def _freezer(folders: list[Path]) -> tuple[Path, str, str] | None:
+_FREEZERS = (
+    ("cgroup.freeze", b"1", b"0", "cgroup.events", b"frozen 1"),
+    ("freezer.state", b"FROZEN", b"THAWED", "freezer.state", b"FROZEN"),
+)
+"""cgroup v2's freezer and v1's: the file, what freezes and what thaws, the state file and its mark of frozen
+(v1 says FREEZING until every process has stopped)."""
+
+
+def _freezer(folders: list[Path]) -> Freezer | None:
     for folder in folders:
-        for name, freeze, thaw in _FREEZERS:
+        for name, freeze, thaw, state, frozen_mark in _FREEZERS:
             if (folder / name).exists():
-                return folder / name, freeze, thaw
+                return Freezer(folder / name, freeze, thaw, folder / state, frozen_mark)
     return None
 
 
 def _thaw(folder: Path) -> None:
     """Thaw `folder` if frozen: a process frozen by cgroup v1 dies of SIGKILL only once thawed."""
-    for name, _, thaw in _FREEZERS:
+    for name, _, thaw, _, _ in _FREEZERS:
         with contextlib.suppress(OSError):
             if (folder / name).exists():
-                _write(folder / name, thaw)
+                _write(folder / name, thaw.decode())
 
 
 def _clear(folder: Path) -> bool:

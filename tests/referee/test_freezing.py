@@ -27,7 +27,7 @@ from sandbox_checks import require_sandbox
 
 from referee import replay
 from referee.games import load_game
-from referee.isolation import sandbox
+from referee.isolation import cgroups, sandbox
 from referee.isolation.cgroups import BotCgroup, CgroupMode
 from referee.isolation.process import BotProcess
 from referee.match import run_match
@@ -114,7 +114,7 @@ def test_freezing_takes_the_bot_and_its_children_not_the_sandbox_in_front_of_it(
         assert len(pids) == 3 and len(sandbox_pids) == 2, pids
         (bot_pid,) = pids - sandbox_pids
         assert process.jail.cgroup.freezer is not None
-        freezer_file = process.jail.cgroup.freezer[0]
+        freezer_file = process.jail.cgroup.freezer.file
         in_freezer = {int(pid) for pid in (freezer_file.parent / "cgroup.procs").read_text().split()}
         assert in_freezer == {bot_pid}, (in_freezer, pids)
         while not _frozen(freezer_file) and time.monotonic() < deadline:
@@ -127,6 +127,59 @@ def test_freezing_takes_the_bot_and_its_children_not_the_sandbox_in_front_of_it(
     assert not process.jail or not process.jail.cgroup or not process.jail.cgroup.pids()
 
 
+SPINNER = """
+import mmap, sys, threading, time
+with open(sys.argv[1], "r+b") as file:
+    stamps = mmap.mmap(file.fileno(), 8 * 4)
+def spin(slot):
+    while True:
+        stamps[slot * 8:slot * 8 + 8] = time.monotonic_ns().to_bytes(8, "little")
+for slot in range(4):
+    threading.Thread(target=spin, args=(slot,), daemon=True).start()
+print("up", flush=True)
+threading.Event().wait()
+"""
+
+
+def test_a_freeze_is_complete_when_hold_returns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four threads spin, each stamping the machine's clock into a shared file. Once `hold(True)` returns, the
+    cgroup says the bot is frozen, and by their own stamps none of the threads runs again. The kernel completes a
+    freeze asynchronously (a running thread stops within microseconds, one waiting for a CPU when it next gets
+    one), and its interface promises only that the state file says when; a referee that did not wait for that
+    could thaw the next bot while this one still ran. The wait is bounded by FREEZE_WAIT_S, lengthened here so
+    that a loaded machine cannot fail the test."""
+    support = sandbox.probe().cgroups
+    if not support.freezer or os.geteuid() != 0:
+        pytest.skip(f"bots cannot be frozen here: {sandbox.probe().whole_bot_limits}")
+    monkeypatch.setattr(cgroups, "FREEZE_WAIT_S", 30.0)
+    shared = tmp_path / "stamps"
+    shared.write_bytes(bytes(8 * 4))
+    group = BotCgroup.create(support, f"spin-{os.getpid()}", 1 << 28, 64, sorted(os.sched_getaffinity(0)))
+    spinner = subprocess.Popen(
+        [sys.executable, "-c", SPINNER, str(shared)], stdout=subprocess.PIPE, text=True, preexec_fn=group.join
+    )
+    try:
+        assert spinner.stdout is not None and spinner.stdout.readline() == "up\n"
+        assert group.freezer is not None
+        not_frozen, late = 0, []
+        for _ in range(40):
+            time.sleep(0.005)
+            group.hold(True)
+            frozen_at = time.monotonic_ns()
+            not_frozen += not _frozen(group.freezer.file)
+            time.sleep(0.005)
+            stamps = shared.read_bytes()
+            group.hold(False)
+            last = max(int.from_bytes(stamps[slot * 8 : slot * 8 + 8], "little") for slot in range(4))
+            late += [last - frozen_at] if last > frozen_at else []
+        assert not not_frozen, f"{not_frozen} of 40 freezes were not complete when hold returned"
+        assert not late, f"{len(late)} of 40 freezes let the spinner run on, by up to {max(late) / 1000:.0f} us"
+    finally:
+        spinner.kill()
+        spinner.wait()
+        group.remove()
+
+
 def test_a_hybrid_machine_freezes_bots_through_its_cgroup2_hierarchy() -> None:
     """Where cgroup v1 holds the limits and a cgroup2 hierarchy is mounted beside it (systemd's hybrid layout),
     bots are frozen through cgroup2's cgroup.freeze, not v1's freezer.state (`bench protocol` prints what
@@ -137,8 +190,8 @@ def test_a_hybrid_machine_freezes_bots_through_its_cgroup2_hierarchy() -> None:
         pytest.skip(f"not a hybrid cgroup machine run as root: {sandbox.probe().whole_bot_limits}")
     group = BotCgroup.create(support, f"hybrid-{os.getpid()}", None, 8, ())
     try:
-        assert group.freezer is not None and group.freezer[0].name == "cgroup.freeze", group
-        folder = group.freezer[0].parent
+        assert group.freezer is not None and group.freezer.file.name == "cgroup.freeze", group
+        folder = group.freezer.file.parent
         assert support.freezer_kind.startswith("cgroup v2 freezer")
     finally:
         group.remove()
@@ -214,7 +267,7 @@ def _runtime_s(pids: set[int]) -> float:
 
 def _taken_while_frozen(floor: bool) -> tuple[float, float]:
     """(share of a CPU the frozen reader took, share the busy bot on move had), both pinned to one CPU, over
-    five freezes of 0.3 s: short enough that the reads in flight at each freeze (64 of about 10 ms of CPU
+    five freezes of 0.3 s: short enough that the reads in flight at each freeze (64 of about 35 ms of CPU
     each) are not done by its end, however loaded the machine."""
     support = sandbox.probe().cgroups
     if not (support.freezer and support.cpu and support.cpuset) or os.geteuid() != 0:
@@ -253,16 +306,17 @@ def _taken_while_frozen(floor: bool) -> tuple[float, float]:
 
 def test_a_frozen_bot_busy_in_the_kernel_takes_no_cpu_from_the_bot_on_move() -> None:
     """64 threads in long reads of a shared-memory file go on inside the kernel after the freeze (each call to
-    its end); with the CPU floor while frozen, what is left of them yields to the bot on move on their CPU."""
+    its end); with the CPU floor while frozen, what is left of them yields to the bot on move on their CPU (here
+    it took 0.08-0.09 of what the bot on move had, against 1.0 without the floor)."""
     taken, busy = _taken_while_frozen(True)
-    assert busy > 0 and taken <= 0.1 * busy, (taken, busy)
+    assert busy > 0 and taken <= 0.2 * busy, (taken, busy)
 
 
 def test_without_the_cpu_floor_a_frozen_bot_busy_in_the_kernel_takes_cpu() -> None:
     """The same without the floor: the reads in flight when the freeze came take a good part of the CPU from the
     bot on move (what the test above would see if the floor were gone)."""
     taken, busy = _taken_while_frozen(False)
-    assert busy > 0 and taken >= 0.3 * busy, (taken, busy)
+    assert busy > 0 and taken >= 0.6 * busy, (taken, busy)
 
 
 AWAKE_LIMITS = dataclasses.replace(TEST_LIMITS, log_cap_bytes=8 * 1024 * 1024)
