@@ -284,7 +284,7 @@ name = "pact"
 game = "scauver"
 players = 3
 seed = 4
-deals_per_match = 6
+deals_per_match = 8
 
 [limits]
 move_time_ms = 2000
