@@ -9,15 +9,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from served import Served
+from served import Served, bearer
 
 from tournaments.ladder import Job, JobKind, do_job
 from tournaments.server.sessions import LOGIN_COOKIE, TOKEN_COOKIE
 from tournaments.server.uploads import Part, unpack_upload
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def test_health_needs_no_token(served: Served) -> None:

@@ -10,23 +10,10 @@ import tarfile
 from typing import Any
 
 import pytest
-from served import Served
+from served import Served, bearer, submit
 from sqlalchemy import select
 
 from tournaments.ladder.schema import jobs
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def submit(served: Served, student: str, move: int) -> str:
-    source = f"# the bot of {student}\nMOVE = {move}\n".encode()
-    answer = served.client.post(
-        "/api/submissions", files={"files": ("bot.py", source)}, headers=bearer(served.students[student])
-    )
-    assert answer.status_code == 201, answer.text
-    return str(answer.json()["id"])
 
 
 def honest_result(payload: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from served import Served
+from served import Served, bearer
 
 from tournaments.ladder import Principal, Role
 
@@ -14,10 +14,6 @@ SECRET = "bob-secret-source-marker"
 STAFF_ONLY = {"/staff", "/staff/{export}", "/api/copies"}
 SHARED_GAME = {"/api/games/{game_id}/replay", "/games/{game_id}"}
 """Ann sat in the game too: its replay is hers to see (bob's seat in it without his output: test_server_item_access)."""
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def bobs_items(served: Served) -> dict[str, str]:

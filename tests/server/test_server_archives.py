@@ -10,21 +10,9 @@ import tarfile
 import zipfile
 
 import pytest
-from served import Served
+from served import Served, zip_of
 
 BOT = b"from bots.python.random_bot import main\nmain()\n"
-
-
-def zip_of(entries: dict[str, bytes], modes: dict[str, int] | None = None) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, content in entries.items():
-            info = zipfile.ZipInfo(name)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            if modes and name in modes:
-                info.external_attr = modes[name] << 16
-            archive.writestr(info, content)
-    return buffer.getvalue()
 
 
 def tar_of(entries: dict[str, bytes], links: dict[str, str] | None = None) -> bytes:

@@ -6,22 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from served import Served
+from served import Served, bearer, submit
 
 SECRET_OUTPUT = "bob's private stack trace"
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def submit(served: Served, student: str, move: int) -> str:
-    source = f"# the bot of {student}\nMOVE = {move}\n".encode()
-    answer = served.client.post(
-        "/api/submissions", files={"files": ("bot.py", source)}, headers=bearer(served.students[student])
-    )
-    assert answer.status_code == 201, answer.text
-    return str(answer.json()["id"])
 
 
 def match_result(payload: dict[str, Any], victim: str) -> dict[str, Any]:

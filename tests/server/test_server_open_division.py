@@ -15,7 +15,7 @@ import pytest
 import zmq
 from fastapi.testclient import TestClient
 from processes import BOUND_S, LadderSite, eventually, free_port, get_json, make_ladder, referee, start
-from served import Served
+from served import Served, bearer
 from sqlalchemy import select
 
 from protocol.curve_keys import load_public
@@ -38,10 +38,6 @@ def opened(tmp_path: Path) -> Iterator[Served]:
         students = ladder.invite(["ann", "bob"])
         with TestClient(create_app(ladder, Settings(scratch=tmp_path)), base_url="http://127.0.0.1") as client:
             yield Served(ladder, client, created.admin_token, created.worker_token, students)
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def new_key() -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from browsing import PHONE, at_phone_size
 from playwright.sync_api import Page
-from served import Served
+from served import Served, bearer
 
 from tournaments.ladder import JobKind, JobResult
 
@@ -46,10 +46,6 @@ def decide(obs, moves):
 ODD_NAME = "<em>strategy.py"
 LONG_NAME = "my_own_strategy_for_the_scout_ladder_with_no_space_in_its_long_name_at_all.py"
 STYLESHEET = Path(__file__).resolve().parents[2] / "tournaments" / "server" / "static" / "ladder.css"
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def accepted_copies(served: Served, tmp_path: Path, file_name: str = ODD_NAME) -> None:

@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from served import zip_of
 
 from tournaments.server.uploads import (
     DEFAULT_LIMITS,
@@ -24,18 +25,6 @@ from tournaments.server.uploads import (
 )
 
 BOT = b"from bots.python.random_bot import main\nmain()\n"
-
-
-def zip_of(entries: dict[str, bytes], modes: dict[str, int] | None = None) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, content in entries.items():
-            info = zipfile.ZipInfo(name)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            if modes and name in modes:
-                info.external_attr = modes[name] << 16
-            archive.writestr(info, content)
-    return buffer.getvalue()
 
 
 def tar_of(members: list[tuple[tarfile.TarInfo, bytes]]) -> bytes:
