@@ -355,14 +355,13 @@ class BotCgroup:
         return self.freezer is not None
 
     def hold(self, frozen: bool) -> None:
-        """Freeze (stop every process of the bot where it is, children included) or thaw it; nothing where the
-        bot has no freezer. Either is done by the time this returns, so that no other bot is thawed while this
-        one still runs: a freeze is asynchronous (each process stops on its next way back to user space, within
-        microseconds when it runs, or when it next gets a CPU), and the kernel promises only that the state file
-        says when it is complete, so this waits for that, at most FREEZE_WAIT_S. Only then is
-        the CPU floor set, which would keep a process that still has to reach that point off the CPU; a process
-        still inside a kernel call by then runs no code of its own until it is thawed, and what the call does
-        meanwhile gets the floor (lifted before the thaw)."""
+        """Freeze (stop every process of the bot where it is, children included) or thaw it; nothing where the bot has
+        no freezer. Either is done by the time this returns, so that no other bot is thawed while this one still runs: a
+        freeze is asynchronous (each process stops on its next way back to user space, within microseconds when it runs,
+        or when it next gets a CPU), and the kernel promises only that the state file says when it is complete, so this
+        waits for that, at most FREEZE_WAIT_S. Only then is the CPU floor set, which would keep a process that still has
+        to reach that point off the CPU; a process still inside a kernel call by then runs no code of its own until it
+        is thawed, and what the call does meanwhile gets the floor (lifted before the thaw)."""
         if self.freezer is None:
             return
         if self._freezer_fd is None:
