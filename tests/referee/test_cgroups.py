@@ -4,10 +4,18 @@ and values written; tests/referee/test_freezing.py tests freezing on the machine
 from __future__ import annotations
 
 import dataclasses
+import time
 from pathlib import Path
 
 from protocol import limits
-from referee.isolation.cgroups import BotCgroup, CgroupMode, CgroupSupport, Hierarchy
+from referee.isolation.cgroups import FREEZE_WAIT_S, BotCgroup, CgroupMode, CgroupSupport, Freezer, Hierarchy
+
+
+def v2_freezer(folder: Path, frozen: bool = True) -> Freezer:
+    """A stand-in for cgroup v2's freezer in `folder`, its events file saying the freeze is (or is not) complete."""
+    (folder / "cgroup.freeze").write_text("0")
+    (folder / "cgroup.events").write_text(f"populated 1\nfrozen {int(frozen)}\n")
+    return Freezer(folder / "cgroup.freeze", b"1", b"0", folder / "cgroup.events", b"frozen 1")
 
 
 def test_a_cgroup_v2_bot_gets_an_equal_weight_and_a_quota(tmp_path: Path) -> None:
@@ -24,14 +32,23 @@ def test_a_cgroup_v2_bot_gets_an_equal_weight_and_a_quota(tmp_path: Path) -> Non
 
 def test_holding_writes_the_freezer_file_each_time_from_its_start(tmp_path: Path) -> None:
     freezer = tmp_path / "cgroup.freeze"
-    freezer.write_text("0")
-    group = BotCgroup((tmp_path,), (freezer, "1", "0"))
+    group = BotCgroup((tmp_path,), v2_freezer(tmp_path))
     assert group.can_hold
     group.hold(True)
     assert freezer.read_text() == "1"
     group.hold(False)
     assert freezer.read_text() == "0"
     assert not BotCgroup((tmp_path,)).can_hold
+
+
+def test_a_bot_that_never_reports_frozen_holds_the_referee_only_for_the_bound(tmp_path: Path) -> None:
+    """A freeze the cgroup never reports complete (a process stuck in a kernel call) is waited for FREEZE_WAIT_S,
+    then the floor is set and the referee goes on."""
+    group = BotCgroup((tmp_path,), v2_freezer(tmp_path, frozen=False))
+    started = time.monotonic()
+    group.hold(True)
+    assert FREEZE_WAIT_S <= time.monotonic() - started < 5.0
+    assert (tmp_path / "cgroup.freeze").read_text() == "1"
 
 
 def test_without_cpu_or_freezer_a_v1_machine_says_so() -> None:
@@ -50,8 +67,7 @@ def test_a_frozen_bot_gets_the_lowest_cpu_weight_and_quota_and_its_own_back_when
     )
     for name in ("cpu.weight", "cpu.max"):
         (folder / name).write_text("")  # a regular file keeps what a shorter value does not overwrite
-    (folder / "cgroup.freeze").write_text("0")
-    holding = dataclasses.replace(group, freezer=(folder / "cgroup.freeze", "1", "0"))
+    holding = dataclasses.replace(group, freezer=v2_freezer(folder))
     holding.hold(True)
     assert (folder / "cgroup.freeze").read_text() == "1"
     assert (folder / "cpu.weight").read_text() == "1"
