@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from referee.games.rl import pettingzoo_env
-from referee.games.rl.policy_file import EncoderSettings, save_policy
+from referee.games.rl.policy_file import EncoderSettings, PolicyEncoder, save_policy
 from referee.games.rl.rewards import rank_rewards, score_rewards
 
 Chooser = Callable[[dict, list[dict]], dict]
@@ -174,11 +174,7 @@ def train(
     settings = EncoderSettings.of_env(env.unwrapped)
     heuristic: Chooser = importlib.import_module(f"bots.python.{game}_heuristic").choose
     rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    inputs = (
-        len(env.observe(env.agent_selection)["observation"])
-        + env.infos[env.agent_selection]["action_features"].shape[1]
-    )
+    inputs, _ = PolicyEncoder(settings).network_shape
     network = QNetwork.new(inputs, rng)
     rows = np.zeros((BUFFER, inputs), np.float32)
     targets = np.zeros(BUFFER, np.float32)
