@@ -9,11 +9,15 @@ as dealt (undoing the history on them, the places nobody has seen filled with th
 new game that starts at this round's starter, the round's history replayed through `apply`. Each sample is
 then the engine's redeal of it for the seat (`ScoutState.redeal`): the cards the seat has not seen drawn again.
 
-A playout stops at the end of the round or after its rollout depth in moves (default_rollout_depth: 6 at 3 seats,
-ROLLOUT_DEPTH at the others; --rollout-depth N at every table); a seat's reward is its round score then (captured
-cards + chips - cards in hand, as if the round ended) less the mean of the others', over SCORE_SCALE.
+A playout stops at the end of the round or after its rollout depth in moves; a seat's reward is its round score
+then less the mean of the others', over SCORE_SCALE. At 3 to 5 seats (VALUE_DEPTH_AT) a cut playout is scored by
+the learned value (bots/python/scout_value.py: the round score each seat is expected to end with), after 16 moves;
+with --no-value, and at 2 seats, as if the round ended there (captured cards + chips - cards in hand), after
+default_rollout_depth moves (6 at 3 seats, ROLLOUT_DEPTH at the others): the previous search. --rollout-depth N
+sets the depth at every table.
 
     python -m bots.python.scout_search [--seed N] [--iterations N] [--rollout-depth N] [--reading]
+                                       [--value FILE | --no-value]
 
 Without --iterations each decision spends a share of its request's time (ismcts.budget_from_clock). --reading
 weighs the determinizations by the opponents' moves (bots/python/scout_reading.py).
@@ -24,9 +28,11 @@ from __future__ import annotations
 import argparse
 import random
 from collections.abc import Hashable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-from bots.python import ismcts, scout_heuristic, scout_reading
+from bots.python import ismcts, scout_heuristic, scout_reading, scout_value
+from bots.python.scout_value import ScoutValue
 from protocol.sdk import run_bot
 from referee.games import GameState, load_game
 from referee.games.scout import ROTATED, TABLES, card_code, card_pair
@@ -36,9 +42,14 @@ Action = dict[str, Any]
 GAME = load_game("scout")
 ROLLOUT_DEPTH = 12
 ROLLOUT_DEPTH_AT: Mapping[int, int] = {3: 6}
-"""The seat counts whose playouts are scored sooner. At 3 seats, 100 ms a move, depth 6 beat depth 12 in four
-leagues; at 4 seats it lost to it, so 4 seats keep ROLLOUT_DEPTH, as do 2 and 5, which were not measured. The
-leagues are in bots/README.md (Building on the search bot)."""
+"""The seat counts whose playouts are scored sooner, without the value. At 3 seats, 100 ms a move, depth 6 beat
+depth 12 in four leagues; at 4 seats it lost to it, so 4 seats keep ROLLOUT_DEPTH, as do 2 and 5, which were not
+measured. The leagues are in bots/README.md (Building on the search bot)."""
+VALUE_DEPTH_AT: Mapping[int, int] = {3: 16, 4: 16, 5: 16}
+"""The seat counts whose playouts the learned value (bots/python/scout_value.py) scores, and after how many moves.
+With a position scored by the round score each seat is expected to end with, longer playouts paid: at 500 ms a
+move, depth 16 with the value beat the search without it at 3, 4 and 5 seats (bots/README.md, The learned value).
+2 seats, not measured, keep the search without it."""
 SCORE_SCALE = 8.0
 
 READING_SHARE = 0.25
@@ -201,9 +212,12 @@ class ScoutSearchGame:
     """The search's view of SCOUT: action keys, the rollout policy and the playout's end. `randomness[seat]` is
     the share of that seat's rollout moves played at random (OpponentModel), the others greedy."""
 
-    def __init__(self, randomness: Sequence[float] = (), rollout_depth: int = ROLLOUT_DEPTH) -> None:
+    def __init__(
+        self, randomness: Sequence[float] = (), rollout_depth: int = ROLLOUT_DEPTH, value: ScoutValue | None = None
+    ) -> None:
         self.randomness = tuple(randomness)
         self.rollout_depth = rollout_depth
+        self.value = value
 
     def key(self, action: Action) -> Hashable:
         return tuple(action.values())
@@ -233,8 +247,11 @@ class ScoutSearchGame:
         return scouts[rng.randrange(len(scouts))]
 
     def rewards(self, state: GameState, depth: int) -> list[float] | None:
+        scores: Sequence[float]
         if state.round > 1 or state.is_over():
             scores = state.result()["scores"]
+        elif depth >= self.rollout_depth and self.value is not None:
+            scores = self.value.seat_scores(state)
         elif depth >= self.rollout_depth:
             view = state.observation(0)
             scores = [
@@ -280,9 +297,15 @@ class ScoutSearchBot:
     """The SDK bot: `on_clock` sets the next decision's budget, `act` searches."""
 
     def __init__(
-        self, seed: int, iterations: int | None = None, rollout_depth: int | None = None, reading: bool = False
+        self,
+        seed: int,
+        iterations: int | None = None,
+        rollout_depth: int | None = None,
+        reading: bool = False,
+        value: Path | None = scout_value.DEFAULT_PATH,
     ) -> None:
         self.seed = seed
+        self.value = None if value is None else ScoutValue.load(value)
         self.reading = reading
         self.rollout_depth = rollout_depth
         self.clock = ismcts.DecisionClock(iterations)
@@ -297,9 +320,19 @@ class ScoutSearchBot:
     def on_clock(self, time_left_ms: int, bank_left_ms: int) -> None:
         self.clock.on_clock(time_left_ms, bank_left_ms)
 
+    def value_at(self, players: int) -> ScoutValue | None:
+        """The value that scores playouts at a table of `players` seats, if any (VALUE_DEPTH_AT)."""
+        if self.value is None or players not in VALUE_DEPTH_AT or not self.value.covers(players):
+            return None
+        return self.value
+
     def rollout_depth_at(self, players: int) -> int:
-        """The rollout depth given to the bot, else the table's default."""
-        return default_rollout_depth(players) if self.rollout_depth is None else self.rollout_depth
+        """The rollout depth given to the bot, else the table's default (with the value, VALUE_DEPTH_AT)."""
+        if self.rollout_depth is not None:
+            return self.rollout_depth
+        if self.value_at(players) is not None:
+            return VALUE_DEPTH_AT[players]
+        return default_rollout_depth(players)
 
     def act(self, observation: dict[str, Any], legal_actions: list[Action]) -> Action:
         if self.opponents is None:
@@ -315,7 +348,8 @@ class ScoutSearchBot:
         seat = observation["seat"]
         randomness = self.opponents.rollout_randomness(seat)
         determinizer = self.determinizer(observation, randomness)
-        game = ScoutSearchGame(randomness, self.rollout_depth_at(observation["players"]))
+        players = observation["players"]
+        game = ScoutSearchGame(randomness, self.rollout_depth_at(players), self.value_at(players))
         self.last = ismcts.search(
             game, determinizer, seat, ranked, self.clock.budget, rng, started, tree_depth=TREE_DEPTH
         )
@@ -338,10 +372,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     depth.add_argument(
         "--reading", action=argparse.BooleanOptionalAction, default=False, help="weigh deals by the opponents' moves"
     )
+    depth.add_argument(
+        "--value", type=Path, default=scout_value.DEFAULT_PATH, help="the value file that scores cut playouts"
+    )
+    depth.add_argument("--no-value", action="store_true", help="score cut playouts as if the round ended there")
     known, rest = depth.parse_known_args(argv)
-    options = ismcts.bot_options("SCOUT information-set MCTS bot (also --rollout-depth N, --reading)", rest)
-    bot = ScoutSearchBot(options.seed, options.iterations, known.rollout_depth, known.reading)
-    return int(run_bot(bot, name="scout-search", version="1"))
+    options = ismcts.bot_options(
+        "SCOUT information-set MCTS bot (also --rollout-depth N, --reading, --value FILE, --no-value)", rest
+    )
+    value = None if known.no_value else known.value
+    try:
+        bot = ScoutSearchBot(options.seed, options.iterations, known.rollout_depth, known.reading, value)
+    except (OSError, ValueError, KeyError) as error:
+        depth.error(f"cannot read the value file {known.value}: {error}")
+    return int(run_bot(bot, name="scout-search", version="2"))
 
 
 if __name__ == "__main__":

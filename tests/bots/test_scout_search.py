@@ -149,9 +149,24 @@ def test_a_rollout_plays_a_random_seat_at_random_and_a_strong_one_greedily() -> 
     ("players", "given", "depth"),
     [(3, None, 6), (2, None, 12), (4, None, 12), (5, None, 12), (3, 12, 12), (4, 6, 6)],
 )
-def test_the_rollout_depth_is_the_given_one_else_the_seat_counts(players: int, given: int | None, depth: int) -> None:
-    """3 seats score their playouts after 6 moves by default, the other tables after 12; --rollout-depth wins."""
-    assert scout_search.ScoutSearchBot(1, rollout_depth=given).rollout_depth_at(players) == depth
+def test_without_the_value_the_rollout_depth_is_the_given_one_else_the_seat_counts(
+    players: int, given: int | None, depth: int
+) -> None:
+    """Without the value, 3 seats score their playouts after 6 moves, the other tables after 12; --rollout-depth
+    wins."""
+    bot = scout_search.ScoutSearchBot(1, rollout_depth=given, value=None)
+    assert bot.rollout_depth_at(players) == depth and bot.value_at(players) is None
+
+
+@pytest.mark.parametrize(
+    ("players", "given", "depth", "valued"),
+    [(3, None, 16, True), (4, None, 16, True), (5, None, 16, True), (2, None, 12, False), (3, 6, 6, True)],
+)
+def test_with_the_value_tables_of_3_to_5_score_playouts_by_it_after_16_moves(
+    players: int, given: int | None, depth: int, valued: bool
+) -> None:
+    bot = scout_search.ScoutSearchBot(1, rollout_depth=given)
+    assert bot.rollout_depth_at(players) == depth and (bot.value_at(players) is not None) == valued
 
 
 @pytest.mark.parametrize("rollout_depth", [4, scout_search.default_rollout_depth(3), scout_search.ROLLOUT_DEPTH])
