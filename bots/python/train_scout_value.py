@@ -8,9 +8,9 @@ with the round score its seat ended with. A one-hidden-layer network per table s
 labels (mean squared error, Adam, full batches), on all but a held-out tenth of the games, whose error it prints
 beside the error of scoring a position as if the round ended there (what the search did without a value).
 
-    python -m bots.python.train_scout_value --games 3000 --out bots/python/scout-value.npz
+    python -m bots.python.train_scout_value --games 1000 --out bots/python/scout-value.npz
 
-The file shipped beside this script was made by the command in docs/how-to/ (Building on the search bot).
+The file shipped beside this script (scout-value.npz) was made by exactly that command.
 """
 
 from __future__ import annotations

@@ -112,3 +112,22 @@ def test_the_search_with_a_value_is_reproducible_and_legal() -> None:
         for _ in range(2)
     ]
     assert moves[0] == moves[1] and moves[0] in legal
+
+
+def test_a_value_file_that_cannot_be_read_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    broken = tmp_path / "value.npz"
+    broken.write_bytes(b"not a value file")
+    for path in (tmp_path / "missing.npz", broken):
+        with pytest.raises(SystemExit) as exit_:
+            scout_search.main(["--value", str(path)])
+        assert exit_.value.code == 2
+        assert f"cannot read the value file {path}" in capsys.readouterr().err
+
+
+def test_the_search_can_teach_the_next_value() -> None:
+    """A round of expert iteration: self-play by the search (with the current value) labels positions too."""
+    choose = train_scout_value.teacher("search", iterations=5, value=scout_value.DEFAULT_PATH, seed=1)
+    rows, labels = train_scout_value.play_game(3, seed=2, choose=choose)
+    assert len(rows) == len(labels) > 0
+    network = train_scout_value.fit(np.array(rows), np.array(labels), seed=0, epochs=50)
+    assert np.isfinite(network(np.array(rows))).all()
