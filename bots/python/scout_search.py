@@ -47,9 +47,10 @@ depth 12 in four leagues; at 4 seats it lost to it, so 4 seats keep ROLLOUT_DEPT
 measured. The leagues are in bots/README.md (Building on the search bot)."""
 VALUE_DEPTH_AT: Mapping[int, int] = {3: 16, 4: 16, 5: 16}
 """The seat counts whose playouts the learned value (bots/python/scout_value.py) scores, and after how many moves.
-With a position scored by the round score each seat is expected to end with, longer playouts paid: at 500 ms a
-move, depth 16 with the value beat the search without it at 3, 4 and 5 seats (bots/README.md, The learned value).
-2 seats, not measured, keep the search without it."""
+With a position scored by the round score each seat is expected to end with, longer playouts paid in pilots (16
+moves over 10, 6 and 3 at 3 seats; 28 level with 16 at 5). In leagues at 500 ms a move against the search without
+it, it was not behind on points a game at 3, 4 or 5 seats (about 40 Elo ahead at 3, level at 4 and 5: the docs'
+results, SCOUT search: the learned value). 2 seats, not measured, keep the search without it."""
 SCORE_SCALE = 8.0
 
 READING_SHARE = 0.25
