@@ -15,7 +15,6 @@ size P, `w1_P`, `b1_P`, `w2_P`, `b2_P`, `mean_P`, `scale_P` (the inputs' standar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -125,9 +124,3 @@ class ScoutValue:
         """Each seat's expected round score from `state` (a position of the play phase)."""
         rows = np.array([seat_features(state.observation(seat)) for seat in range(state.players)])
         return [float(value) for value in self.networks[state.players](rows)]
-
-
-def relative(scores: Sequence[float]) -> list[float]:
-    """Each seat's score less the mean of the others'."""
-    total, players = sum(scores), len(scores)
-    return [score - (total - score) / (players - 1) for score in scores]

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from bots.python import scout_heuristic
+from bots.python.scout_search import ScoutSearchBot
 from bots.python.scout_value import FEATURES, ScoutValue, SeatValueNetwork, seat_features
 from referee.games import load_game
 
@@ -62,8 +63,6 @@ def play_game(players: int, seed: int, choose: Chooser) -> tuple[list[list[float
 def teacher(name: str, iterations: int, value: Path | None, seed: int) -> Chooser:
     if name == "heuristic":
         return scout_heuristic.choose
-    from bots.python.scout_search import ScoutSearchBot  # the search imports this module's value: no cycle at load
-
     bot = ScoutSearchBot(seed, iterations=iterations, value=value)
 
     def choose(observation: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
