@@ -10,14 +10,20 @@ beside the error of scoring a position as if the round ended there (what the sea
 
     python -m bots.python.train_scout_value --games 1000 --out bots/python/scout-value.npz
 
-The file shipped beside this script (scout-value.npz) was made by exactly that command.
+The file shipped beside this script (scout-value.npz) was made by exactly that command. `--jobs N` plays the games
+in N processes, with the same result (each decision's randomness comes from the game's seed, never from the order
+of play). `--keep FILE` starts from FILE's networks and refits only the table sizes of `--players`, so that a round
+of expert iteration can be run one table size at a time.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import multiprocessing
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +79,43 @@ def teacher(name: str, iterations: int, value: Path | None, seed: int) -> Choose
     return choose
 
 
+Game = tuple[list[list[float]], list[float]]
+_worker_chooser: Chooser | None = None
+
+
+def _start_worker(name: str, iterations: int, value: Path | None, seed: int) -> None:
+    global _worker_chooser
+    _worker_chooser = teacher(name, iterations, value, seed)
+
+
+def _play_in_worker(task: tuple[int, int]) -> Game:
+    assert _worker_chooser is not None
+    players, seed = task
+    return play_game(players, seed, _worker_chooser)
+
+
+def play_games(
+    players: int, seeds: Sequence[int], teacher_args: tuple[str, int, Path | None, int], jobs: int = 1
+) -> list[Game]:
+    """`play_game` for every seed, in `jobs` processes (the same games as one), a dot on stderr per tenth."""
+    tasks = [(players, seed) for seed in seeds]
+    tenth = max(1, len(tasks) // 10)
+    games: list[Game] = []
+    with contextlib.ExitStack() as stack:
+        if jobs > 1:
+            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(jobs, _start_worker, teacher_args))
+            played: Iterable[Game] = pool.imap(_play_in_worker, tasks)
+        else:
+            _start_worker(*teacher_args)
+            played = map(_play_in_worker, tasks)
+        for game in played:
+            games.append(game)
+            if len(games) % tenth == 0:
+                print(".", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    return games
+
+
 def fit(rows: np.ndarray, labels: np.ndarray, seed: int, epochs: int = 3000) -> SeatValueNetwork:
     """A one-hidden-layer tanh network by full-batch Adam on the mean squared error (over FIT_ROWS at most)."""
     rng = np.random.default_rng(seed)
@@ -113,13 +156,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=200, help="the search teacher's iterations a decision")
     parser.add_argument("--value", type=Path, help="the value file the search teacher plays with")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1, help="processes that play the games (the same games)")
+    parser.add_argument("--keep", type=Path, help="a value file whose other table sizes the output keeps")
     parser.add_argument("--out", type=Path, required=True)
     options = parser.parse_args(argv)
-    networks: dict[int, SeatValueNetwork] = {}
+    if options.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    try:
+        networks = {} if options.keep is None else dict(ScoutValue.load(options.keep).networks)
+    except (OSError, ValueError, KeyError) as error:
+        parser.error(f"cannot read the value file {options.keep}: {error}")
+    teacher_args = (options.teacher, options.iterations, options.value, options.seed)
     for players in options.players:
         started = time.perf_counter()
-        choose = teacher(options.teacher, options.iterations, options.value, options.seed)
-        games = [play_game(players, options.seed * 1_000_003 + game, choose) for game in range(options.games)]
+        seeds = [options.seed * 1_000_003 + game for game in range(options.games)]
+        games = play_games(players, seeds, teacher_args, options.jobs)
         held = max(1, len(games) // 10)
         train_rows = np.array([row for rows, _ in games[held:] for row in rows])
         train_labels = np.array([label for _, labels in games[held:] for label in labels])

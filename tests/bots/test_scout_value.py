@@ -131,3 +131,30 @@ def test_the_search_can_teach_the_next_value() -> None:
     assert len(rows) == len(labels) > 0
     network = train_scout_value.fit(np.array(rows), np.array(labels), seed=0, epochs=50)
     assert np.isfinite(network(np.array(rows))).all()
+
+
+def test_games_played_in_processes_are_the_games_played_in_one() -> None:
+    teacher_args = ("search", 5, scout_value.DEFAULT_PATH, 3)
+    seeds = [11, 12, 13]
+    alone = train_scout_value.play_games(3, seeds, teacher_args, jobs=1)
+    assert train_scout_value.play_games(3, seeds, teacher_args, jobs=2) == alone
+
+
+def test_a_round_for_one_table_size_keeps_the_others(tmp_path: Path) -> None:
+    out = tmp_path / "value.npz"
+    train_scout_value.main(
+        ["--players", "3", "--games", "4", "--keep", str(scout_value.DEFAULT_PATH), "--out", str(out)]
+    )
+    kept, shipped = ScoutValue.load(out), ScoutValue.load()
+    assert all(kept.covers(players) for players in (2, 3, 4, 5))
+    assert kept.networks[4].w1.tolist() == shipped.networks[4].w1.tolist()
+    assert kept.networks[3].w1.tolist() != shipped.networks[3].w1.tolist()
+
+
+def test_a_value_to_keep_that_cannot_be_read_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        train_scout_value.main(["--keep", str(tmp_path / "missing.npz"), "--out", str(tmp_path / "out.npz")])
+    assert exit_.value.code == 2
+    assert "cannot read the value file" in capsys.readouterr().err
