@@ -13,11 +13,15 @@ A playout stops at the end of the round or after its rollout depth in moves; a s
 then less the mean of the others', over SCORE_SCALE. At 3 to 5 seats (VALUE_DEPTH_AT) a cut playout is scored by
 the learned value (bots/python/scout_value.py: the round score each seat is expected to end with), after 16 moves;
 with --no-value, and at 2 seats, as if the round ended there (captured cards + chips - cards in hand), after
-default_rollout_depth moves (6 at 3 seats, ROLLOUT_DEPTH at the others): the previous search. --rollout-depth N
-sets the depth at every table.
+default_rollout_depth moves (6 at 3 seats, ROLLOUT_DEPTH at the others). --rollout-depth N sets the depth at
+every table.
+
+The rollout policy (ScoutSearchGame.greedy_action) shows the first of the longest Shows, and else scouts; at 3 to
+5 seats (SCOUTS_BESIDE_AT) its Scout puts the card beside an equal or consecutive number when one can. With
+--random-scouts its Scout is any plain Scout: version 2 of this bot; with --no-value too, version 1.
 
     python -m bots.python.scout_search [--seed N] [--iterations N] [--rollout-depth N] [--reading]
-                                       [--value FILE | --no-value]
+                                       [--value FILE | --no-value] [--random-scouts]
 
 Without --iterations each decision spends a share of its request's time (ismcts.budget_from_clock). --reading
 weighs the determinizations by the opponents' moves (bots/python/scout_reading.py).
@@ -51,6 +55,10 @@ With a position scored by the round score each seat is expected to end with, lon
 moves over 10, 6 and 3 at 3 seats; 28 level with 16 at 5). In leagues at 500 ms a move against the search without
 it, it was not behind on points a game at 3, 4 or 5 seats (about 40 Elo ahead at 3, level at 4 and 5: the docs'
 results, SCOUT search: the learned value). 2 seats, not measured, keep the search without it."""
+SCOUTS_BESIDE_AT = frozenset({3, 4, 5})
+"""The seat counts whose rollouts scout beside a neighbour (`beside_a_neighbour`); at 2 seats, not measured, a
+rollout's Scout is any plain Scout, as before. The measurements are in docs/results.md (SCOUT search: scouts
+beside a neighbour)."""
 SCORE_SCALE = 8.0
 
 READING_SHARE = 0.25
@@ -214,11 +222,16 @@ class ScoutSearchGame:
     the share of that seat's rollout moves played at random (OpponentModel), the others greedy."""
 
     def __init__(
-        self, randomness: Sequence[float] = (), rollout_depth: int = ROLLOUT_DEPTH, value: ScoutValue | None = None
+        self,
+        randomness: Sequence[float] = (),
+        rollout_depth: int = ROLLOUT_DEPTH,
+        value: ScoutValue | None = None,
+        scouts_beside: bool = True,
     ) -> None:
         self.randomness = tuple(randomness)
         self.rollout_depth = rollout_depth
         self.value = value
+        self.scouts_beside = scouts_beside
 
     def key(self, action: Action) -> Hashable:
         return tuple(action.values())
@@ -228,10 +241,11 @@ class ScoutSearchGame:
         legal = state.legal_actions_view(seat)
         if self.randomness and self.randomness[seat] and rng.random() < self.randomness[seat]:
             return legal[rng.randrange(len(legal))]
-        return self.greedy_action(legal, rng)
+        return self.greedy_action(state, seat, legal, rng)
 
-    def greedy_action(self, legal: Sequence[Action], rng: random.Random) -> Action:
-        """The first of the longest Shows (a single only half the time); else a plain Scout at random."""
+    def greedy_action(self, state: GameState, seat: int, legal: Sequence[Action], rng: random.Random) -> Action:
+        """The first of the longest Shows (a single only half the time); else a plain Scout at random, among
+        those that put the card beside an equal or consecutive number if any do (with `scouts_beside`)."""
         best: Action | None = None
         for action in legal:
             kind = action["kind"]
@@ -245,6 +259,9 @@ class ScoutSearchGame:
         scouts = [action for action in legal if action["kind"] == "scout" and not action["and_show"]]
         if not scouts:
             return best if best is not None else legal[rng.randrange(len(legal))]
+        if self.scouts_beside:
+            view = state.observation(seat)
+            scouts = beside_a_neighbour([top for top, _ in view["hand"]], view["active_set"], scouts) or scouts
         return scouts[rng.randrange(len(scouts))]
 
     def rewards(self, state: GameState, depth: int) -> list[float] | None:
@@ -263,6 +280,20 @@ class ScoutSearchGame:
             return None
         total, players = sum(scores), len(scores)
         return [(score - (total - score) / (players - 1)) / SCORE_SCALE for score in scores]
+
+
+def beside_a_neighbour(tops: Sequence[int], active: Sequence[Sequence[int]], scouts: list[Action]) -> list[Action]:
+    """The Scouts among `scouts` that put the card taken next to a card of its number or one apart: a start of
+    a match or a run, where a Scout at random mostly breaks the hand's sets."""
+    last = len(tops)
+    kept = []
+    for action in scouts:
+        top, bottom = active[0] if action["end"] == "left" else active[-1]
+        number = bottom if action["flip"] else top
+        gap = action["insert"]
+        if (gap > 0 and abs(tops[gap - 1] - number) <= 1) or (gap < last and abs(tops[gap] - number) <= 1):
+            kept.append(action)
+    return kept
 
 
 def default_rollout_depth(players: int) -> int:
@@ -304,8 +335,10 @@ class ScoutSearchBot:
         rollout_depth: int | None = None,
         reading: bool = False,
         value: Path | None = scout_value.DEFAULT_PATH,
+        scouts_beside: bool = True,
     ) -> None:
         self.seed = seed
+        self.scouts_beside = scouts_beside
         self.value = None if value is None else ScoutValue.load(value)
         self.reading = reading
         self.rollout_depth = rollout_depth
@@ -335,6 +368,10 @@ class ScoutSearchBot:
             return VALUE_DEPTH_AT[players]
         return default_rollout_depth(players)
 
+    def scouts_beside_at(self, players: int) -> bool:
+        """Whether rollouts at a table of `players` seats scout beside a neighbour (SCOUTS_BESIDE_AT)."""
+        return self.scouts_beside and players in SCOUTS_BESIDE_AT
+
     def act(self, observation: dict[str, Any], legal_actions: list[Action]) -> Action:
         if self.opponents is None:
             self.opponents = OpponentModel(observation["players"])
@@ -350,7 +387,9 @@ class ScoutSearchBot:
         randomness = self.opponents.rollout_randomness(seat)
         determinizer = self.determinizer(observation, randomness)
         players = observation["players"]
-        game = ScoutSearchGame(randomness, self.rollout_depth_at(players), self.value_at(players))
+        game = ScoutSearchGame(
+            randomness, self.rollout_depth_at(players), self.value_at(players), self.scouts_beside_at(players)
+        )
         self.last = ismcts.search(
             game, determinizer, seat, ranked, self.clock.budget, rng, started, tree_depth=TREE_DEPTH
         )
@@ -367,7 +406,8 @@ class ScoutSearchBot:
         return scout_reading.ReadingDeterminizer(plain, randomness, seconds=share)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def bot_from_args(argv: Sequence[str] | None = None) -> ScoutSearchBot:
+    """The bot its command line asks for (a bad value file exits with a usage error)."""
     depth = argparse.ArgumentParser(add_help=False)
     depth.add_argument("--rollout-depth", type=int, help="moves before a playout is scored (default: by seat count)")
     depth.add_argument(
@@ -377,16 +417,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--value", type=Path, default=scout_value.DEFAULT_PATH, help="the value file that scores cut playouts"
     )
     depth.add_argument("--no-value", action="store_true", help="score cut playouts as if the round ended there")
+    depth.add_argument(
+        "--random-scouts", action="store_true", help="rollouts scout at random, not beside a neighbour (version 2)"
+    )
     known, rest = depth.parse_known_args(argv)
     options = ismcts.bot_options(
-        "SCOUT information-set MCTS bot (also --rollout-depth N, --reading, --value FILE, --no-value)", rest
+        "SCOUT information-set MCTS bot (also --rollout-depth N, --reading, --value FILE, --no-value, --random-scouts)",
+        rest,
     )
     value = None if known.no_value else known.value
     try:
-        bot = ScoutSearchBot(options.seed, options.iterations, known.rollout_depth, known.reading, value)
+        return ScoutSearchBot(
+            options.seed, options.iterations, known.rollout_depth, known.reading, value, not known.random_scouts
+        )
     except (OSError, ValueError, KeyError) as error:
         depth.error(f"cannot read the value file {known.value}: {error}")
-    return int(run_bot(bot, name="scout-search", version="2"))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return int(run_bot(bot_from_args(argv), name="scout-search", version="3"))
 
 
 if __name__ == "__main__":

@@ -207,3 +207,79 @@ def test_the_tree_depth_bounds_the_moves_before_each_rollout(tree_depth: int | N
         assert max(game.tree_moves) >= 3
     else:
         assert max(game.tree_moves) == tree_depth
+
+
+def test_a_scout_beside_a_neighbour_is_one_that_starts_a_match_or_a_run() -> None:
+    scouts = [
+        {"kind": "scout", "end": end, "flip": flip, "insert": gap, "and_show": False}
+        for end in ("left", "right")
+        for flip in (False, True)
+        for gap in range(4)
+    ]
+    kept = scout_search.beside_a_neighbour([2, 9, 5], [[6, 1], [7, 10]], scouts)
+    placed = {(action["end"], action["flip"], action["insert"]) for action in kept}
+    assert placed == {
+        ("left", False, 2),  # a 6 before the 5
+        ("left", False, 3),  # a 6 after the 5
+        ("left", True, 0),  # a 1 before the 2
+        ("left", True, 1),  # a 1 after the 2
+        ("right", True, 1),  # a 10 before the 9
+        ("right", True, 2),  # a 10 after the 9
+    }
+
+
+def scout_decisions(seed: int) -> list[Any]:
+    """States of 3-seat games played by the heuristic where the seat to move may only scout or show a single."""
+    state = GAME.new_game(3, seed=seed)
+    found = []
+    while not state.is_over():
+        for seat in state.to_move():
+            legal = state.legal_actions(seat)
+            if any(action["kind"] == "scout" for action in legal) and all(
+                action["length"] == 1 for action in legal if action["kind"] == "show"
+            ):
+                found.append(state.clone())
+            state.apply(seat, scout_heuristic.choose(state.observation(seat), legal))
+    return found
+
+
+def test_a_rollout_scouts_beside_a_neighbour_when_it_can_and_the_previous_one_anywhere() -> None:
+    beside = scout_search.ScoutSearchGame([0.0] * 3)
+    anywhere = scout_search.ScoutSearchGame([0.0] * 3, scouts_beside=False)
+    placed_beside = placed_anywhere = 0
+    for state in scout_decisions(seed=4)[:10]:
+        seat = state.to_move()[0]
+        view = state.observation(seat)
+        tops = [top for top, _ in view["hand"]]
+        scouts = [a for a in state.legal_actions(seat) if a["kind"] == "scout" and not a["and_show"]]
+        good = [beside.key(action) for action in scout_search.beside_a_neighbour(tops, view["active_set"], scouts)]
+        for seed in range(20):
+            move = beside.rollout_action(state, seat, random.Random(seed))
+            if move["kind"] == "scout":
+                assert not good or beside.key(move) in good
+                placed_beside += beside.key(move) in good
+            move = anywhere.rollout_action(state, seat, random.Random(seed))
+            placed_anywhere += move["kind"] == "scout" and anywhere.key(move) in good
+    assert placed_beside > 2 * placed_anywhere > 0
+
+
+@pytest.mark.parametrize(("players", "beside"), [(2, False), (3, True), (4, True), (5, True)])
+def test_rollouts_scout_beside_a_neighbour_at_3_to_5_seats(players: int, beside: bool) -> None:
+    assert scout_search.ScoutSearchBot(1).scouts_beside_at(players) is beside
+    assert not scout_search.ScoutSearchBot(1, scouts_beside=False).scouts_beside_at(players)
+
+
+def test_random_scouts_is_the_previous_search() -> None:
+    """--random-scouts brings back version 2's rollouts, and they make other playouts."""
+    assert scout_search.bot_from_args([]).scouts_beside
+    assert not scout_search.bot_from_args(["--random-scouts", "--seed", "3"]).scouts_beside
+    state = scout_decisions(seed=6)[3]
+    seat = state.to_move()[0]
+    observation, legal = state.observation(seat), state.legal_actions(seat)
+    visits = {}
+    for beside in (True, False):
+        bot = scout_search.ScoutSearchBot(2, iterations=80, scouts_beside=beside)
+        bot.act(observation, legal)
+        assert bot.last is not None
+        visits[beside] = bot.last.visits
+    assert visits[True] != visits[False]
