@@ -81,28 +81,29 @@ MIN_RESERVE_S = 0.05
 """What a decision always leaves of its move time, for decoding, encoding and scheduling."""
 
 
-def budget_from_clock(time_left_ms: int, bank_left_ms: int) -> SearchBudget:
-    """The thinking time for a request's clock: a share of the move time and a little of the bank, plus a fixed
-    part, leaving at least MIN_RESERVE_S of the move time unspent."""
+def budget_from_clock(time_left_ms: int, bank_left_ms: int, move_share: float = MOVE_TIME_SHARE) -> SearchBudget:
+    """The thinking time for a request's clock: `move_share` of the move time and a little of the bank, plus a
+    fixed part, leaving at least MIN_RESERVE_S of the move time unspent."""
     move_s, bank_s = time_left_ms / 1000, bank_left_ms / 1000
-    seconds = min(MOVE_TIME_SHARE * move_s + BANK_SHARE * bank_s + FIXED_S, move_s - MIN_RESERVE_S)
+    seconds = min(move_share * move_s + BANK_SHARE * bank_s + FIXED_S, move_s - MIN_RESERVE_S)
     return SearchBudget(seconds=max(seconds, 0.0))
 
 
 class DecisionClock:
-    """The budget of a search bot's next decision: a fixed number of iterations (reproducible), or a share of the
+    """The budget of a search bot's next decision: a fixed number of iterations (reproducible), or `move_share` of the
     request's time (budget_from_clock) counted from the request's arrival, which the SDK's `on_clock` hook
     reports just before `act`."""
 
-    def __init__(self, iterations: int | None) -> None:
+    def __init__(self, iterations: int | None, move_share: float = MOVE_TIME_SHARE) -> None:
         self.timed = iterations is None
+        self.move_share = move_share
         self.budget = SearchBudget(seconds=0.0) if iterations is None else SearchBudget(iterations)
         self.received: float | None = None
 
     def on_clock(self, time_left_ms: int, bank_left_ms: int) -> None:
         if self.timed:
             self.received = time.perf_counter()
-            self.budget = budget_from_clock(time_left_ms, bank_left_ms)
+            self.budget = budget_from_clock(time_left_ms, bank_left_ms, self.move_share)
 
     def started(self) -> float:
         """When this decision's time began: its request's arrival (now, if no clock came), taken once."""

@@ -21,15 +21,17 @@ seats (SCOUTS_BESIDE_AT) its Scout puts the card beside an equal or consecutive 
 --random-scouts its Scout is any plain Scout: version 2 of this bot.
 
     python -m bots.python.scout_search [--seed N] [--iterations N] [--rollout-depth N] [--reading]
-                                       [--value FILE | --no-value] [--random-scouts]
+                                       [--value FILE | --no-value] [--random-scouts] [--move-share F] [--places]
 
-Without --iterations each decision spends a share of its request's time (ismcts.budget_from_clock). --reading
+Without --iterations each decision spends a share of its request's time (ismcts.budget_from_clock), 30% or
+--move-share F. --places scores the last round's playouts by the places they leave (STANDING_WIDTH). --reading
 weighs the determinizations by the opponents' moves (bots/python/scout_reading.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import random
 from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
@@ -61,6 +63,13 @@ before. In leagues at 500 ms a move against the search before it, it was not beh
 and behind at 3 and 5, each inside the noise (docs/results.md, SCOUT search: Scouts beside a neighbour); 2 seats
 were not measured."""
 SCORE_SCALE = 8.0
+
+STANDING_WIDTH = 5.0
+"""With --places, in a game's last round a playout is scored by the places it leaves, not the points: each seat's
+reward is the mean over the others of tanh((its total - theirs) / STANDING_WIDTH), the totals being the scores
+before the round plus the playout's round scores. A table counts who finished above whom; a point more where the
+places are settled is worth nothing there. It lost at 3 seats (docs/results.md, SCOUT search: thinking time and
+places), so it is off by default."""
 
 READING_SHARE = 0.25
 """With reading on (--reading), the share of a timed decision's thinking spent drawing and weighing deals
@@ -220,7 +229,8 @@ class OpponentModel:
 
 class ScoutSearchGame:
     """The search's view of SCOUT: action keys, the rollout policy and the playout's end. `randomness[seat]` is
-    the share of that seat's rollout moves played at random (OpponentModel), the others greedy."""
+    the share of that seat's rollout moves played at random (OpponentModel), the others greedy. Given the game's
+    `standing` before the round (standing_at), playouts are scored by places (STANDING_WIDTH), else by points."""
 
     def __init__(
         self,
@@ -228,7 +238,9 @@ class ScoutSearchGame:
         rollout_depth: int = ROLLOUT_DEPTH,
         value: ScoutValue | None = None,
         scouts_beside: bool = True,
+        standing: Sequence[float] | None = None,
     ) -> None:
+        self.standing = standing
         self.randomness = tuple(randomness)
         self.rollout_depth = rollout_depth
         self.value = value
@@ -280,6 +292,11 @@ class ScoutSearchGame:
         else:
             return None
         total, players = sum(scores), len(scores)
+        if self.standing is not None:
+            totals = [before + score for before, score in zip(self.standing, scores, strict=True)]
+            return [
+                sum(math.tanh((mine - other) / STANDING_WIDTH) for other in totals) / (players - 1) for mine in totals
+            ]
         return [(score - (total - score) / (players - 1)) / SCORE_SCALE for score in scores]
 
 
@@ -295,6 +312,14 @@ def beside_a_neighbour(tops: Sequence[int], active: Sequence[Sequence[int]], sco
         if (gap > 0 and abs(tops[gap - 1] - number) <= 1) or (gap < last and abs(tops[gap] - number) <= 1):
             kept.append(action)
     return kept
+
+
+def standing_at(observation: Mapping[str, Any]) -> list[float] | None:
+    """The game's scores before this round if it is the last one (its playouts may be scored by places), else
+    None."""
+    if observation["round"] != TABLES[observation["players"]].rounds:
+        return None
+    return list(observation["scores"])
 
 
 def default_rollout_depth(players: int) -> int:
@@ -337,13 +362,16 @@ class ScoutSearchBot:
         reading: bool = False,
         value: Path | None = scout_value.DEFAULT_PATH,
         scouts_beside: bool = True,
+        move_share: float = ismcts.MOVE_TIME_SHARE,
+        places: bool = False,
     ) -> None:
         self.seed = seed
+        self.places = places
         self.scouts_beside = scouts_beside
         self.value = None if value is None else ScoutValue.load(value)
         self.reading = reading
         self.rollout_depth = rollout_depth
-        self.clock = ismcts.DecisionClock(iterations)
+        self.clock = ismcts.DecisionClock(iterations, move_share)
         self.config: dict[str, Any] = {}
         self.last: ismcts.SearchResult | None = None
         self.opponents: OpponentModel | None = None
@@ -389,7 +417,11 @@ class ScoutSearchBot:
         determinizer = self.determinizer(observation, randomness)
         players = observation["players"]
         game = ScoutSearchGame(
-            randomness, self.rollout_depth_at(players), self.value_at(players), self.scouts_beside_at(players)
+            randomness,
+            self.rollout_depth_at(players),
+            self.value_at(players),
+            self.scouts_beside_at(players),
+            standing_at(observation) if self.places else None,
         )
         self.last = ismcts.search(
             game, determinizer, seat, ranked, self.clock.budget, rng, started, tree_depth=TREE_DEPTH
@@ -421,18 +453,40 @@ def bot_from_args(argv: Sequence[str] | None = None) -> ScoutSearchBot:
     depth.add_argument(
         "--random-scouts", action="store_true", help="rollouts scout at random, not beside a neighbour (version 2)"
     )
+    depth.add_argument(
+        "--move-share",
+        type=_share,
+        default=ismcts.MOVE_TIME_SHARE,
+        help=f"the share of the move time a timed decision spends (default: {ismcts.MOVE_TIME_SHARE})",
+    )
+    depth.add_argument("--places", action="store_true", help="score the last round's playouts by the places they leave")
     known, rest = depth.parse_known_args(argv)
     options = ismcts.bot_options(
-        "SCOUT information-set MCTS bot (also --rollout-depth N, --reading, --value FILE, --no-value, --random-scouts)",
+        "SCOUT information-set MCTS bot (also --rollout-depth N, --reading, --value FILE, --no-value, --random-scouts,"
+        " --move-share F, --places)",
         rest,
     )
     value = None if known.no_value else known.value
     try:
         return ScoutSearchBot(
-            options.seed, options.iterations, known.rollout_depth, known.reading, value, not known.random_scouts
+            options.seed,
+            options.iterations,
+            known.rollout_depth,
+            known.reading,
+            value,
+            scouts_beside=not known.random_scouts,
+            move_share=known.move_share,
+            places=known.places,
         )
     except (OSError, ValueError, KeyError) as error:
         depth.error(f"cannot read the value file {known.value}: {error}")
+
+
+def _share(text: str) -> float:
+    share = float(text)
+    if not 0 < share < 1:
+        raise argparse.ArgumentTypeError(f"a share of the move time is between 0 and 1, not {text}")
+    return share
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -80,6 +80,22 @@ def test_a_budget_is_iterations_or_time() -> None:
     assert ismcts.budget_from_clock(0, 0).seconds == 0.0
 
 
+def test_a_timed_decision_spends_the_move_share_and_a_fixed_one_its_iterations() -> None:
+    timed = [scout_search.bot_from_args(argv) for argv in ([], ["--move-share", "0.5"])]
+    fixed = scout_search.bot_from_args(["--move-share", "0.5", "--iterations", "40"])
+    for bot in (*timed, fixed):
+        bot.on_clock(1000, 0)
+    assert [bot.clock.budget.seconds for bot in timed] == pytest.approx([0.3 + ismcts.FIXED_S, 0.5 + ismcts.FIXED_S])
+    assert fixed.clock.budget == ismcts.SearchBudget(iterations=40)
+
+
+def test_a_move_share_outside_0_to_1_is_a_usage_error() -> None:
+    for bad in ("0", "1.5", "half"):
+        with pytest.raises(SystemExit) as stopped:
+            scout_search.bot_from_args(["--move-share", bad])
+        assert stopped.value.code == 2
+
+
 def test_a_spent_clock_still_answers_with_the_prior_first() -> None:
     state, seat = random_positions(4, seed=3, count=10)[-1]
     bot = scout_search.ScoutSearchBot(1)
@@ -283,3 +299,30 @@ def test_random_scouts_is_the_previous_search() -> None:
         assert bot.last is not None
         visits[beside] = bot.last.visits
     assert visits[True] != visits[False]
+
+
+def test_in_the_last_round_a_playout_is_scored_by_the_places_it_leaves() -> None:
+    """Places settled before the round make the points of the round worth nothing; without a standing a playout
+    is scored by its points over the others' mean, as before."""
+    state = GAME.new_game(3, seed=5)
+    for seat in state.to_move():
+        state.apply(seat, state.legal_actions(seat)[0])
+    by_points = scout_search.ScoutSearchGame([0.0] * 3, rollout_depth=4).rewards(state, 4)
+    assert by_points is not None and sum(by_points) == pytest.approx(0.0)
+    settled = scout_search.ScoutSearchGame([0.0] * 3, rollout_depth=4, standing=[200, 0, -200]).rewards(state, 4)
+    assert settled == pytest.approx([1.0, 0.0, -1.0], abs=1e-6)
+    level = scout_search.ScoutSearchGame([0.0] * 3, rollout_depth=4, standing=[0, 0, 0]).rewards(state, 4)
+    assert level is not None and all(-1 < reward < 1 for reward in level)
+    assert sorted(range(3), key=level.__getitem__) == sorted(range(3), key=by_points.__getitem__)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_only_a_last_round_decision_searches_for_places(players: int) -> None:
+    rounds = scout_search.TABLES[players].rounds
+    assert scout_search.standing_at({"players": players, "round": rounds, "scores": [1] * players}) == [1] * players
+    assert scout_search.standing_at({"players": players, "round": rounds - 1, "scores": [1] * players}) is None
+
+
+def test_places_is_off_unless_asked_for() -> None:
+    assert not scout_search.bot_from_args([]).places
+    assert scout_search.bot_from_args(["--places"]).places
