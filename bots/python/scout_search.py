@@ -291,12 +291,13 @@ class ScoutSearchGame:
             ]
         else:
             return None
-        total, players = sum(scores), len(scores)
+        players = len(scores)
         if self.standing is not None:
             totals = [before + score for before, score in zip(self.standing, scores, strict=True)]
             return [
                 sum(math.tanh((mine - other) / STANDING_WIDTH) for other in totals) / (players - 1) for mine in totals
             ]
+        total = sum(scores)
         return [(score - (total - score) / (players - 1)) / SCORE_SCALE for score in scores]
 
 
