@@ -43,7 +43,7 @@ WIDENING_FACTOR = 1.5
 NEW_DETERMINIZATION_EVERY = 3
 MAX_DETERMINIZATIONS = 24
 """Building a determinization replays the round; iterations reuse them (each clones one), adding one every
-NEW_DETERMINIZATION_EVERY iterations up to MAX_DETERMINIZATIONS."""
+NEW_DETERMINIZATION_EVERY iterations up to MAX_DETERMINIZATIONS (a game's search may ask for another limit)."""
 
 
 MIN_TRUSTED_ITERATIONS = 16
@@ -164,6 +164,7 @@ def search(
     started: float | None = None,
     clock: Callable[[], float] = time.perf_counter,
     tree_depth: int | None = None,
+    determinizations: int = MAX_DETERMINIZATIONS,
 ) -> SearchResult:
     """The most visited root action after the budget; `ranked_actions` are the seat's legal actions, best
     first by a prior (the root widens along that order). A time budget counts from `started` (by `clock`;
@@ -171,7 +172,8 @@ def search(
     fewer than MIN_TRUSTED_ITERATIONS done, the visit counts say little: the prior's first is played.
 
     `tree_depth` bounds the moves an iteration takes through the tree before its rollout (None: no bound);
-    1 keeps a tree of the root's actions alone, each valued by playouts."""
+    1 keeps a tree of the root's actions alone, each valued by playouts. `determinizations` bounds the deals the
+    iterations share (one more every NEW_DETERMINIZATION_EVERY iterations)."""
     if started is None:
         started = clock()
     root = Node()
@@ -187,7 +189,7 @@ def search(
             elapsed = clock() - started
             if elapsed + ITERATION_MARGIN * (elapsed / iterations if iterations else 0.0) >= limit:
                 break
-        if len(pool) < MAX_DETERMINIZATIONS and len(pool) <= iterations // NEW_DETERMINIZATION_EVERY:
+        if len(pool) < determinizations and len(pool) <= iterations // NEW_DETERMINIZATION_EVERY:
             pool.append(determinizer.sample(rng))
         state = pool[iterations % len(pool)].clone()
         _iterate(game, root, state, seat, ranked_actions, keys, rng, tree_depth)

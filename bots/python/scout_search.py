@@ -22,10 +22,12 @@ seats (SCOUTS_BESIDE_AT) its Scout puts the card beside an equal or consecutive 
 
     python -m bots.python.scout_search [--seed N] [--iterations N] [--rollout-depth N] [--reading]
                                        [--value FILE | --no-value] [--random-scouts] [--move-share F] [--places]
+                                       [--determinizations N]
 
 Without --iterations each decision spends a share of its request's time (ismcts.budget_from_clock), 30% or
 --move-share F. --places scores the last round's playouts by the places they leave (STANDING_WIDTH). --reading
-weighs the determinizations by the opponents' moves (bots/python/scout_reading.py).
+weighs the determinizations by the opponents' moves (bots/python/scout_reading.py). --determinizations N bounds
+the deals a decision's iterations share (ismcts.MAX_DETERMINIZATIONS).
 """
 
 from __future__ import annotations
@@ -365,8 +367,10 @@ class ScoutSearchBot:
         scouts_beside: bool = True,
         move_share: float = ismcts.MOVE_TIME_SHARE,
         places: bool = False,
+        determinizations: int = ismcts.MAX_DETERMINIZATIONS,
     ) -> None:
         self.seed = seed
+        self.determinizations = determinizations
         self.places = places
         self.scouts_beside = scouts_beside
         self.value = None if value is None else ScoutValue.load(value)
@@ -425,7 +429,15 @@ class ScoutSearchBot:
             standing_at(observation) if self.places else None,
         )
         self.last = ismcts.search(
-            game, determinizer, seat, ranked, self.clock.budget, rng, started, tree_depth=TREE_DEPTH
+            game,
+            determinizer,
+            seat,
+            ranked,
+            self.clock.budget,
+            rng,
+            started,
+            tree_depth=TREE_DEPTH,
+            determinizations=self.determinizations,
         )
         return self.last.action
 
@@ -461,10 +473,17 @@ def bot_from_args(argv: Sequence[str] | None = None) -> ScoutSearchBot:
         help=f"the share of the move time a timed decision spends (default: {ismcts.MOVE_TIME_SHARE})",
     )
     depth.add_argument("--places", action="store_true", help="score the last round's playouts by the places they leave")
+    depth.add_argument(
+        "--determinizations",
+        type=_positive,
+        default=ismcts.MAX_DETERMINIZATIONS,
+        metavar="N",
+        help=f"the most deals a decision's iterations share (default: {ismcts.MAX_DETERMINIZATIONS})",
+    )
     known, rest = depth.parse_known_args(argv)
     options = ismcts.bot_options(
         "SCOUT information-set MCTS bot (also --rollout-depth N, --reading, --value FILE, --no-value, --random-scouts,"
-        " --move-share F, --places)",
+        " --move-share F, --places, --determinizations N)",
         rest,
     )
     value = None if known.no_value else known.value
@@ -478,6 +497,7 @@ def bot_from_args(argv: Sequence[str] | None = None) -> ScoutSearchBot:
             scouts_beside=not known.random_scouts,
             move_share=known.move_share,
             places=known.places,
+            determinizations=known.determinizations,
         )
     except (OSError, ValueError, KeyError) as error:
         depth.error(f"cannot read the value file {known.value}: {error}")
@@ -488,6 +508,16 @@ def _share(text: str) -> float:
     if not 0 < share < 1:
         raise argparse.ArgumentTypeError(f"a share of the move time is between 0 and 1, not {text}")
     return share
+
+
+def _positive(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"a count of deals is a whole number of at least 1, not {text}")
+    return count
 
 
 def main(argv: Sequence[str] | None = None) -> int:
