@@ -27,7 +27,7 @@ seats (SCOUTS_BESIDE_AT) its Scout puts the card beside an equal or consecutive 
 Without --iterations each decision spends a share of its request's time (ismcts.budget_from_clock), 30% or
 --move-share F. --places scores the last round's playouts by the places they leave (STANDING_WIDTH). --reading
 weighs the determinizations by the opponents' moves (bots/python/scout_reading.py). --determinizations N bounds
-the deals a decision's iterations share (ismcts.MAX_DETERMINIZATIONS).
+the deals a decision's iterations share (by default DETERMINIZATIONS_AT, else ismcts.MAX_DETERMINIZATIONS).
 """
 
 from __future__ import annotations
@@ -64,6 +64,12 @@ SCOUTS_BESIDE_AT = frozenset({4})
 before. In leagues at 500 ms a move against the search before it, it was not behind on points a game at 4 seats
 and behind at 3 and 5, each inside the noise (docs/results.md, SCOUT search: Scouts beside a neighbour); 2 seats
 were not measured."""
+DETERMINIZATIONS_AT: Mapping[int, int] = {3: 120}
+"""The seat counts whose decisions share more deals than ismcts.MAX_DETERMINIZATIONS (24), and how many. At 3
+seats, 500 ms a move, against version 3 (24) and scout-ai's network, 120 was ahead by +1.4 and +0.5 points a game
+in two in-process pilots and +0.8 in a league (LOS 71%; docs/results.md, SCOUT search: more deals) for 10% fewer
+iterations; drawing a fresh deal every third iteration throughout was behind (-0.9). 2, 4 and 5 seats were not
+measured in a league and keep 24."""
 SCORE_SCALE = 8.0
 
 STANDING_WIDTH = 5.0
@@ -367,7 +373,7 @@ class ScoutSearchBot:
         scouts_beside: bool = True,
         move_share: float = ismcts.MOVE_TIME_SHARE,
         places: bool = False,
-        determinizations: int = ismcts.MAX_DETERMINIZATIONS,
+        determinizations: int | None = None,
     ) -> None:
         self.seed = seed
         self.determinizations = determinizations
@@ -401,6 +407,12 @@ class ScoutSearchBot:
         if self.value_at(players) is not None:
             return VALUE_DEPTH_AT[players]
         return default_rollout_depth(players)
+
+    def determinizations_at(self, players: int) -> int:
+        """The most deals a decision shares: the bot's own limit, else the table's (DETERMINIZATIONS_AT)."""
+        if self.determinizations is not None:
+            return self.determinizations
+        return DETERMINIZATIONS_AT.get(players, ismcts.MAX_DETERMINIZATIONS)
 
     def scouts_beside_at(self, players: int) -> bool:
         """Whether rollouts at a table of `players` seats scout beside a neighbour (SCOUTS_BESIDE_AT)."""
@@ -437,7 +449,7 @@ class ScoutSearchBot:
             rng,
             started,
             tree_depth=TREE_DEPTH,
-            determinizations=self.determinizations,
+            determinizations=self.determinizations_at(players),
         )
         return self.last.action
 
@@ -476,9 +488,9 @@ def bot_from_args(argv: Sequence[str] | None = None) -> ScoutSearchBot:
     depth.add_argument(
         "--determinizations",
         type=_positive,
-        default=ismcts.MAX_DETERMINIZATIONS,
         metavar="N",
-        help=f"the most deals a decision's iterations share (default: {ismcts.MAX_DETERMINIZATIONS})",
+        help=f"the most deals a decision's iterations share (default: {_by_seats(DETERMINIZATIONS_AT)},"
+        f" {ismcts.MAX_DETERMINIZATIONS} at the others)",
     )
     known, rest = depth.parse_known_args(argv)
     options = ismcts.bot_options(
@@ -503,6 +515,10 @@ def bot_from_args(argv: Sequence[str] | None = None) -> ScoutSearchBot:
         depth.error(f"cannot read the value file {known.value}: {error}")
 
 
+def _by_seats(counts: Mapping[int, int]) -> str:
+    return ", ".join(f"{count} at {players} seats" for players, count in sorted(counts.items()))
+
+
 def _share(text: str) -> float:
     share = float(text)
     if not 0 < share < 1:
@@ -521,7 +537,7 @@ def _positive(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return int(run_bot(bot_from_args(argv), name="scout-search", version="3"))
+    return int(run_bot(bot_from_args(argv), name="scout-search", version="4"))
 
 
 if __name__ == "__main__":

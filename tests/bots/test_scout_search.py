@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -93,6 +94,62 @@ def test_a_move_share_outside_0_to_1_is_a_usage_error() -> None:
     for bad in ("0", "1.5", "half"):
         with pytest.raises(SystemExit) as stopped:
             scout_search.bot_from_args(["--move-share", bad])
+        assert stopped.value.code == 2
+
+
+class CountedDeals:
+    """A determinizer that counts the deals it draws."""
+
+    def __init__(self, determinizer: ismcts.Determinizer) -> None:
+        self.determinizer = determinizer
+        self.drawn = 0
+
+    def sample(self, rng: random.Random) -> Any:
+        self.drawn += 1
+        return self.determinizer.sample(rng)
+
+
+def a_play_decision(players: int) -> tuple[Any, int]:
+    return next((s, t) for s, t in random_positions(players, seed=2, count=10) if s.observation(t)["phase"] == "play")
+
+
+@pytest.mark.parametrize(("limit", "drawn"), [(1, 1), (5, 5), (ismcts.MAX_DETERMINIZATIONS, 24), (500, 100)])
+def test_a_search_draws_a_deal_every_third_iteration_up_to_its_limit(limit: int, drawn: int) -> None:
+    state, seat = a_play_decision(3)
+    observation = state.observation(seat)
+    deals = CountedDeals(scout_search.ScoutDeterminizer(observation, state.config))
+    ranked = scout_search.ranked_by_heuristic(observation, state.legal_actions(seat))
+    game = scout_search.ScoutSearchGame()
+    ismcts.search(game, deals, seat, ranked, ismcts.SearchBudget(300), random.Random(1), determinizations=limit)
+    assert deals.drawn == drawn
+
+
+@pytest.mark.parametrize(
+    ("argv", "players", "drawn"),
+    [([], 3, 120), ([], 4, ismcts.MAX_DETERMINIZATIONS), (["--determinizations", "40"], 3, 40)],
+)
+def test_the_bot_shares_as_many_deals_as_it_is_told_else_its_tables(
+    argv: list[str], players: int, drawn: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state, seat = a_play_decision(players)
+    bot = scout_search.bot_from_args([*argv, "--iterations", "400"])
+    deals: list[CountedDeals] = []
+    plain = bot.determinizer
+
+    def counted(observation: dict[str, Any], randomness: Any) -> ismcts.Determinizer:
+        deals.append(CountedDeals(plain(observation, randomness)))
+        return deals[-1]
+
+    monkeypatch.setattr(bot, "determinizer", counted)
+    bot.on_game_start(SimpleNamespace(config=state.config))
+    bot.act(state.observation(seat), state.legal_actions(seat))
+    assert [count.drawn for count in deals] == [drawn]
+
+
+def test_a_count_of_deals_below_1_is_a_usage_error() -> None:
+    for bad in ("0", "-3", "many", "2.5"):
+        with pytest.raises(SystemExit) as stopped:
+            scout_search.bot_from_args(["--determinizations", bad])
         assert stopped.value.code == 2
 
 
