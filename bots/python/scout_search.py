@@ -68,8 +68,8 @@ DETERMINIZATIONS_AT: Mapping[int, int] = {3: 120}
 """The seat counts whose decisions share more deals than ismcts.MAX_DETERMINIZATIONS (24), and how many. At 3
 seats, 500 ms a move, against version 3 (24) and scout-ai's network, 120 was ahead by +1.4 and +0.5 points a game
 in two in-process pilots and +0.8 in a league (LOS 71%; docs/results.md, SCOUT search: more deals) for 10% fewer
-iterations; drawing a fresh deal every third iteration throughout was behind (-0.9). 2, 4 and 5 seats were not
-measured in a league and keep 24."""
+iterations; drawing a fresh deal every third iteration throughout was behind (-0.9). At 4 seats 120 was level in a
+league (-0.2), at 5 behind in a pilot (-0.9): they keep 24, as does 2, not measured."""
 SCORE_SCALE = 8.0
 
 STANDING_WIDTH = 5.0
