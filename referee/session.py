@@ -575,15 +575,15 @@ class Session:
 
     def _say_bye(self, group: list[Participant]) -> None:
         """Send bye to the bots of `group` that are up and wait, at most _BYE_GRACE_S, until their processes
-        exit. Where bots are frozen while not on move, one at a time, each frozen again if it has not exited by
-        then: no two bots are ever awake together."""
+        exit. Where bots are frozen while not on move, one at a time, each frozen again before the next is thawed,
+        whether its program has exited or not (children it left in its sandbox run until they are frozen or
+        killed): no two bots are ever awake together."""
         if not self.freezes:
             self._bye_together(group)
             return
         for participant in group:
             self._bye_together([participant])
-            if participant.process is not None and not participant.process.exited():
-                self.hold(participant, True)
+            self.hold(participant, True)
 
     def _bye_together(self, group: list[Participant]) -> None:
         """Say bye to the bots of `group` and wait for them. What they send meanwhile is read and dropped (a

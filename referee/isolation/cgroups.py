@@ -411,6 +411,12 @@ class BotCgroup:
             with contextlib.suppress(ProcessLookupError):
                 _write(parent_procs, str(pid))
 
+    def kill(self) -> None:
+        """SIGKILL every process of the bot, whatever its session or PID namespace, and thaw it (none runs again);
+        the cgroups stay until `remove`."""
+        for folder in self.folders:
+            _kill_and_thaw(folder)
+
     def pids(self) -> set[int]:
         found: set[int] = set()
         for folder in self.folders:
@@ -524,13 +530,9 @@ def _thaw(folder: Path) -> None:
 def _clear(folder: Path) -> bool:
     """Kill what is in `folder` (a cgroup) and remove it; True if it is gone."""
     deadline = time.monotonic() + _REMOVE_SECONDS
-    _thaw(folder)
+    _kill_and_thaw(folder)
     while folder.exists():
-        procs = folder / "cgroup.procs"
-        with contextlib.suppress(OSError):
-            for pid in procs.read_text().split():
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(int(pid), signal.SIGKILL)
+        _kill_all(folder)
         with contextlib.suppress(OSError):
             folder.rmdir()
             return True
@@ -538,3 +540,17 @@ def _clear(folder: Path) -> bool:
             return False
         time.sleep(0.01)
     return True
+
+
+def _kill_and_thaw(folder: Path) -> None:
+    """SIGKILL every process in `folder`, then thaw it: a process frozen by cgroup v1 dies of SIGKILL only once
+    thawed, and one thawed with SIGKILL pending dies on its way back to user space, so none runs again."""
+    _kill_all(folder)
+    _thaw(folder)
+
+
+def _kill_all(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        for pid in (folder / "cgroup.procs").read_text().split():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(int(pid), signal.SIGKILL)

@@ -418,20 +418,19 @@ class BotProcess:
         return said
 
     def kill(self) -> None:
-        """Kill the process group and every other member of the bot's session, and return once they are all
-        gone (SIGKILL is asynchronous) and, in a PID namespace, once its init is (the kernel empties the
-        namespace before the init's exit completes, whatever session its processes are in); reap; close the
-        log."""
+        """Kill the process group, every other member of the bot's session and, where it has cgroups, every
+        process in them (thawed only once SIGKILL is pending: none runs again, not even while another seat is on
+        move), and return once they are all gone (SIGKILL is asynchronous) and, in a PID namespace, once its
+        init is (the kernel empties the namespace before the init's exit completes, whatever session its
+        processes are in); reap; close the log."""
         if self._killed:
             return
         self._killed = True
         inits = self._namespace_inits()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
-        # Thawed only after SIGKILL is pending (cgroup v1 delivers it only on thawing): the bot dies on its
-        # way back to user space and never runs again, not even while another seat is on move.
-        with contextlib.suppress(OSError):
-            self.hold(False)
+        if self.jail is not None and self.jail.cgroup is not None:
+            self.jail.cgroup.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._popen.wait(_REAP_SECONDS)
         deadline = time.monotonic() + _REAP_SECONDS

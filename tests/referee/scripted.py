@@ -11,8 +11,9 @@ waits (Wire.wait), to the next step that is due or to the referee's deadline: ev
 
 Every frame the referee sends is kept per process (`ScriptedProcess.received`), and every freeze and thaw
 (`holds`); a request sent to a frozen bot is a referee error (AssertionError), as it would leave the bot unable
-to answer. Each time a process starts or thaws while another one is awake (started, neither frozen nor ended),
-the table notes the names of the bots awake together (`together`).
+to answer. Each time a process starts or thaws while another one is awake (started, neither frozen nor killed),
+the table notes the names of the bots awake together (`together`). A bot whose program has ended counts as awake
+until it is frozen or killed: its program may have left children running in its sandbox, as a real one may.
 """
 
 from __future__ import annotations
@@ -129,7 +130,8 @@ class ScriptedProcess:
 
     @property
     def awake(self) -> bool:
-        return not self.frozen and not self.killed and self.status is None
+        """Its processes may run: not frozen and not killed (an ended program may have left children)."""
+        return not self.frozen and not self.killed
 
     @property
     def pidfd(self) -> int:

@@ -4,6 +4,8 @@ and values written; tests/referee/test_freezing.py tests freezing on the machine
 from __future__ import annotations
 
 import dataclasses
+import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -77,3 +79,19 @@ def test_a_frozen_bot_gets_the_lowest_cpu_weight_and_quota_and_its_own_back_when
     assert (folder / "cpu.weight").read_text() == "100"
     assert (folder / "cpu.max").read_text() == f"{quota} 100000"
     holding.remove()
+
+
+def test_killing_a_bot_kills_every_process_in_its_cgroups_and_thaws_them(tmp_path: Path) -> None:
+    """What its cgroups hold dies, whatever its session (a process frozen by cgroup v1 dies of SIGKILL only once
+    thawed, so the freezer is thawed too, after the signal)."""
+    stray = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    try:
+        (tmp_path / "cgroup.procs").write_text(f"{stray.pid}\n")
+        group = BotCgroup((tmp_path,), v2_freezer(tmp_path))
+        (tmp_path / "cgroup.freeze").write_text("1")
+        group.kill()
+        assert stray.wait(timeout=10) == -signal.SIGKILL
+        assert (tmp_path / "cgroup.freeze").read_text() == "0"
+    finally:
+        stray.kill()
+        stray.wait()
