@@ -22,12 +22,16 @@ seats (SCOUTS_BESIDE_AT) its Scout puts the card beside an equal or consecutive 
 
     python -m bots.python.scout_search [--seed N] [--iterations N] [--rollout-depth N] [--reading]
                                        [--value FILE | --no-value] [--random-scouts] [--move-share F] [--places]
-                                       [--determinizations N]
+                                       [--determinizations N] [--prior FILE | --no-prior]
 
 Without --iterations each decision spends a share of its request's time (ismcts.budget_from_clock), 30% or
 --move-share F. --places scores the last round's playouts by the places they leave (STANDING_WIDTH). --reading
 weighs the determinizations by the opponents' moves (bots/python/scout_reading.py). --determinizations N bounds
 the deals a decision's iterations share (by default DETERMINIZATIONS_AT, else ismcts.MAX_DETERMINIZATIONS).
+
+The root's prior: the heuristic's ranking, or at 3 seats (PRIOR_AT) that ranking with the options a prior distilled
+from the search's own decisions prefers first (bots/python/scout_prior.py); --prior FILE sets the prior file,
+--no-prior keeps the heuristic's ranking at every table.
 """
 
 from __future__ import annotations
@@ -39,7 +43,8 @@ from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bots.python import ismcts, scout_heuristic, scout_reading, scout_value
+from bots.python import ismcts, scout_heuristic, scout_prior, scout_reading, scout_value
+from bots.python.scout_prior import ScoutPrior
 from bots.python.scout_value import ScoutValue
 from protocol.sdk import run_bot
 from referee.games import GameState, load_game
@@ -70,6 +75,11 @@ seats, 500 ms a move, against version 3 (24) and scout-ai's network, 120 was ahe
 in two in-process pilots and +0.8 in a league (LOS 71%; docs/results.md, SCOUT search: more deals) for 10% fewer
 iterations; drawing a fresh deal every third iteration throughout was behind (-0.9). At 4 seats 120 was level in a
 league (-0.2), at 5 behind in a pilot (-0.9): they keep 24, as does 2, not measured."""
+PRIOR_AT = frozenset({3})
+"""The seat counts whose root ranks first the options the distilled prior (bots/python/scout_prior.py) prefers,
+elsewhere the heuristic's ranking alone. At 3 seats, 500 ms a move, against version 4 and scout-ai's network, it was
+ahead in in-process pilots (docs/results.md, SCOUT search: a prior distilled from the search); the other tables
+were not measured."""
 SCORE_SCALE = 8.0
 
 STANDING_WIDTH = 5.0
@@ -374,8 +384,10 @@ class ScoutSearchBot:
         move_share: float = ismcts.MOVE_TIME_SHARE,
         places: bool = False,
         determinizations: int | None = None,
+        prior: Path | None = scout_prior.DEFAULT_PATH,
     ) -> None:
         self.seed = seed
+        self.prior = None if prior is None else ScoutPrior.load(prior)
         self.determinizations = determinizations
         self.places = places
         self.scouts_beside = scouts_beside
@@ -414,6 +426,10 @@ class ScoutSearchBot:
             return self.determinizations
         return DETERMINIZATIONS_AT.get(players, ismcts.MAX_DETERMINIZATIONS)
 
+    def prior_at(self, players: int) -> ScoutPrior | None:
+        """The prior that reorders the root at a table of `players` seats, if any (PRIOR_AT)."""
+        return self.prior if players in PRIOR_AT else None
+
     def scouts_beside_at(self, players: int) -> bool:
         """Whether rollouts at a table of `players` seats scout beside a neighbour (SCOUTS_BESIDE_AT)."""
         return self.scouts_beside and players in SCOUTS_BESIDE_AT
@@ -425,14 +441,17 @@ class ScoutSearchBot:
         if len(legal_actions) == 1:
             return legal_actions[0]
         started = self.clock.started()
+        players = observation["players"]
         ranked = ranked_by_heuristic(observation, legal_actions)
+        prior = self.prior_at(players)
+        if prior is not None:
+            ranked = prior.ranked(observation, legal_actions, ranked)
         rng = ismcts.decision_rng(
             self.seed, observation["seat"], observation["round"], observation["scores"], len(observation["history"])
         )
         seat = observation["seat"]
         randomness = self.opponents.rollout_randomness(seat)
         determinizer = self.determinizer(observation, randomness)
-        players = observation["players"]
         game = ScoutSearchGame(
             randomness,
             self.rollout_depth_at(players),
@@ -492,13 +511,23 @@ def bot_from_args(argv: Sequence[str] | None = None) -> ScoutSearchBot:
         help=f"the most deals a decision's iterations share (default: {_by_seats(DETERMINIZATIONS_AT)},"
         f" {ismcts.MAX_DETERMINIZATIONS} at the others)",
     )
+    depth.add_argument(
+        "--prior", type=Path, default=scout_prior.DEFAULT_PATH, help="the prior file that reorders the root at 3 seats"
+    )
+    depth.add_argument("--no-prior", action="store_true", help="the heuristic's ranking at the root at every table")
     known, rest = depth.parse_known_args(argv)
     options = ismcts.bot_options(
         "SCOUT information-set MCTS bot (also --rollout-depth N, --reading, --value FILE, --no-value, --random-scouts,"
-        " --move-share F, --places, --determinizations N)",
+        " --move-share F, --places, --determinizations N, --prior FILE, --no-prior)",
         rest,
     )
     value = None if known.no_value else known.value
+    prior = None if known.no_prior else known.prior
+    if prior is not None:
+        try:
+            ScoutPrior.load(prior)
+        except (OSError, ValueError, KeyError) as error:
+            depth.error(f"cannot read the prior file {prior}: {error}")
     try:
         return ScoutSearchBot(
             options.seed,
@@ -510,6 +539,7 @@ def bot_from_args(argv: Sequence[str] | None = None) -> ScoutSearchBot:
             move_share=known.move_share,
             places=known.places,
             determinizations=known.determinizations,
+            prior=prior,
         )
     except (OSError, ValueError, KeyError) as error:
         depth.error(f"cannot read the value file {known.value}: {error}")
@@ -537,7 +567,7 @@ def _positive(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return int(run_bot(bot_from_args(argv), name="scout-search", version="4"))
+    return int(run_bot(bot_from_args(argv), name="scout-search", version="5"))
 
 
 if __name__ == "__main__":
