@@ -78,8 +78,8 @@ league (-0.2), at 5 behind in a pilot (-0.9): they keep 24, as does 2, not measu
 PRIOR_AT = frozenset({3})
 """The seat counts whose root ranks first the options the distilled prior (bots/python/scout_prior.py) prefers,
 elsewhere the heuristic's ranking alone. At 3 seats, 500 ms a move, against version 4 and scout-ai's network, it was
-ahead in in-process pilots (docs/results.md, SCOUT search: a prior distilled from the search); the other tables
-were not measured."""
+ahead by +0.7 +/- 0.6 points a game over four in-process pilots and +0.8 in a league (LOS 68%; docs/results.md,
+SCOUT search: a prior distilled from the search); the other tables were not measured."""
 SCORE_SCALE = 8.0
 
 STANDING_WIDTH = 5.0

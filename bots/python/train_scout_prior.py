@@ -17,11 +17,8 @@ request, never from the order of play).
 from __future__ import annotations
 
 import argparse
-import contextlib
-import multiprocessing
-import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -31,6 +28,7 @@ import numpy as np
 
 from bots.python.scout_prior import SCOUT_FEATURES, SHOW_FEATURES, OptionKind, ScoutPrior, options
 from bots.python.scout_search import ScoutSearchBot, ranked_by_heuristic
+from bots.python.selfplay import map_games
 from referee.games import load_game
 
 GAME = load_game("scout")
@@ -87,24 +85,6 @@ def play_game(task: tuple[int, int, int, Path | None]) -> list[Decision]:
                     found.append(made)
             state.apply(mover, action)
     return found
-
-
-def play_games(tasks: Sequence[tuple[int, int, int, Path | None]], jobs: int) -> list[list[Decision]]:
-    """`play_game` for every task, in `jobs` processes (the same games as one), a dot on stderr per tenth."""
-    tenth = max(1, len(tasks) // 10)
-    games: list[list[Decision]] = []
-    with contextlib.ExitStack() as stack:
-        if jobs > 1:
-            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(jobs))
-            played: Iterable[list[Decision]] = pool.imap(play_game, tasks)
-        else:
-            played = map(play_game, tasks)
-        for game in played:
-            games.append(game)
-            if len(games) % tenth == 0:
-                print(".", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
-    return games
 
 
 def probabilities(weights: np.ndarray, rows: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -171,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     seeds = [options.seed * 1_000_003 + game for game in range(options.games)]
     tasks = [(options.players, seed, options.iterations, options.teacher_prior) for seed in seeds]
-    games = play_games(tasks, options.jobs)
+    games = map_games(play_game, tasks, options.jobs)
     held = max(1, len(games) // 10)
     train = [made for game in games[held:] for made in game]
     test = [made for game in games[:held] for made in game]

@@ -19,11 +19,8 @@ of expert iteration can be run one table size at a time.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import multiprocessing
-import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +29,7 @@ import numpy as np
 from bots.python import scout_heuristic
 from bots.python.scout_search import ScoutSearchBot
 from bots.python.scout_value import FEATURES, ScoutValue, SeatValueNetwork, seat_features
+from bots.python.selfplay import map_games
 from referee.games import load_game
 
 GAME = load_game("scout")
@@ -99,21 +97,7 @@ def play_games(
 ) -> list[Game]:
     """`play_game` for every seed, in `jobs` processes (the same games as one), a dot on stderr per tenth."""
     tasks = [(players, seed) for seed in seeds]
-    tenth = max(1, len(tasks) // 10)
-    games: list[Game] = []
-    with contextlib.ExitStack() as stack:
-        if jobs > 1:
-            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(jobs, _start_worker, teacher_args))
-            played: Iterable[Game] = pool.imap(_play_in_worker, tasks)
-        else:
-            _start_worker(*teacher_args)
-            played = map(_play_in_worker, tasks)
-        for game in played:
-            games.append(game)
-            if len(games) % tenth == 0:
-                print(".", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
-    return games
+    return map_games(_play_in_worker, tasks, jobs, _start_worker, teacher_args)
 
 
 def fit(rows: np.ndarray, labels: np.ndarray, seed: int, epochs: int = 3000) -> SeatValueNetwork:

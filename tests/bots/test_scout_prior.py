@@ -126,9 +126,12 @@ def test_a_fit_learns_where_the_visits_go() -> None:
     assert longest >= 0.9 * len(seen)
 
 
-def test_training_writes_a_prior_the_bot_can_use(tmp_path: Path) -> None:
+def test_training_writes_a_prior_the_bot_can_use_and_the_same_one_in_two_processes(tmp_path: Path) -> None:
     out = tmp_path / "prior.npz"
-    assert train_scout_prior.main(["--games", "2", "--iterations", "20", "--out", str(out)]) == 0
+    assert train_scout_prior.main(["--games", "3", "--iterations", "20", "--out", str(out)]) == 0
+    twice = tmp_path / "two-jobs.npz"
+    assert train_scout_prior.main(["--games", "3", "--iterations", "20", "--jobs", "2", "--out", str(twice)]) == 0
+    assert out.read_bytes() == twice.read_bytes()
     bot = scout_search.bot_from_args(["--prior", str(out), "--iterations", "20"])
     assert bot.prior is not None and bot.prior_at(3) is bot.prior
 
