@@ -575,15 +575,18 @@ class Session:
 
     def _say_bye(self, group: list[Participant]) -> None:
         """Send bye to the bots of `group` that are up and wait, at most _BYE_GRACE_S, until their processes
-        exit. Where bots are frozen while not on move, one at a time, each frozen again before the next is thawed,
-        whether its program has exited or not (children it left in its sandbox run until they are frozen or
-        killed): no two bots are ever awake together."""
+        exit. Where bots are frozen while not on move, one at a time, each stopped before the next is thawed if
+        its program has exited (children it left in its sandbox run until they are killed), else frozen again:
+        no two bots are ever awake together."""
         if not self.freezes:
             self._bye_together(group)
             return
         for participant in group:
             self._bye_together([participant])
-            self.hold(participant, True)
+            if participant.process is not None and participant.process.exited():
+                self.stop(participant)
+            else:
+                self.hold(participant, True)
 
     def _bye_together(self, group: list[Participant]) -> None:
         """Say bye to the bots of `group` and wait for them. What they send meanwhile is read and dropped (a
