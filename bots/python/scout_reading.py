@@ -13,7 +13,7 @@ candidates). The model of a seat's decision is
 
     p(action) = r / |legal| + (1 - r) * softmax(value / TEMPERATURE)[action]
 
-with `value` the heuristic's own ranking values (scout_search.heuristic_values) and `r` the share of the seat's
+with `value` the heuristic's own values (scout_heuristic.play_values) and `r` the share of the seat's
 moves the opponent model plays at random (scout_search.OpponentModel, floored at MIN_RANDOMNESS), so a seat
 that plays like a random bot says little about its hand.
 
@@ -32,9 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from bots.python import scout_heuristic
-from bots.python.scout_heuristic import SCOUT_COST, SCOUT_SHOW_BONUS, SHED_WEIGHT, SPLIT_WEIGHT, STRENGTH_WEIGHT
 from referee.games import GameState, load_game
-from referee.games.scout import LENGTH_WEIGHT, MATCH_BONUS, NOTHING, SINGLE_BASE
 
 Action = dict[str, Any]
 GAME = load_game("scout")
@@ -63,9 +61,6 @@ the heuristic would never make must not rule a hand out."""
 EMPTIES_HAND = 50.0
 """The value of a Show that empties the hand (the heuristic's infinity): a seat that could have ended the
 round so and did not is all but ruled out, but for its share of random moves."""
-
-SCOUT_PRICE = SCOUT_COST + SHED_WEIGHT
-"""What scout_heuristic.scout_value takes off a Scout's change of hand value."""
 
 CANDIDATES = 3
 """Fresh redeals a sample is drawn from: 1 would be the uniform redeal, many the posterior itself."""
@@ -102,63 +97,16 @@ def round_log_likelihoods(
 
 
 def decision_values(observation: dict[str, Any], legal: Sequence[Action]) -> list[float]:
-    """The heuristic's values of `legal` (scout_search.heuristic_values; for an orientation, of the hand it
-    keeps), each hand valued once, a Show that empties the hand at EMPTIES_HAND."""
+    """The heuristic's values of `legal` (scout_heuristic.play_values; for an orientation, of the hand it keeps),
+    a Show that empties the hand at EMPTIES_HAND."""
     hand = observation["hand"]
     if observation["phase"] == "orient":
-        keep = fast_hand_value([top for top, _ in hand])
-        turn = fast_hand_value(scout_heuristic.flipped(hand))
+        keep = scout_heuristic.hand_value([top for top, _ in hand])
+        turn = scout_heuristic.hand_value(scout_heuristic.flipped(hand))
         return [turn if action["flip"] else keep for action in legal]
-    tops = [top for top, _ in hand]
-    active = observation["active_set"]
-    base = fast_hand_value(tops)
-    grown: dict[tuple[int, int], float] = {}
-    values = []
-    for action in legal:
-        if action["kind"] == "show":
-            start, length = action["start"], action["length"]
-            rest = tops[:start] + tops[start + length :]
-            values.append(len(active) + SHED_WEIGHT * length + fast_hand_value(rest) - base if rest else EMPTIES_HAND)
-            continue
-        top, bottom = active[0] if action["end"] == "left" else active[-1]
-        number, gap = (bottom if action["flip"] else top), action["insert"]
-        value = grown.get((number, gap))
-        if value is None:
-            value = grown[number, gap] = fast_hand_value([*tops[:gap], number, *tops[gap:]]) - base - SCOUT_PRICE
-        values.append(value + (SCOUT_SHOW_BONUS if action["and_show"] else 0.0))
-    return values
-
-
-def fast_hand_value(tops: Sequence[int]) -> float:
-    """scout_heuristic.hand_value in one pass from the right: the longest valid set starting at each card gives
-    both the greedy split (jump from the first card by those lengths) and the strongest set."""
-    size = len(tops)
-    longest = [1] * size
-    best = NOTHING
-    previous_step = 2
-    for index in range(size - 1, -1, -1):
-        first = tops[index]
-        if index + 1 < size:
-            step = tops[index + 1] - first
-            if -1 <= step <= 1:
-                longest[index] = longest[index + 1] + 1 if step == previous_step else 2
-                previous_step = step
-            else:
-                previous_step = 2
-        length = longest[index]
-        if length == 1:
-            strength = SINGLE_BASE + first
-        elif previous_step == 0:
-            strength = length * LENGTH_WEIGHT + MATCH_BONUS + first
-        else:
-            strength = length * LENGTH_WEIGHT + (first if previous_step == 1 else first - length + 1)
-        if strength > best:
-            best = strength
-    shows, index = 0, 0
-    while index < size:
-        index += longest[index]
-        shows += 1
-    return -SPLIT_WEIGHT * shows + STRENGTH_WEIGHT * best / LENGTH_WEIGHT
+    tops = bytes(top for top, _ in hand)
+    values = scout_heuristic.play_values(tops, observation["active_set"], legal)
+    return [min(value, EMPTIES_HAND) for value in values]
 
 
 class ReadingDeterminizer:

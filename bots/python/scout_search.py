@@ -39,16 +39,17 @@ from __future__ import annotations
 import argparse
 import math
 import random
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
+from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from bots.python import ismcts, scout_heuristic, scout_prior, scout_reading, scout_value
 from bots.python.scout_prior import ScoutPrior
 from bots.python.scout_value import ScoutValue
 from protocol.sdk import run_bot
 from referee.games import GameState, load_game
-from referee.games.scout import ROTATED, TABLES, card_code, card_pair
+from referee.games.scout import ROTATED, TABLES, ScoutState, card_code, card_pair
 
 Action = dict[str, Any]
 
@@ -80,6 +81,23 @@ PRIOR_AT = frozenset({3})
 elsewhere the heuristic's ranking alone. At 3 seats, 500 ms a move, against version 4 and scout-ai's network, it was
 ahead by +0.7 +/- 0.6 points a game over four in-process pilots and +0.8 in a league (LOS 68%; docs/results.md,
 SCOUT search: a prior distilled from the search); the other tables were not measured."""
+
+
+class OpponentPlay(Enum):
+    """How a rollout plays the opponents' moves (at their strong share: OpponentModel)."""
+
+    GREEDY = "greedy"  # ScoutSearchGame.greedy_action, the searcher's own model of itself
+    HEURISTIC = "heuristic"  # the heuristic bot's choice (ScoutSearchGame.heuristic_action)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+HEURISTIC_OPPONENTS_AT = frozenset({3})
+"""The seat counts whose rollouts play the opponents' moves by the heuristic's choice (scout_heuristic.play_values),
+not the greedy policy's; the searching seat's own later moves stay greedy. scout-ai's network plays the heuristic's
+choice in 74% of its decisions at 3 seats and the greedy one in 55% (its kind of move and, for a Show, its cards).
+PILOT"""
 SCORE_SCALE = 8.0
 
 STANDING_WIDTH = 5.0
@@ -247,8 +265,9 @@ class OpponentModel:
 
 class ScoutSearchGame:
     """The search's view of SCOUT: action keys, the rollout policy and the playout's end. `randomness[seat]` is
-    the share of that seat's rollout moves played at random (OpponentModel), the others greedy. Given the game's
-    `standing` before the round (standing_at), playouts are scored by places (STANDING_WIDTH), else by points."""
+    the share of that seat's rollout moves played at random (OpponentModel); the others are the heuristic's
+    choice at `heuristic_seats`, else greedy. Given the game's `standing` before the round (standing_at),
+    playouts are scored by places (STANDING_WIDTH), else by points."""
 
     def __init__(
         self,
@@ -257,8 +276,11 @@ class ScoutSearchGame:
         value: ScoutValue | None = None,
         scouts_beside: bool = True,
         standing: Sequence[float] | None = None,
+        heuristic_seats: Collection[int] = (),
     ) -> None:
         self.standing = standing
+        self.heuristic_seats = frozenset(heuristic_seats)
+        self.hand_values: dict[bytes, float] = {}
         self.randomness = tuple(randomness)
         self.rollout_depth = rollout_depth
         self.value = value
@@ -268,11 +290,34 @@ class ScoutSearchGame:
         return tuple(action.values())
 
     def rollout_action(self, state: GameState, seat: int, rng: random.Random) -> Action:
-        """A random legal move at the seat's randomness; else the greedy policy's."""
+        """A random legal move at the seat's randomness; else the heuristic's or the greedy policy's."""
         legal = state.legal_actions_view(seat)
         if self.randomness and self.randomness[seat] and rng.random() < self.randomness[seat]:
             return legal[rng.randrange(len(legal))]
+        if seat in self.heuristic_seats and legal[0]["kind"] != "orient":
+            return self.heuristic_action(cast(ScoutState, state), seat, legal)
         return self.greedy_action(state, seat, legal, rng)
+
+    def heuristic_action(self, state: ScoutState, seat: int, legal: Sequence[Action]) -> Action:
+        """The heuristic's choice of play (scout_heuristic.play_values), each hand valued once a decision, among
+        the Shows if there is one: a Show's cards captured and shed outweigh what a Scout can add to a hand (in
+        24,000 decisions of 3 to 5 seats the heuristic never scouted when it could show)."""
+        shows = 0
+        for action in legal:
+            if action["kind"] != "show":
+                break
+            shows += 1
+        tops, active = state.hand_numbers(seat), state.active_cards()
+        choices = legal[:shows] if shows else beside_a_neighbour(tops, active, legal) or legal
+        values = scout_heuristic.play_values(tops, active, choices, self.hand_value)
+        return choices[scout_heuristic.best_play(values)]
+
+    def hand_value(self, tops: bytes) -> float:
+        """scout_heuristic.hand_value, kept: a decision's playouts meet the same hands again and again."""
+        value = self.hand_values.get(tops)
+        if value is None:
+            value = self.hand_values[tops] = scout_heuristic.hand_value(tops)
+        return value
 
     def greedy_action(self, state: GameState, seat: int, legal: Sequence[Action], rng: random.Random) -> Action:
         """The first of the longest Shows (a single only half the time); else a plain Scout at random, among
@@ -351,23 +396,10 @@ def ranked_by_heuristic(observation: dict[str, Any], legal_actions: list[Action]
     if observation["phase"] == "orient":
         first = scout_heuristic.choose_orientation(observation["hand"], legal_actions)
         return [first, *(action for action in legal_actions if action is not first)]
-    values = heuristic_values(observation, legal_actions)
+    tops = bytes(top for top, _ in observation["hand"])
+    values = scout_heuristic.play_values(tops, observation["active_set"], legal_actions)
     order = sorted(range(len(legal_actions)), key=values.__getitem__, reverse=True)
     return [legal_actions[index] for index in order]
-
-
-def heuristic_values(observation: dict[str, Any], legal_actions: Sequence[Action]) -> list[float]:
-    """The heuristic's value of each legal action of the play phase, in points."""
-    tops = [top for top, _ in observation["hand"]]
-    active = observation["active_set"]
-
-    def value(action: Action) -> float:
-        if action["kind"] == "show":
-            return scout_heuristic.show_value(tops, action, len(active))
-        scouted = scout_heuristic.scout_value(tops, active, action)
-        return scouted + (scout_heuristic.SCOUT_SHOW_BONUS if action["and_show"] else 0.0)
-
-    return [value(action) for action in legal_actions]
 
 
 class ScoutSearchBot:
@@ -385,8 +417,10 @@ class ScoutSearchBot:
         places: bool = False,
         determinizations: int | None = None,
         prior: Path | None = scout_prior.DEFAULT_PATH,
+        opponent_model: OpponentPlay | None = None,
     ) -> None:
         self.seed = seed
+        self.opponent_model = opponent_model
         self.prior = None if prior is None else ScoutPrior.load(prior)
         self.determinizations = determinizations
         self.places = places
@@ -430,6 +464,16 @@ class ScoutSearchBot:
         """The prior that reorders the root at a table of `players` seats, if any (PRIOR_AT)."""
         return self.prior if players in PRIOR_AT else None
 
+    def heuristic_seats_at(self, players: int, seat: int) -> list[int]:
+        """The seats whose rollout moves are the heuristic's choice: every other seat's, or none, as the bot was
+        told, else as the table's default (HEURISTIC_OPPONENTS_AT)."""
+        model = self.opponent_model
+        if model is None:
+            model = OpponentPlay.HEURISTIC if players in HEURISTIC_OPPONENTS_AT else OpponentPlay.GREEDY
+        if model is OpponentPlay.GREEDY:
+            return []
+        return [other for other in range(players) if other != seat]
+
     def scouts_beside_at(self, players: int) -> bool:
         """Whether rollouts at a table of `players` seats scout beside a neighbour (SCOUTS_BESIDE_AT)."""
         return self.scouts_beside and players in SCOUTS_BESIDE_AT
@@ -458,6 +502,7 @@ class ScoutSearchBot:
             self.value_at(players),
             self.scouts_beside_at(players),
             standing_at(observation) if self.places else None,
+            self.heuristic_seats_at(players, seat),
         )
         self.last = ismcts.search(
             game,
@@ -515,10 +560,17 @@ def bot_from_args(argv: Sequence[str] | None = None) -> ScoutSearchBot:
         "--prior", type=Path, default=scout_prior.DEFAULT_PATH, help="the prior file that reorders the root at 3 seats"
     )
     depth.add_argument("--no-prior", action="store_true", help="the heuristic's ranking at the root at every table")
+    depth.add_argument(
+        "--opponents",
+        type=OpponentPlay,
+        choices=list(OpponentPlay),
+        help="how rollouts play the opponents' moves (default: heuristic at"
+        f" {', '.join(map(str, sorted(HEURISTIC_OPPONENTS_AT)))} seats, else greedy, as version 5 did)",
+    )
     known, rest = depth.parse_known_args(argv)
     options = ismcts.bot_options(
         "SCOUT information-set MCTS bot (also --rollout-depth N, --reading, --value FILE, --no-value, --random-scouts,"
-        " --move-share F, --places, --determinizations N, --prior FILE, --no-prior)",
+        " --move-share F, --places, --determinizations N, --prior FILE, --no-prior, --opponents greedy|heuristic)",
         rest,
     )
     value = None if known.no_value else known.value
@@ -540,6 +592,7 @@ def bot_from_args(argv: Sequence[str] | None = None) -> ScoutSearchBot:
             places=known.places,
             determinizations=known.determinizations,
             prior=prior,
+            opponent_model=known.opponents,
         )
     except (OSError, ValueError, KeyError) as error:
         depth.error(f"cannot read the value file {known.value}: {error}")
@@ -567,7 +620,7 @@ def _positive(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return int(run_bot(bot_from_args(argv), name="scout-search", version="5"))
+    return int(run_bot(bot_from_args(argv), name="scout-search", version="6"))
 
 
 if __name__ == "__main__":

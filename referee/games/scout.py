@@ -905,6 +905,15 @@ class ScoutState(GameState):
             history = self._history = history + list(map(history_entry, self._public[len(history) :]))
         return list(history)
 
+    def hand_numbers(self, seat: int) -> bytes:
+        """The numbers in use of `seat`'s hand in order, a byte each. A search reads a hand of its own
+        determinizations so, where an observation would build the whole view."""
+        return self._hands[seat].translate(TOPS)
+
+    def active_cards(self) -> list[tuple[int, int]]:
+        """The Active Set's cards as (top, bottom), as observations show them."""
+        return [(code >> 4, code & 15) for code in self._active]
+
     def observation(self, seat: int) -> Observation:
         """All that `seat` may know: its own hand (both numbers of each card), the table, every seat's counts,
         and the public history of this round. Never a card of another seat's hand that was not shown."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -9,12 +10,34 @@ from policy_duel import heuristic_wins
 
 from bots.python import scout_heuristic as bot
 from referee.games import load_game
+from referee.games.scout import best_strength, set_strength
 
 
 def test_shows_needed_splits_into_the_longest_sets() -> None:
     assert bot.shows_needed([3, 4, 5, 9, 9, 1]) == 3
     assert bot.shows_needed([7, 2, 8, 4]) == 4
+    assert bot.shows_needed([5, 5, 6, 7]) == 2
     assert bot.shows_needed([]) == 0
+
+
+def split_by_slices(tops: list[int]) -> tuple[int, int]:
+    """The split's definition, slice by slice: from each first card the longest prefix that is a set."""
+    shows, index = 0, 0
+    while index < len(tops):
+        length = 1
+        while index + length < len(tops) and set_strength(tops[index : index + length + 1]):
+            length += 1
+        index += length
+        shows += 1
+    return shows, best_strength(tops)
+
+
+def test_the_one_pass_split_is_the_split_by_slices_and_the_engines_strongest_set() -> None:
+    rng = random.Random(3)
+    for _ in range(3000):
+        tops = [rng.randint(1, 10) for _ in range(rng.randint(0, 15))]
+        assert bot.split(tops) == split_by_slices(tops), tops
+        assert bot.split(bytes(tops)) == split_by_slices(tops)
 
 
 def test_orientation_turns_a_hand_whose_bottoms_form_sets() -> None:
@@ -73,3 +96,28 @@ def test_every_decision_is_legal(players: int) -> None:
             action = bot.choose(state.observation(seat), legal) if seat % 2 == 0 else rng.choice(legal)
             assert action in legal
             state.apply(seat, action)
+
+
+def test_play_values_are_each_actions_change_of_hand_value_and_a_cache_changes_nothing() -> None:
+    """A Show: cards captured and shed plus the change of the hand's value; a Scout: the change less 2 (the point
+    given away and the card taken), a Scout & Show 1 more. A cached value_of gives the same values."""
+    hand, active = [[5, 1], [6, 1], [1, 9], [3, 2]], [[2, 7], [3, 3]]
+    tops = bytes(top for top, _ in hand)
+    legal = [
+        {"kind": "show", "start": 0, "length": 2},
+        {"kind": "scout", "end": "left", "flip": True, "insert": 2, "and_show": False},
+        {"kind": "scout", "end": "right", "flip": False, "insert": 4, "and_show": True},
+    ]
+    now = bot.hand_value([5, 6, 1, 3])
+    expected = [
+        2 + 2 + bot.hand_value([1, 3]) - now,
+        bot.hand_value([5, 6, 7, 1, 3]) - now - 2,
+        bot.hand_value([5, 6, 1, 3, 3]) - now - 2 + 1,
+    ]
+    assert bot.play_values(tops, active, legal) == pytest.approx(expected)
+    seen: dict[bytes, float] = {}
+    assert bot.play_values(tops, active, legal, lambda hand: seen.setdefault(hand, bot.hand_value(hand))) == (
+        bot.play_values(tops, active, legal)
+    )
+    assert len(seen) == 4
+    assert bot.play_values(bytes([4, 4]), [[1, 2]], [{"kind": "show", "start": 0, "length": 2}]) == [math.inf]

@@ -383,3 +383,40 @@ def test_only_a_last_round_decision_searches_for_places(players: int) -> None:
 def test_places_is_off_unless_asked_for() -> None:
     assert not scout_search.bot_from_args([]).places
     assert scout_search.bot_from_args(["--places"]).places
+
+
+def test_a_rollout_plays_the_heuristics_choice_at_its_heuristic_seats_and_greedily_elsewhere() -> None:
+    """At a heuristic seat the rollout's move is the heuristic bot's own choice; at the others the greedy policy
+    makes other moves (it shows the longest set, a single only half the time)."""
+    modelled = scout_search.ScoutSearchGame([0.0] * 3, heuristic_seats=[1, 2])
+    greedy = scout_search.ScoutSearchGame([0.0] * 3)
+    differ = 0
+    for state, seat in random_positions(3, seed=12, count=40):
+        legal = state.legal_actions(seat)
+        if state.observation(seat)["phase"] != "play":
+            continue
+        rng = random.Random(seat)
+        move = modelled.rollout_action(state, seat, rng)
+        if seat == 0:
+            assert move == greedy.rollout_action(state, seat, random.Random(seat))
+        else:
+            assert move == scout_heuristic.choose(state.observation(seat), legal)
+            differ += move != greedy.rollout_action(state, seat, random.Random(seat))
+    assert differ > 0
+
+
+@pytest.mark.parametrize(("players", "modelled"), [(2, False), (3, True), (4, False), (5, False)])
+def test_rollouts_model_the_opponents_by_the_heuristic_at_3_seats(players: int, modelled: bool) -> None:
+    """Every seat but the searcher's own, where the table says so; --opponents greedy is version 5, and
+    --opponents heuristic models them so at every table."""
+    others = [seat for seat in range(players) if seat != 1]
+    assert scout_search.ScoutSearchBot(1).heuristic_seats_at(players, 1) == (others if modelled else [])
+    assert scout_search.bot_from_args(["--opponents", "greedy"]).heuristic_seats_at(players, 1) == []
+    assert scout_search.bot_from_args(["--opponents", "heuristic"]).heuristic_seats_at(players, 1) == others
+
+
+def test_an_unknown_opponent_model_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        scout_search.bot_from_args(["--opponents", "psychic"])
+    assert stopped.value.code == 2
+    assert "--opponents" in capsys.readouterr().err
