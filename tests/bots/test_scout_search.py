@@ -405,8 +405,8 @@ def test_a_rollout_plays_the_heuristics_choice_at_its_heuristic_seats_and_greedi
     assert differ > 0
 
 
-@pytest.mark.parametrize(("players", "modelled"), [(2, False), (3, True), (4, True), (5, False)])
-def test_rollouts_model_the_opponents_by_the_heuristic_at_3_and_4_seats(players: int, modelled: bool) -> None:
+@pytest.mark.parametrize(("players", "modelled"), [(2, False), (3, True), (4, True), (5, True)])
+def test_rollouts_model_the_opponents_by_the_heuristic_at_3_to_5_seats(players: int, modelled: bool) -> None:
     """Every seat but the searcher's own, where the table says so; --opponents greedy is version 5, and
     --opponents heuristic models them so at every table."""
     others = [seat for seat in range(players) if seat != 1]
