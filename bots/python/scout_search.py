@@ -19,13 +19,14 @@ every table.
 The rollout policy (ScoutSearchGame.greedy_action) shows the first of the longest Shows, and else scouts; at 4
 seats (SCOUTS_BESIDE_AT) its Scout puts the card beside an equal or consecutive number when one can. With
 --random-scouts its Scout is any plain Scout: version 2 of this bot. At 3 to 5 seats (HEURISTIC_OPPONENTS_AT) the
-opponents' moves are the heuristic's choice instead (ScoutSearchGame.heuristic_action); --opponents greedy or
-heuristic chooses at every table.
+opponents' moves are the heuristic's choice instead (ScoutSearchGame.heuristic_action), and at 5 seats
+(HEURISTIC_OWN_AT) the searcher's own later moves too; --opponents greedy|heuristic and --own greedy|heuristic
+choose at every table.
 
     python -m bots.python.scout_search [--seed N] [--iterations N] [--rollout-depth N] [--reading]
                                        [--value FILE | --no-value] [--random-scouts] [--move-share F] [--places]
                                        [--determinizations N] [--prior FILE | --no-prior]
-                                       [--opponents greedy|heuristic]
+                                       [--opponents greedy|heuristic] [--own greedy|heuristic]
 
 Without --iterations each decision spends a share of its request's time (ismcts.budget_from_clock), 30% or
 --move-share F. --places scores the last round's playouts by the places they leave (STANDING_WIDTH). --reading
@@ -86,10 +87,10 @@ ahead by +0.7 +/- 0.6 points a game over four in-process pilots and +0.8 in a le
 SCOUT search: a prior distilled from the search); the other tables were not measured."""
 
 
-class OpponentPlay(Enum):
-    """How a rollout plays the opponents' moves (at their strong share: OpponentModel)."""
+class RolloutPlay(Enum):
+    """How a rollout plays a seat's moves: an opponent's (at its strong share: OpponentModel), or the searcher's own."""
 
-    GREEDY = "greedy"  # ScoutSearchGame.greedy_action, the searcher's own model of itself
+    GREEDY = "greedy"  # ScoutSearchGame.greedy_action
     HEURISTIC = "heuristic"  # the heuristic bot's choice (ScoutSearchGame.heuristic_action)
 
     def __str__(self) -> str:
@@ -98,11 +99,16 @@ class OpponentPlay(Enum):
 
 HEURISTIC_OPPONENTS_AT = frozenset({3, 4, 5})
 """The seat counts whose rollouts play the opponents' moves by the heuristic's choice (scout_heuristic.play_values),
-not the greedy policy's; the searching seat's own later moves stay greedy. scout-ai's network plays the heuristic's
-choice in 74% of its decisions at 3 seats and the greedy one in 55% (its kind of move and, for a Show, its cards).
-In leagues at 500 ms a move with the network it was ahead of version 5 (greedy) by +3.3 points a game at 3 seats
-(LOS 98.9%, for about 43% fewer iterations), +1.7 at 4 (LOS 87%) and +0.7 at 5 (LOS 71%) (docs/results.md, SCOUT
-search: the heuristic as the opponents' model); 2 seats were not measured."""
+not the greedy policy's. scout-ai's network plays the heuristic's choice in 74% of its decisions at 3 seats and the
+greedy one in 55% (its kind of move and, for a Show, its cards). In leagues at 500 ms a move with the network it was
+ahead of version 5 (greedy) by +3.3 points a game at 3 seats (LOS 98.9%, for about 43% fewer iterations), +1.7 at 4
+(LOS 87%) and +0.7 at 5 (LOS 71%) (docs/results.md, SCOUT search: the heuristic as the opponents' model); 2 seats
+were not measured."""
+HEURISTIC_OWN_AT = frozenset({5})
+"""The seat counts whose rollouts also play the searcher's own later moves by the heuristic's choice (version 7),
+elsewhere by the greedy policy. At 5 seats, 500 ms a move, on the table of the "Must show" it was ahead of scout-ai's
+network by +4.5 points a game (LOS 100%), where version 6 was level (docs/results.md, SCOUT search: the heuristic
+for the searcher's own moves)."""
 SCORE_SCALE = 8.0
 
 STANDING_WIDTH = 5.0
@@ -423,10 +429,12 @@ class ScoutSearchBot:
         places: bool = False,
         determinizations: int | None = None,
         prior: Path | None = scout_prior.DEFAULT_PATH,
-        opponent_model: OpponentPlay | None = None,
+        opponent_model: RolloutPlay | None = None,
+        own_model: RolloutPlay | None = None,
     ) -> None:
         self.seed = seed
         self.opponent_model = opponent_model
+        self.own_model = own_model
         self.prior = None if prior is None else ScoutPrior.load(prior)
         self.determinizations = determinizations
         self.places = places
@@ -471,14 +479,11 @@ class ScoutSearchBot:
         return self.prior if players in PRIOR_AT else None
 
     def heuristic_seats_at(self, players: int, seat: int) -> list[int]:
-        """The seats whose rollout moves are the heuristic's choice: every other seat's, or none, as the bot was
-        told, else as the table's default (HEURISTIC_OPPONENTS_AT)."""
-        model = self.opponent_model
-        if model is None:
-            model = OpponentPlay.HEURISTIC if players in HEURISTIC_OPPONENTS_AT else OpponentPlay.GREEDY
-        if model is OpponentPlay.GREEDY:
-            return []
-        return [other for other in range(players) if other != seat]
+        """The seats whose rollout moves are the heuristic's choice: the opponents' (HEURISTIC_OPPONENTS_AT) and the
+        searcher's own (HEURISTIC_OWN_AT), each as the bot was told, else as the table's default."""
+        opponents = _chosen(self.opponent_model, players in HEURISTIC_OPPONENTS_AT)
+        own = _chosen(self.own_model, players in HEURISTIC_OWN_AT)
+        return [other for other in range(players) if (own if other == seat else opponents)]
 
     def scouts_beside_at(self, players: int) -> bool:
         """Whether rollouts at a table of `players` seats scout beside a neighbour (SCOUTS_BESIDE_AT)."""
@@ -568,15 +573,23 @@ def bot_from_args(argv: Sequence[str] | None = None) -> ScoutSearchBot:
     depth.add_argument("--no-prior", action="store_true", help="the heuristic's ranking at the root at every table")
     depth.add_argument(
         "--opponents",
-        type=OpponentPlay,
-        choices=list(OpponentPlay),
+        type=RolloutPlay,
+        choices=list(RolloutPlay),
         help="how rollouts play the opponents' moves (default: heuristic at"
         f" {', '.join(map(str, sorted(HEURISTIC_OPPONENTS_AT)))} seats, else greedy, as version 5 did)",
+    )
+    depth.add_argument(
+        "--own",
+        type=RolloutPlay,
+        choices=list(RolloutPlay),
+        help="how rollouts play the searcher's own later moves (default: heuristic at"
+        f" {', '.join(map(str, sorted(HEURISTIC_OWN_AT)))} seats, else greedy, as version 6 did)",
     )
     known, rest = depth.parse_known_args(argv)
     options = ismcts.bot_options(
         "SCOUT information-set MCTS bot (also --rollout-depth N, --reading, --value FILE, --no-value, --random-scouts,"
-        " --move-share F, --places, --determinizations N, --prior FILE, --no-prior, --opponents greedy|heuristic)",
+        " --move-share F, --places, --determinizations N, --prior FILE, --no-prior, --opponents greedy|heuristic,"
+        " --own greedy|heuristic)",
         rest,
     )
     value = None if known.no_value else known.value
@@ -599,9 +612,15 @@ def bot_from_args(argv: Sequence[str] | None = None) -> ScoutSearchBot:
             determinizations=known.determinizations,
             prior=prior,
             opponent_model=known.opponents,
+            own_model=known.own,
         )
     except (OSError, ValueError, KeyError) as error:
         depth.error(f"cannot read the value file {known.value}: {error}")
+
+
+def _chosen(model: RolloutPlay | None, by_default: bool) -> bool:
+    """Whether a seat plays by the heuristic: as `model` says, else `by_default`."""
+    return by_default if model is None else model is RolloutPlay.HEURISTIC
 
 
 def _by_seats(counts: Mapping[int, int]) -> str:
@@ -626,7 +645,7 @@ def _positive(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return int(run_bot(bot_from_args(argv), name="scout-search", version="6"))
+    return int(run_bot(bot_from_args(argv), name="scout-search", version="7"))
 
 
 if __name__ == "__main__":

@@ -405,18 +405,28 @@ def test_a_rollout_plays_the_heuristics_choice_at_its_heuristic_seats_and_greedi
     assert differ > 0
 
 
-@pytest.mark.parametrize(("players", "modelled"), [(2, False), (3, True), (4, True), (5, True)])
-def test_rollouts_model_the_opponents_by_the_heuristic_at_3_to_5_seats(players: int, modelled: bool) -> None:
-    """Every seat but the searcher's own, where the table says so; --opponents greedy is version 5, and
-    --opponents heuristic models them so at every table."""
+@pytest.mark.parametrize(
+    ("players", "opponents", "own"), [(2, False, False), (3, True, False), (4, True, False), (5, True, True)]
+)
+def test_rollouts_play_by_the_heuristic_where_the_table_says(players: int, opponents: bool, own: bool) -> None:
+    """The opponents at 3 to 5 seats and the searcher's own seat at 5 by default; --opponents and --own choose
+    for each at every table (--opponents greedy is version 5, --own greedy at 5 seats version 6)."""
     others = [seat for seat in range(players) if seat != 1]
-    assert scout_search.ScoutSearchBot(1).heuristic_seats_at(players, 1) == (others if modelled else [])
-    assert scout_search.bot_from_args(["--opponents", "greedy"]).heuristic_seats_at(players, 1) == []
-    assert scout_search.bot_from_args(["--opponents", "heuristic"]).heuristic_seats_at(players, 1) == others
+
+    def told(opponents: str, own: str) -> list[int]:
+        return scout_search.bot_from_args(["--opponents", opponents, "--own", own]).heuristic_seats_at(players, 1)
+
+    default = (others if opponents else []) + ([1] if own else [])
+    assert scout_search.ScoutSearchBot(1).heuristic_seats_at(players, 1) == sorted(default)
+    assert told("greedy", "greedy") == []
+    assert told("heuristic", "greedy") == others
+    assert told("greedy", "heuristic") == [1]
+    assert told("heuristic", "heuristic") == list(range(players))
 
 
-def test_an_unknown_opponent_model_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("option", ["--opponents", "--own"])
+def test_an_unknown_rollout_model_is_a_usage_error(option: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stopped:
-        scout_search.bot_from_args(["--opponents", "psychic"])
+        scout_search.bot_from_args([option, "psychic"])
     assert stopped.value.code == 2
-    assert "--opponents" in capsys.readouterr().err
+    assert option in capsys.readouterr().err
