@@ -158,6 +158,22 @@ def test_honest_leagues_are_flagged_at_most_at_the_stated_level() -> None:
     assert 0.85 < statistics.pstdev(z_scores) < 1.15
 
 
+def test_a_bot_last_in_every_game_of_one_full_table_names_no_neighbour() -> None:
+    """5 bots at 5 seats, one of them (as random beside search bots) last in all 160 games: every partner sits at
+    every one of a bot's tables, so no effect can be told from the bot's own strength. Each pair's error is
+    infinite and none is flagged (the ratings' prior, pulling the last bot up, once read as four neighbours
+    throwing it by millions of Elo)."""
+    rng = random.Random(7)
+    names = ["b0", "b1", "b2", "b3"]
+    games = []
+    for _ in range(160):
+        order = rng.sample(names, len(names)) + ["last"]
+        games.append({name: order.index(name) + 1 for name in order})
+    check = soft_play_check(games)
+    assert not check.flagged
+    assert all(math.isinf(pair.error) and pair.effect == 0.0 for pair in check.pairs)
+
+
 def test_two_seat_leagues_keep_the_level() -> None:
     flagged = sum(
         bool(soft_play_check(simulated_league(seed, seats=2, games_per_table=10)).flagged) for seed in range(100)

@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -305,9 +306,11 @@ def soft_play_check(
     dispersion = _dispersion(games, elo)
     sums: dict[tuple[str, str], _Sums] = {}
     cross: dict[tuple[str, str], FloatArray] = {}
+    played: Counter[str] = Counter()
     for ranks in games:
         if len({pool[bot] for bot in ranks}) > 1:
             continue
+        played.update(ranks.keys())
         for helped in ranks:
             observed, expected, variance = _residual(ranks, helped, elo)
             row = np.zeros(len(names))
@@ -325,7 +328,10 @@ def soft_play_check(
                     pair.variance += variance
                     cross[helped, helper] = cross.get((helped, helper), 0.0) + row
     keys = sorted(sums)
-    estimates = [_estimate(sums[key], cross[key], covariance, dispersion) for key in keys]
+    estimates = [
+        _estimate(sums[key], cross[key], covariance, dispersion) if sums[key].games < played[key[0]] else _UNTOLD
+        for key in keys
+    ]
     p_values = [math.erfc(abs(z) / math.sqrt(2.0)) for _, _, z in estimates]
     adjusted = holm(p_values)
     levels = holm_levels(p_values, alpha)
@@ -338,6 +344,13 @@ def soft_play_check(
     ]  # fmt: skip
     pairs.sort(key=lambda pair: (pair.p_value, pair.bot, pair.partner))
     return SoftPlayCheck(alpha, tuple(pairs), effect)
+
+
+_UNTOLD = (0.0, math.inf, 0.0)
+"""The estimate of a pair whose partner sat at every one of the bot's tables: the partner's effect is then the bot's
+own strength, which the ratings already hold (at 5 seats with 5 bots every pair is so). The efficient variance is
+zero there, and what the arithmetic leaves of it is rounding and the ratings' prior: a bot last in every game,
+pulled up by the prior, would otherwise look thrown by each of its neighbours."""
 
 
 def _estimate(
