@@ -106,9 +106,10 @@ ahead of version 5 (greedy) by +3.3 points a game at 3 seats (LOS 98.9%, for abo
 were not measured."""
 HEURISTIC_OWN_AT = frozenset({5})
 """The seat counts whose rollouts also play the searcher's own later moves by the heuristic's choice (version 7),
-elsewhere by the greedy policy. At 5 seats, 500 ms a move, on the table of the "Must show" it was ahead of scout-ai's
-network by +4.5 points a game (LOS 100%), where version 6 was level (docs/results.md, SCOUT search: the heuristic
-for the searcher's own moves)."""
+elsewhere by the greedy policy. In leagues at 500 ms a move against version 6 and scout-ai's network it was ahead by
++2.3 points a game at 5 seats (LOS 98.3%, for 6% fewer iterations) and behind at 3 and 4 (-0.4 and -0.2, LOS 40% and
+41%); at 5 seats it was ahead of the network by +4.5 and +2.6 on two seeds (docs/results.md, SCOUT search: the
+heuristic for the searcher's own moves); 2 seats were not measured."""
 SCORE_SCALE = 8.0
 
 STANDING_WIDTH = 5.0
