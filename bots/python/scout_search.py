@@ -271,7 +271,7 @@ class OpponentModel:
         return min(1.0, max(0.0, share))
 
     def rollout_randomness(self, searcher: int) -> list[float]:
-        """Each seat's randomness, the searching seat's own moves always greedy."""
+        """Each seat's randomness, the searching seat's own moves never at random."""
         return [0.0 if seat == searcher else self.randomness(seat) for seat in range(len(self.moves))]
 
 
