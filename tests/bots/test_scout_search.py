@@ -413,8 +413,9 @@ def test_rollouts_play_by_the_heuristic_where_the_table_says(players: int, oppon
     for each at every table (--opponents greedy is version 5, --own greedy at 5 seats version 6)."""
     others = [seat for seat in range(players) if seat != 1]
 
-    def told(opponents: str, own: str) -> list[int]:
-        return scout_search.bot_from_args(["--opponents", opponents, "--own", own]).heuristic_seats_at(players, 1)
+    def told(for_opponents: str, for_own: str) -> list[int]:
+        bot = scout_search.bot_from_args(["--opponents", for_opponents, "--own", for_own])
+        return bot.heuristic_seats_at(players, 1)
 
     default = (others if opponents else []) + ([1] if own else [])
     assert scout_search.ScoutSearchBot(1).heuristic_seats_at(players, 1) == sorted(default)
