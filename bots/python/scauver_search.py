@@ -30,6 +30,7 @@ Without --iterations each decision spends a share of its request's time (ismcts.
 
 from __future__ import annotations
 
+import argparse
 import random
 import sys
 import time
@@ -41,7 +42,6 @@ from typing import Any
 from bots.python import ismcts, scauver_heuristic, scauver_policy
 from bots.python.scauver_policy import values
 from protocol.errors import BadInput
-from protocol.sdk import run_bot
 from referee.games import GameState, load_game
 from referee.games._scauver_links import FACE_DECK, NUMERIC_DECK
 from referee.games.base import GameError
@@ -160,7 +160,13 @@ class ScauverDeterminizer:
     """Samples states at the decision of `observation`'s seat. Seats of the sample are the players not
     eliminated, in order (`seats[i]` is the real seat of sample seat i); `seat` is the searching one's."""
 
-    def __init__(self, observation: dict[str, Any], config: dict[str, Any], memory: BetMemory | None = None) -> None:
+    def __init__(
+        self,
+        observation: dict[str, Any],
+        config: dict[str, Any],
+        memory: BetMemory | None = None,
+        reading: bool = True,
+    ) -> None:
         self.observation = observation
         self.memory = memory or BetMemory()
         self.seats = [real for real in range(observation["players"]) if not observation["eliminated"][real]]
@@ -186,7 +192,7 @@ class ScauverDeterminizer:
         for field in observation["fields"]:
             seen.update(field["left"], field["right"])
         self.unseen = [card for card in deck if card not in seen]
-        self.evidence = self._evidence()
+        self.evidence = self._evidence() if reading else [[] for _ in self.seats]
         self.base = self._rebuilt()
 
     def _skeleton(self) -> tuple[list[tuple[str, int, Action | None]], list[int]]:
@@ -385,8 +391,9 @@ def ranked_by_heuristic(observation: dict[str, Any], legal_actions: list[Action]
 class ScauverSearchBot:
     """The SDK bot: `on_clock` sets the next decision's budget, `act` searches."""
 
-    def __init__(self, seed: int, iterations: int | None = None) -> None:
+    def __init__(self, seed: int, iterations: int | None = None, reading: bool = False) -> None:
         self.seed = seed
+        self.reading = reading
         self.clock = ismcts.DecisionClock(iterations)
         self.config: dict[str, Any] = {}
         self.last: ismcts.SearchResult | None = None
@@ -427,7 +434,7 @@ class ScauverSearchBot:
             observation["chips"],
         )
         try:
-            determinizer = ScauverDeterminizer(observation, self.config, self.memory)
+            determinizer = ScauverDeterminizer(observation, self.config, self.memory, self.reading)
         except InconsistentObservation as error:
             print(f"scauver-search: playing the heuristic's choice: {error}", file=sys.stderr)
             return ranked[0]
@@ -440,9 +447,21 @@ class ScauverSearchBot:
         return result.action
 
 
+def bot_from_args(argv: Sequence[str] | None = None) -> ScauverSearchBot:
+    reading = argparse.ArgumentParser(add_help=False)
+    reading.add_argument(
+        "--reading",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="draw the hands of seats that bet by how likely their bets were (version 1; off by default)",
+    )
+    known, rest = reading.parse_known_args(argv)
+    options = ismcts.bot_options("Scauver information-set MCTS bot (also --reading, --no-reading)", rest)
+    return ScauverSearchBot(options.seed, options.iterations, reading=known.reading)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    options = ismcts.bot_options("Scauver information-set MCTS bot", argv)
-    return int(run_bot(ScauverSearchBot(options.seed, options.iterations), name="scauver-search", version="1"))
+    return ismcts.serve(bot_from_args(argv), name="scauver-search", version="2")
 
 
 if __name__ == "__main__":

@@ -122,6 +122,34 @@ def test_bets_make_strong_hands_likelier() -> None:
     assert scauver_search.bet_likelihood("bet", 0) > scauver_search.bet_likelihood("bet", 40) > 0
 
 
+def test_without_reading_the_hands_of_seats_that_bet_are_dealt_by_chance() -> None:
+    """With reading off (`--no-reading`), a seat that bet is dealt as if it had not: its hands are those of a
+    determinizer without evidence, sample for sample, where reading deals it others."""
+    state, seat = next(
+        (state, seat)
+        for state, seat in positions(2, seed=4, share=1.0)
+        if state.observation(seat)["phase"] == "place"
+        and any(entry["seat"] != seat and entry["kind"] in ("bet", "raise") for entry in state.observation(seat)["betting"])
+    )
+    observation = state.observation(seat)
+    other = 1 - seat
+    reading = scauver_search.ScauverDeterminizer(observation, state.config)
+    plain = scauver_search.ScauverDeterminizer(observation, state.config, reading=False)
+    cleared = scauver_search.ScauverDeterminizer(observation, state.config)
+    cleared.evidence = [[] for _ in cleared.seats]
+    assert reading.evidence[other] and not any(plain.evidence)
+
+    def hands(determinizer: scauver_search.ScauverDeterminizer) -> list[list[str]]:
+        return [determinizer.sample(random.Random(seed)).observation(other)["hand"] for seed in range(30)]
+
+    assert hands(plain) == hands(cleared) != hands(reading)
+
+
+def test_reading_is_the_command_lines_choice() -> None:
+    assert scauver_search.bot_from_args(["--reading"]).reading is True
+    assert scauver_search.bot_from_args(["--no-reading", "--seed", "3"]).reading is False
+
+
 def round_seen(number: int, betting: list[dict[str, Any]], last: dict[str, Any] | None) -> dict[str, Any]:
     return {"round": number, "betting": betting, "last_round": last}
 
