@@ -406,11 +406,12 @@ def test_a_rollout_plays_the_heuristics_choice_at_its_heuristic_seats_and_greedi
 
 
 @pytest.mark.parametrize(
-    ("players", "opponents", "own"), [(2, False, False), (3, True, False), (4, True, False), (5, True, True)]
+    ("players", "opponents", "own"), [(2, True, False), (3, True, False), (4, True, False), (5, True, True)]
 )
 def test_rollouts_play_by_the_heuristic_where_the_table_says(players: int, opponents: bool, own: bool) -> None:
-    """The opponents at 3 to 5 seats and the searcher's own seat at 5 by default; --opponents and --own choose
-    for each at every table (--opponents greedy is version 5, --own greedy at 5 seats version 6)."""
+    """The opponents at 2 to 5 seats and the searcher's own seat at 5 by default; --opponents and --own choose
+    for each at every table (--opponents greedy is version 5, and at 2 seats version 7; --own greedy at 5 seats
+    version 6)."""
     others = [seat for seat in range(players) if seat != 1]
 
     def told(for_opponents: str, for_own: str) -> list[int]:
