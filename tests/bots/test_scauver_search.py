@@ -4,6 +4,7 @@ moves over whole games and outlasts random seats, and in real matches at 100 ms 
 
 from __future__ import annotations
 
+import gc
 import random
 from collections import Counter
 from typing import Any
@@ -123,19 +124,21 @@ def test_bets_make_strong_hands_likelier() -> None:
 
 
 def test_without_reading_the_hands_of_seats_that_bet_are_dealt_by_chance() -> None:
-    """With reading off (`--no-reading`), a seat that bet is dealt as if it had not: its hands are those of a
-    determinizer without evidence, sample for sample, where reading deals it others."""
-    state, seat = next(
-        (state, seat)
-        for state, seat in positions(2, seed=4, share=1.0)
-        if state.observation(seat)["phase"] == "place"
-        and any(entry["seat"] != seat and entry["kind"] in ("bet", "raise") for entry in state.observation(seat)["betting"])
-    )
+    """With reading off (the default since version 2; `--reading` is version 1), a seat that bet is dealt as if
+    it had not: its hands are those of a determinizer without evidence, sample for sample, where reading deals it
+    others."""
+
+    def other_bet(state: Any, seat: int) -> bool:
+        view = state.observation(seat)
+        bets = [entry for entry in view["betting"] if entry["seat"] != seat and entry["kind"] in ("bet", "raise")]
+        return view["phase"] == "place" and bool(bets)
+
+    state, seat = next((state, seat) for state, seat in positions(2, seed=4, share=1.0) if other_bet(state, seat))
     observation = state.observation(seat)
     other = 1 - seat
-    reading = scauver_search.ScauverDeterminizer(observation, state.config)
+    reading = scauver_search.ScauverDeterminizer(observation, state.config, reading=True)
     plain = scauver_search.ScauverDeterminizer(observation, state.config, reading=False)
-    cleared = scauver_search.ScauverDeterminizer(observation, state.config)
+    cleared = scauver_search.ScauverDeterminizer(observation, state.config, reading=True)
     cleared.evidence = [[] for _ in cleared.seats]
     assert reading.evidence[other] and not any(plain.evidence)
 
@@ -287,3 +290,52 @@ def test_real_matches_at_100_ms_a_move_never_time_out(players: int) -> None:
     for timing in search_timings_at_100_ms("scauver", "bots.python.scauver_search", players, {"round_cap": 12}):
         assert timing.decisions > 10
         assert timing.max_ms < MOVE_TIME_MS + TIME_BANK_MS
+
+
+class CollectorWatch(scauver_search.ScauverSearchGame):
+    """The Scauver search's game, noting whether automatic garbage collection was on at each rollout move."""
+
+    def __init__(self) -> None:
+        self.collecting: set[bool] = set()
+
+    def rollout_action(self, state: Any, seat: int, rng: random.Random) -> dict[str, Any]:
+        self.collecting.add(gc.isenabled())
+        return super().rollout_action(state, seat, rng)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_no_garbage_is_collected_inside_a_search_and_the_collector_is_left_as_found(enabled: bool) -> None:
+    """A full collection walks the policy's caches (hundreds of thousands of entries: 100 to 350 ms); inside a
+    search none runs, and the collector is on again after it if it was on before."""
+    state, seat = next(
+        (s, seat) for s, seat in positions(2, seed=6, share=0.5) if s.observation(seat)["phase"] == "place"
+    )
+    observation, legal = state.observation(seat), state.legal_actions(seat)
+    determinizer = scauver_search.ScauverDeterminizer(observation, state.config)
+    game = CollectorWatch()
+    ranked = scauver_search.ranked_by_heuristic(observation, legal)
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        ismcts.search(game, determinizer, determinizer.seat, ranked, ismcts.SearchBudget(20), random.Random(0))
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert game.collecting == {False}
+
+
+def test_the_bot_serves_with_its_start_up_heap_frozen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the bot built before its hello (modules, the policy's caches) is out of every later collection."""
+    seen = []
+
+    def fake_run_bot(bot: Any, name: str, version: str) -> int:
+        seen.append((name, version, gc.get_freeze_count()))
+        return 0
+
+    monkeypatch.setattr(ismcts, "run_bot", fake_run_bot)
+    try:
+        assert scauver_search.main(["--seed", "2"]) == 0
+    finally:
+        gc.unfreeze()
+    [(name, version, frozen)] = seen
+    assert (name, version) == ("scauver-search", "2") and frozen > 0
