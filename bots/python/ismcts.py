@@ -17,17 +17,14 @@ and `SearchBudget.iterations` fixes the amount of work (a time budget makes iter
 from __future__ import annotations
 
 import argparse
-import gc
 import math
 import os
 import random
 import time
-from collections.abc import Callable, Hashable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from protocol.sdk import run_bot
 from referee.games import GameState
 
 Action = dict[str, Any]
@@ -157,24 +154,6 @@ class SearchResult:
     visits: dict[Hashable, int]
 
 
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """No automatic garbage collection inside: a search allocates objects by the hundred thousand, so the
-    collector would run many times a decision, and a run of its oldest generation walks every object the
-    process keeps (the Scauver policy's caches hold hundreds of thousands: 100 to 350 ms a run, measured),
-    wherever in the search it falls. A search makes few reference cycles (a dozen objects over a Scauver game);
-    what it leaves is collected after it, as usual. As a decorator, the function's frame (a search's tree) is
-    gone before collection resumes, so no collection walks a tree that is about to be freed."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-@collector_paused()
 def search(
     game: Game,
     determinizer: Determinizer,
@@ -220,15 +199,6 @@ def search(
     best = max(keys, key=lambda key: (root.edges[key].visits, root.edges[key].value) if key in root.edges else (-1, 0))
     visits = {key: edge.visits for key, edge in root.edges.items()}
     return SearchResult(dict(root.edges[best].action), iterations, visits)
-
-
-def serve(bot: object, name: str, version: str) -> int:
-    """Run a search bot over the protocol, what it built at start (modules, tables, caches, models) frozen out of
-    every later garbage collection (`gc.freeze`): those are kept to the end anyway, and a collection that walks
-    them spends the bot's clock on nothing."""
-    gc.collect()
-    gc.freeze()
-    return int(run_bot(bot, name=name, version=version))
 
 
 def _widening(visits: int) -> int:

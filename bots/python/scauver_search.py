@@ -46,6 +46,7 @@ from typing import Any
 from bots.python import ismcts, scauver_heuristic, scauver_policy
 from bots.python.scauver_policy import values
 from protocol.errors import BadInput
+from protocol.sdk import run_bot
 from referee.games import GameState, load_game
 from referee.games._scauver_links import FACE_DECK, NUMERIC_DECK
 from referee.games.base import GameError
@@ -465,7 +466,7 @@ def bot_from_args(argv: Sequence[str] | None = None) -> ScauverSearchBot:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return ismcts.serve(bot_from_args(argv), name="scauver-search", version="2")
+    return int(run_bot(bot_from_args(argv), name="scauver-search", version="2"))
 
 
 if __name__ == "__main__":

@@ -51,6 +51,7 @@ from typing import Any, cast
 from bots.python import ismcts, scout_heuristic, scout_prior, scout_reading, scout_value
 from bots.python.scout_prior import ScoutPrior
 from bots.python.scout_value import ScoutValue
+from protocol.sdk import run_bot
 from referee.games import GameState, load_game
 from referee.games.scout import ROTATED, TABLES, ScoutState, card_code, card_pair
 
@@ -646,7 +647,7 @@ def _positive(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return ismcts.serve(bot_from_args(argv), name="scout-search", version="8")
+    return int(run_bot(bot_from_args(argv), name="scout-search", version="8"))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,6 @@ moves over whole games and outlasts random seats, and in real matches at 100 ms 
 
 from __future__ import annotations
 
-import gc
 import random
 from collections import Counter
 from typing import Any
@@ -290,52 +289,3 @@ def test_real_matches_at_100_ms_a_move_never_time_out(players: int) -> None:
     for timing in search_timings_at_100_ms("scauver", "bots.python.scauver_search", players, {"round_cap": 12}):
         assert timing.decisions > 10
         assert timing.max_ms < MOVE_TIME_MS + TIME_BANK_MS
-
-
-class CollectorWatch(scauver_search.ScauverSearchGame):
-    """The Scauver search's game, noting whether automatic garbage collection was on at each rollout move."""
-
-    def __init__(self) -> None:
-        self.collecting: set[bool] = set()
-
-    def rollout_action(self, state: Any, seat: int, rng: random.Random) -> dict[str, Any]:
-        self.collecting.add(gc.isenabled())
-        return super().rollout_action(state, seat, rng)
-
-
-@pytest.mark.parametrize("enabled", [True, False])
-def test_no_garbage_is_collected_inside_a_search_and_the_collector_is_left_as_found(enabled: bool) -> None:
-    """A full collection walks the policy's caches (hundreds of thousands of entries: 100 to 350 ms); inside a
-    search none runs, and the collector is on again after it if it was on before."""
-    state, seat = next(
-        (s, seat) for s, seat in positions(2, seed=6, share=0.5) if s.observation(seat)["phase"] == "place"
-    )
-    observation, legal = state.observation(seat), state.legal_actions(seat)
-    determinizer = scauver_search.ScauverDeterminizer(observation, state.config)
-    game = CollectorWatch()
-    ranked = scauver_search.ranked_by_heuristic(observation, legal)
-    was = gc.isenabled()
-    try:
-        (gc.enable if enabled else gc.disable)()
-        ismcts.search(game, determinizer, determinizer.seat, ranked, ismcts.SearchBudget(20), random.Random(0))
-        assert gc.isenabled() is enabled
-    finally:
-        (gc.enable if was else gc.disable)()
-    assert game.collecting == {False}
-
-
-def test_the_bot_serves_with_its_start_up_heap_frozen(monkeypatch: pytest.MonkeyPatch) -> None:
-    """What the bot built before its hello (modules, the policy's caches) is out of every later collection."""
-    seen = []
-
-    def fake_run_bot(bot: Any, name: str, version: str) -> int:
-        seen.append((name, version, gc.get_freeze_count()))
-        return 0
-
-    monkeypatch.setattr(ismcts, "run_bot", fake_run_bot)
-    try:
-        assert scauver_search.main(["--seed", "2"]) == 0
-    finally:
-        gc.unfreeze()
-    [(name, version, frozen)] = seen
-    assert (name, version) == ("scauver-search", "2") and frozen > 0
