@@ -9,6 +9,7 @@ that meets the same values again pays a dictionary look-up.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import combinations, product
@@ -71,6 +72,23 @@ def projected_cost(left: Values, right: Values, hand: Values) -> int:
         if best is None or cost < best:
             best = cost
     return field_cost(left, right) if best is None else best
+
+
+def keep_caches_from_collector() -> None:
+    """Move the caches out of the cyclic garbage collector's sight for good (`gc.freeze`), with everything else the
+    process holds at start-up.
+
+    A run of the collector over its oldest generation walks every container it tracks. Full caches hold hundreds
+    of thousands of entries, and in leagues at 500 ms a move on a loaded 2-core machine such runs took up to
+    350 ms, at whatever point of a search they fell (docs/results.md, Scauver search: the clock). A collection
+    first keeps the start-up's garbage out; then each cache gets an entry, because CPython tracks a dictionary only
+    from its first tracked key (a full collection untracks one whose keys are all untracked, so the entry comes
+    after it), and a dictionary the freeze finds untracked would be tracked again by the search, in the young
+    generation."""
+    gc.collect()
+    _vanguard_sums((0,))
+    projected_cost((), (), (0,))
+    gc.freeze()
 
 
 def betting_cost(left: Values, right: Values, hand: Values) -> int:

@@ -1,10 +1,13 @@
 """The Scauver search bot: its determinizations agree with what its seat sees, bets shift them towards strong
 hands, its playout policy is the heuristic, it is deterministic given its seed (iteration mode), it plays legal
-moves over whole games and outlasts random seats, and in real matches at 100 ms a move it never runs out of time."""
+moves over whole games and outlasts random seats, and in real matches at 100 ms a move it never runs out of time;
+the bot's process keeps the policy's caches out of the garbage collector's runs."""
 
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from collections import Counter
 from typing import Any
 
@@ -289,3 +292,37 @@ def test_real_matches_at_100_ms_a_move_never_time_out(players: int) -> None:
     for timing in search_timings_at_100_ms("scauver", "bots.python.scauver_search", players, {"round_cap": 12}):
         assert timing.decisions > 10
         assert timing.max_ms < MOVE_TIME_MS + TIME_BANK_MS
+
+
+CACHES_WALKED = """
+import gc, sys
+from bots.python import scauver_policy, scauver_search
+
+def fill_and_count(bot, **_):
+    for a in range(1, 14):
+        for b in range(1, 14):
+            for c in range(1, 14):
+                scauver_policy.projected_cost(tuple(sorted((a, b))), (c,), (a, c))
+    gc.collect()
+    cached = (scauver_policy.field_cost, scauver_policy.projected_cost)
+    caches = [found for f in cached for found in gc.get_referents(f) if type(found) is dict and len(found) > 1000]
+    walked = {id(tracked) for tracked in gc.get_objects()}
+    print(len(caches), sum(id(cache) in walked for cache in caches))
+    return 0
+
+scauver_search.run_bot = fill_and_count
+if sys.argv[1] == "main":
+    scauver_search.main([])
+else:
+    fill_and_count(None)
+"""
+
+
+@pytest.mark.parametrize(("entry", "walked"), [("main", 0), ("no-freeze", 2)])
+def test_the_bot_process_keeps_its_caches_from_the_collector(entry: str, walked: int) -> None:
+    """Started as a bot, the process has the collector's runs skip the two big caches, however full they get;
+    without that step (the control), a run walks both."""
+    found = subprocess.run(
+        [sys.executable, "-c", CACHES_WALKED, entry], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert found.stdout.split() == ["2", str(walked)]
