@@ -27,7 +27,7 @@ The search runs at every decision with more than one legal action but the final 
 where the heuristic's choice (the lowest score) is dominant. A playout plays the round to its end with the
 heuristic for every seat; a seat's reward is its chips won less the mean of the others', over SCORE_SCALE.
 
-    python -m bots.python.scauver_search [--seed N] [--iterations N] [--reading]
+    python -m bots.python.scauver_search [--seed N] [--iterations N] [--reading] [--no-freeze-caches]
 
 Without --iterations each decision spends a share of its request's time (ismcts.budget_from_clock). Since
 version 3 the bot's process keeps the policy's caches out of the garbage collector's runs
@@ -454,22 +454,34 @@ class ScauverSearchBot:
         return result.action
 
 
-def bot_from_args(argv: Sequence[str] | None = None) -> ScauverSearchBot:
-    reading = argparse.ArgumentParser(add_help=False)
-    reading.add_argument(
+def _own_options(argv: Sequence[str] | None) -> tuple[argparse.Namespace, list[str]]:
+    """This bot's options, and the rest of the command line for ismcts.bot_options."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument(
         "--reading",
         action=argparse.BooleanOptionalAction,
         default=False,
         help="draw the hands of seats that bet by how likely their bets were (version 1; off by default)",
     )
-    known, rest = reading.parse_known_args(argv)
-    options = ismcts.bot_options("Scauver information-set MCTS bot (also --reading, --no-reading)", rest)
-    return ScauverSearchBot(options.seed, options.iterations, reading=known.reading)
+    parser.add_argument(
+        "--freeze-caches",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="keep the policy's caches out of the garbage collector's runs (since version 3; off: version 2)",
+    )
+    return parser.parse_known_args(argv)
+
+
+def bot_from_args(argv: Sequence[str] | None = None) -> ScauverSearchBot:
+    own, rest = _own_options(argv)
+    options = ismcts.bot_options("Scauver information-set MCTS bot (also --reading, --no-freeze-caches)", rest)
+    return ScauverSearchBot(options.seed, options.iterations, reading=own.reading)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     bot = bot_from_args(argv)
-    scauver_policy.keep_caches_from_collector()
+    if _own_options(argv)[0].freeze_caches:
+        scauver_policy.keep_caches_from_collector()
     return int(run_bot(bot, name="scauver-search", version="3"))
 
 
