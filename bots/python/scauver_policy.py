@@ -79,8 +79,9 @@ def keep_caches_from_collector() -> None:
     process holds at start-up.
 
     A run of the collector over its oldest generation walks every container it tracks. Full caches hold hundreds
-    of thousands of entries, and in leagues at 500 ms a move on a loaded 2-core machine such runs took up to
-    350 ms, at whatever point of a search they fell (docs/results.md, Scauver search: the clock). A collection
+    of thousands of entries: such a run cost 80 to 350 ms of CPU, and in leagues at 500 ms a move on a loaded
+    2-core machine up to 580 ms of a decision, wherever in a search it fell (docs/results.md, Scauver search:
+    the clock). A collection
     first keeps the start-up's garbage out; then each cache gets an entry, because CPython tracks a dictionary only
     from its first tracked key (a full collection untracks one whose keys are all untracked, so the entry comes
     after it), and a dictionary the freeze finds untracked would be tracked again by the search, in the young
